@@ -1,0 +1,15 @@
+/**
+ * Private helpers shared by the workspace's tests. Not published.
+ *
+ * @packageDocumentation
+ */
+export {
+  type AdapterCase,
+  type AdapterRunner,
+  coreOutcome,
+  describeAdapters,
+  fromSupertest,
+  type Outcome,
+} from './adapters.js';
+export { EXPRESS_VERSIONS } from './express-apps.js';
+export { DATABASE_URL, postgresAvailable, REDIS_URL, redisAvailable, uniquePrefix } from './services.js';

@@ -1,0 +1,39 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { sharedAliases } from './vitest.shared.js';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+// One project per workspace package, named after its directory (`vitest run --project errors`).
+// One Vitest run covers them all; `pnpm test` and `.ci/run` use it.
+function projects(): TestProjectInlineConfiguration[] {
+  const list: TestProjectInlineConfiguration[] = [];
+  for (const group of ['packages', 'apps']) {
+    const groupDir = join(root, group);
+    if (!existsSync(groupDir)) continue;
+    for (const name of readdirSync(groupDir).sort()) {
+      if (!existsSync(join(groupDir, name, 'package.json'))) continue;
+      list.push({
+        extends: true,
+        test: {
+          name,
+          root: join(groupDir, name),
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          benchmark: { include: ['bench/**/*.bench.ts'] },
+        },
+      });
+    }
+  }
+  return list;
+}
+
+export default defineConfig({
+  resolve: { alias: sharedAliases },
+  test: {
+    projects: projects(),
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+  },
+});
