@@ -15,8 +15,12 @@ function redisPing() {
     };
     socket.setTimeout(3000, () => done('timed out'));
     socket.once('error', (error) => done(error.message));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG') ? true : `answered ${JSON.stringify(data.toString().trim())}`));
-    socket.connect(Number(redisUrl.port || 6379), redisUrl.hostname || '127.0.0.1', () => socket.write('PING\r\n'));
+    socket.once('data', (data) =>
+      done(data.toString().startsWith('+PONG') ? true : `answered ${JSON.stringify(data.toString().trim())}`),
+    );
+    socket.connect(Number(redisUrl.port || 6379), redisUrl.hostname || '127.0.0.1', () =>
+      socket.write('PING\r\n'),
+    );
   });
 }
 
@@ -46,6 +50,8 @@ for (const [name, where, result] of results) {
   }
 }
 if (failed) {
-  console.error('The test suite needs Redis and PostgreSQL (set REDIS_URL / DATABASE_URL to point elsewhere).');
+  console.error(
+    'The test suite needs Redis and PostgreSQL (set REDIS_URL / DATABASE_URL to point elsewhere).',
+  );
   process.exit(1);
 }
