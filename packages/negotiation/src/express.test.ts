@@ -1,0 +1,229 @@
+import type { Server } from 'node:http';
+import { errorHandler } from '@plumbline/errors/express';
+import { EXPRESS_VERSIONS } from '@plumbline/test-utils';
+import type { Express, NextFunction, Request, Response } from 'express';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getNegotiation, negotiate, represent, requireContentType } from './express.js';
+import { listen, send } from './http-fixture.test-helper.js';
+import { xmlSerializer } from './index.js';
+
+const PROJECT = {
+  id: 7,
+  name: 'Bridge & <Tunnel>',
+  tags: ['steel', 'river'],
+  owner: { name: 'Ada', roles: ['admin'] },
+  archived: false,
+  note: null,
+};
+
+function build(express: (typeof EXPRESS_VERSIONS)[number][1]): Express {
+  const app = express();
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const preset = req.headers['x-preset-vary'];
+    if (typeof preset === 'string') res.setHeader('Vary', preset);
+    next();
+  });
+  app.use(negotiate({ languages: ['en', 'de'], vendor: 'plumbline' }));
+  app.get('/project', (_req, res) => {
+    represent(res, PROJECT);
+  });
+  app.post('/projects', requireContentType('application/json'), express.json(), (req, res) => {
+    res.location('/projects/8');
+    represent(res, { id: 8, ...req.body }, 201);
+  });
+  app.get('/decision', (req, res) => {
+    res.json(getNegotiation(req) ?? null);
+  });
+  app.get('/cors-after', (_req, res) => {
+    res.vary('Origin');
+    res.vary('Accept');
+    represent(res, { ok: true });
+  });
+  app.get('/empty', (_req, res) => {
+    represent(res, undefined, 204);
+  });
+  app.use(errorHandler({ onError: () => {} }));
+  return app;
+}
+
+const servers: Server[] = [];
+const ports = new Map<string, number>();
+beforeAll(async () => {
+  for (const [name, express] of EXPRESS_VERSIONS) {
+    const { server, port } = await listen(build(express));
+    servers.push(server);
+    ports.set(name, port);
+    // A route that forgot negotiate(): represent() must fail loudly, as a 500.
+    const bare = express();
+    bare.get('/', (_req, res) => {
+      represent(res, { ok: true });
+    });
+    bare.use(errorHandler({ onError: () => {} }));
+    const second = await listen(bare);
+    servers.push(second.server);
+    ports.set(`${name}-bare`, second.port);
+  }
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name) => {
+  const port = () => ports.get(name)!;
+
+  it.each([
+    ['no Vary yet', undefined, 'Accept, Accept-Language'],
+    ['Vary: Origin', 'Origin', 'Origin, Accept, Accept-Language'],
+    ['Vary: accept (other case)', 'accept', 'accept, Accept-Language'],
+    ['Vary: Accept-Language, Accept', 'Accept-Language, Accept', 'Accept-Language, Accept'],
+    ['Vary: *', '*', '*'],
+  ] as const)('merges Vary with %s', async (_label, preset, expected) => {
+    const outcome = await send(port(), {
+      path: '/project',
+      headers: preset === undefined ? {} : { 'X-Preset-Vary': preset },
+    });
+    expect(outcome.status).toBe(200);
+    expect(outcome.headers['vary']).toBe(expected);
+  });
+
+  it('does not duplicate Vary when handlers add to it afterwards', async () => {
+    const outcome = await send(port(), { path: '/cors-after' });
+    expect(outcome.headers['vary']).toBe('Accept, Accept-Language, Origin');
+  });
+
+  it.each([
+    [undefined, 'en'],
+    ['de-CH, en;q=0.5', 'de'],
+    ['fr', 'en'],
+  ] as const)('Accept-Language %s → Content-Language %s', async (acceptLanguage, language) => {
+    const outcome = await send(port(), {
+      path: '/project',
+      headers: acceptLanguage === undefined ? {} : { 'Accept-Language': acceptLanguage },
+    });
+    expect(outcome.headers['content-language']).toBe(language);
+  });
+
+  it('sends JSON by default', async () => {
+    const outcome = await send(port(), { path: '/project' });
+    expect(outcome.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(outcome.body).toEqual(PROJECT);
+  });
+
+  it('sends an XML body for Accept: application/xml, and it round-trips', async () => {
+    const outcome = await send(port(), { path: '/project', headers: { Accept: 'application/xml' } });
+    expect(outcome.status).toBe(200);
+    expect(outcome.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(outcome.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><data><id>7</id><name>Bridge &amp; &lt;Tunnel&gt;</name>' +
+        '<tags><i>steel</i><i>river</i></tags><owner><name>Ada</name><roles><i>admin</i></roles></owner>' +
+        '<archived>false</archived><note/></data>',
+    );
+    const parsed = new XMLParser({ isArray: (tag) => tag === 'i', parseTagValue: false }).parse(
+      outcome.body as string,
+    );
+    expect(parsed.data.tags.i).toEqual(['steel', 'river']);
+    expect(parsed.data.owner).toEqual({ name: 'Ada', roles: { i: ['admin'] } });
+    expect(parsed.data.name).toBe('Bridge & <Tunnel>');
+  });
+
+  it('sends a vendor type as JSON and reports it', async () => {
+    const accept = 'application/vnd.plumbline.v2+json';
+    const outcome = await send(port(), { path: '/project', headers: { Accept: accept } });
+    expect(outcome.headers['content-type']).toBe(`${accept}; charset=utf-8`);
+    expect(outcome.body).toEqual(PROJECT);
+    const decision = await send(port(), { path: '/decision', headers: { Accept: accept } });
+    expect(decision.body).toEqual({
+      ok: true,
+      mediaType: accept,
+      contentType: `${accept}; charset=utf-8`,
+      language: 'en',
+      vendor: { name: 'plumbline', version: 2 },
+    });
+  });
+
+  it('answers a 406 with a JSON problem document listing the available types', async () => {
+    const outcome = await send(port(), {
+      path: '/project',
+      headers: { Accept: 'text/html', 'Accept-Language': 'de' },
+    });
+    expect(outcome.status).toBe(406);
+    expect(outcome.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(outcome.headers['content-language']).toBe('de');
+    expect(outcome.headers['vary']).toBe('Accept, Accept-Language');
+    expect(outcome.body).toEqual({
+      available: ['application/json', 'application/xml'],
+      type: '/errors/not_acceptable',
+      title: 'Not Acceptable',
+      status: 406,
+      detail:
+        'Keiner der angefragten Medientypen kann geliefert werden; verfügbar: application/json, application/xml.',
+      instance: '/project',
+      error_code: 'not_acceptable',
+      message:
+        'Keiner der angefragten Medientypen kann geliefert werden; verfügbar: application/json, application/xml.',
+    });
+  });
+
+  it('represents a created resource with a status, Location and the negotiated type', async () => {
+    const outcome = await send(port(), {
+      method: 'POST',
+      path: '/projects',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/xml' },
+      body: '{"name":"Dam"}',
+    });
+    expect(outcome.status).toBe(201);
+    expect(outcome.headers['location']).toBe('/projects/8');
+    expect(outcome.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><data><id>8</id><name>Dam</name></data>',
+    );
+  });
+
+  it('answers an unsupported body with 415 and Accept-Post before parsing it', async () => {
+    const outcome = await send(port(), {
+      method: 'POST',
+      path: '/projects',
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'not json',
+    });
+    expect(outcome.status).toBe(415);
+    expect(outcome.headers['accept-post']).toBe('application/json');
+    expect(outcome.body).toMatchObject({ error_code: 'unsupported_media_type' });
+  });
+
+  it('sends no body on 204 and HEAD', async () => {
+    const empty = await send(port(), { path: '/empty' });
+    expect([empty.status, empty.body]).toEqual([204, '']);
+    const head = await send(port(), { method: 'HEAD', path: '/project' });
+    expect([head.status, head.body, head.headers['content-type']]).toEqual([
+      200,
+      '',
+      'application/json; charset=utf-8',
+    ]);
+  });
+
+  it('fails loudly (500) when represent() runs without negotiate()', async () => {
+    const outcome = await send(ports.get(`${name}-bare`)!, { path: '/' });
+    expect(outcome.status).toBe(500);
+    expect(outcome.body).toMatchObject({ error_code: 'internal_error' });
+  });
+});
+
+describe('getNegotiation()', () => {
+  it('is undefined when negotiate() did not run', () => {
+    expect(getNegotiation({} as Request)).toBeUndefined();
+  });
+
+  it('uses a custom XML root through serializers', async () => {
+    const [, express] = EXPRESS_VERSIONS[0];
+    const app = express();
+    app.use(negotiate({ serializers: { 'application/xml': xmlSerializer({ root: 'project' }) } }));
+    app.get('/', (_req, res) => {
+      represent(res, { id: 1 });
+    });
+    const { server, port } = await listen(app);
+    servers.push(server);
+    const outcome = await send(port, { headers: { Accept: 'application/xml' } });
+    expect(outcome.body).toBe('<?xml version="1.0" encoding="UTF-8"?><project><id>1</id></project>');
+  });
+});

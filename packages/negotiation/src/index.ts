@@ -1,0 +1,29 @@
+/**
+ * @plumbline/negotiation: response media type and language selection on `negotiator`, request
+ * Content-Type checks (415) and serializers (JSON, XML). Framework-agnostic: plain values in and
+ * out; the Express adapter is `@plumbline/negotiation/express`.
+ *
+ * @packageDocumentation
+ */
+export { LruCache } from './cache.js';
+export { MAX_ACCEPT_LENGTH } from './media-type.js';
+export {
+  type ContentNegotiator,
+  createNegotiator,
+  type NegotiateInput,
+  type Negotiation,
+  type NegotiationFailure,
+  type NegotiationResult,
+  type NegotiatorOptions,
+  type Representation,
+  type VendorMatch,
+  type VendorOptions,
+} from './negotiator.js';
+export { checkRequestBody, type RequestBodyInput, type RequestBodyResult } from './request-body.js';
+export {
+  jsonSerializer,
+  type SerializeContext,
+  type Serializer,
+  type XmlSerializerOptions,
+  xmlSerializer,
+} from './serializers.js';
