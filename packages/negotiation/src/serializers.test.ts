@@ -45,7 +45,9 @@ describe('xmlSerializer()', () => {
   it('round-trips arrays and nested objects of strings', () => {
     // `i` is the array item element (RFC 9457 appendix B), so an object whose only member is `i`
     // reads back as an array: the one ambiguity of the convention, documented in the README.
-    const key = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).filter((k) => k !== 'i');
+    // Names starting with `xml` are reserved by XML and deliberately renamed (`_xml...`), so they
+    // cannot round-trip either; the well-formedness property below covers them.
+    const key = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).filter((k) => k !== 'i' && !k.startsWith('xml'));
     // Leading/trailing spaces are not significant in XML text; strings are compared as sent otherwise.
     const text = fc
       .string({ maxLength: 20 })
