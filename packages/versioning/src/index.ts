@@ -1,0 +1,32 @@
+/**
+ * @plumbline/versioning: API versioning by URI path, query parameter, header or media type, one
+ * validated version policy, and honest deprecation headers (RFC 9745 `Deprecation`, RFC 8594
+ * `Sunset`). Framework-agnostic: no request or response objects here.
+ *
+ * @packageDocumentation
+ */
+export {
+  createVersionPolicy,
+  formatDeprecation,
+  formatHttpDate,
+  type HeaderRecord,
+  type HeaderStrategyOptions,
+  type MediaTypeStrategyOptions,
+  type PathStrategyOptions,
+  type QueryStrategyOptions,
+  type VersionDefinition,
+  type VersionLinks,
+  type VersionPolicy,
+  type VersionPolicyOptions,
+  type VersionStrategy,
+} from './policy.js';
+export { type HeaderBag, MAX_ACCEPT_LENGTH } from './readers.js';
+export {
+  type ResolvedVersion,
+  resolveVersion,
+  type VersionHeadersOptions,
+  type VersionRequest,
+  versionHeaders,
+  versionMediaType,
+} from './resolve.js';
+export { compareVersions, type ParsedVersion, parseVersion } from './version.js';
