@@ -1,0 +1,142 @@
+import { authError } from './challenge.js';
+
+/**
+ * Query parameters that are refused because they carry credentials (RFC 6750 2.3 is not supported).
+ *
+ * @example
+ * ```ts
+ * DEFAULT_QUERY_CREDENTIALS.includes('access_token'); // true
+ * ```
+ */
+export const DEFAULT_QUERY_CREDENTIALS: readonly string[] = Object.freeze([
+  'access_token',
+  'api_key',
+  'apikey',
+  'token',
+]);
+
+/**
+ * The credential a request carries, after the structural checks.
+ *
+ * @example
+ * ```ts
+ * const c: Credentials = { type: 'bearer', token: 'eyJ...' };
+ * ```
+ */
+export type Credentials =
+  | { readonly type: 'none' }
+  | { readonly type: 'bearer'; readonly token: string }
+  | { readonly type: 'api_key'; readonly key: string };
+
+/**
+ * What {@link extractCredentials} reads: Node-style raw headers (name, value, name, value, ...) so
+ * duplicated lines are visible, and the raw query string.
+ *
+ * @example
+ * ```ts
+ * const input: CredentialInput = { rawHeaders: ['Authorization', 'Bearer abc'], query: 'page=2' };
+ * ```
+ */
+export interface CredentialInput {
+  readonly rawHeaders: readonly string[];
+  /** The query string without `?`; may be empty. */
+  readonly query?: string;
+}
+
+/**
+ * Options for {@link extractCredentials}.
+ *
+ * @example
+ * ```ts
+ * const options: ExtractCredentialsOptions = { realm: 'api', queryParameters: ['access_token', 'key'] };
+ * ```
+ */
+export interface ExtractCredentialsOptions {
+  /** Realm of the `Bearer` challenge. Default `plumbline`. */
+  readonly realm?: string;
+  /** Query parameter names (case-insensitive) refused as credentials. Default {@link DEFAULT_QUERY_CREDENTIALS}. */
+  readonly queryParameters?: readonly string[];
+  /** API key header name (case-insensitive). Default `X-API-Key`. */
+  readonly apiKeyHeader?: string;
+}
+
+// RFC 6750 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+// RFC 9110 11.4 credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]
+const AUTHORIZATION = /^[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:[ \t]+(.*?))?[ \t]*$/s;
+
+/**
+ * Reads the credential from raw request headers and refuses ambiguous or unsafe requests:
+ * credentials in the query (400 `credentials_in_query`), two `Authorization` lines, two API keys,
+ * an API key together with a bearer token, or an empty or malformed bearer token
+ * (400 `invalid_request`). Schemes other than `Bearer` are ignored (another middleware may own them).
+ *
+ * @example
+ * ```ts
+ * extractCredentials({ rawHeaders: ['authorization', 'bearer  abc.def.ghi'] }); // { type: 'bearer', token: 'abc.def.ghi' }
+ * ```
+ */
+export function extractCredentials(
+  input: CredentialInput,
+  options: ExtractCredentialsOptions = {},
+): Credentials {
+  const realm = options.realm ?? 'plumbline';
+  const queryNames = new Set(
+    (options.queryParameters ?? DEFAULT_QUERY_CREDENTIALS).map((n) => n.toLowerCase()),
+  );
+  const apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
+  const invalid = (reason: string) =>
+    authError(
+      'invalid_request',
+      { realm, error: 'invalid_request', description: reason },
+      { params: { reason } },
+    );
+
+  if (input.query) {
+    for (const name of new URLSearchParams(input.query).keys()) {
+      if (queryNames.has(name.toLowerCase())) {
+        throw authError(
+          'credentials_in_query',
+          {
+            realm,
+            error: 'invalid_request',
+            description: 'credentials must not be sent in the query string',
+          },
+          { params: { parameter: name.toLowerCase() } },
+        );
+      }
+    }
+  }
+
+  const authorizations: string[] = [];
+  const apiKeys: string[] = [];
+  const raw = input.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (name === 'authorization') authorizations.push(raw[i + 1]!);
+    else if (name === apiKeyHeader) apiKeys.push(raw[i + 1]!);
+  }
+  if (authorizations.length > 1) throw invalid('more than one Authorization header');
+  if (apiKeys.length > 1) throw invalid('more than one API key header');
+
+  let token: string | undefined;
+  const authorization = authorizations[0];
+  if (authorization !== undefined) {
+    const match = AUTHORIZATION.exec(authorization);
+    if (match?.[1]?.toLowerCase() === 'bearer') {
+      const value = match[2] ?? '';
+      if (value === '') throw invalid('the bearer token is empty');
+      if (!B64TOKEN.test(value)) throw invalid('the bearer token is not a valid b64token');
+      token = value;
+    }
+  }
+  const key = apiKeys[0]?.trim();
+  if (token !== undefined && key !== undefined)
+    throw invalid('send either an API key or a bearer token, not both');
+  if (token !== undefined) return { type: 'bearer', token };
+  if (key !== undefined) {
+    if (key === '') throw invalid('the API key is empty');
+    return { type: 'api_key', key };
+  }
+  return { type: 'none' };
+}

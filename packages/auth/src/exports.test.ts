@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+
+// Guards the public API: adding or removing an export must be a deliberate, reviewed change.
+describe('public exports', () => {
+  it('@plumbline/auth', async () => {
+    expect(Object.keys(await import('./index.js')).sort()).toEqual([
+      'DEFAULT_ALGORITHMS',
+      'DEFAULT_QUERY_CREDENTIALS',
+      'MemoryApiKeyStore',
+      'MemoryRevocationStore',
+      'RedisRevocationStore',
+      'assertScopes',
+      'authError',
+      'createAuthenticator',
+      'createJwtVerifier',
+      'defaultScopesForAccess',
+      'extractCredentials',
+      'formatBearerChallenge',
+      'generateApiKey',
+      'hasScopes',
+      'hashApiKey',
+      'isLoopback',
+      'isSecureRequest',
+      'isWellFormedApiKey',
+      'sanitizeDescription',
+      'scopesFromClaims',
+      'verifyApiKey',
+    ]);
+  });
+
+  it('@plumbline/auth/issuer', async () => {
+    expect(Object.keys(await import('./issuer.js')).sort()).toEqual([
+      'MemoryRefreshTokenStore',
+      'RedisRefreshTokenStore',
+      'createIssuer',
+      'createTokenEndpoint',
+      'generateRefreshToken',
+      'hashRefreshToken',
+    ]);
+  });
+
+  it('@plumbline/auth/express', async () => {
+    expect(Object.keys(await import('./express.js')).sort()).toEqual([
+      'authenticate',
+      'getPrincipal',
+      'requireHttps',
+      'requireScopes',
+      'tokenEndpoint',
+    ]);
+  });
+});

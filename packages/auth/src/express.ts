@@ -1,0 +1,170 @@
+/**
+ * Express adapter for @plumbline/auth (Express 4.21+ and 5). Reads the request, calls the core,
+ * and passes every failure to `next(err)` for the `@plumbline/errors` error handler.
+ *
+ * @packageDocumentation
+ */
+import { HttpError } from '@plumbline/errors';
+import type { Request, RequestHandler } from 'express';
+import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
+import { isSecureRequest, type RequireHttpsOptions } from './https.js';
+import { createTokenEndpoint, type TokenEndpointOptions } from './issuer.js';
+import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
+
+const STATE = Symbol.for('@plumbline/auth.state');
+const MAX_FORM_BYTES = 16 * 1024;
+
+interface AuthState {
+  readonly principal: Principal | undefined;
+  readonly realm: string;
+}
+
+function stateOf(req: Request): AuthState | undefined {
+  return (req as unknown as Record<symbol, AuthState | undefined>)[STATE];
+}
+
+function rawQuery(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? '';
+  const mark = url.indexOf('?');
+  return mark < 0 ? '' : url.slice(mark + 1);
+}
+
+/**
+ * Authenticates every request by API key or bearer JWT; the result is read with
+ * {@link getPrincipal}. Failures go to `next(err)`: 400 `invalid_request` / `credentials_in_query`,
+ * 401 `unauthorized` / `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
+ *
+ * @example
+ * ```ts
+ * app.use(authenticate({ apiKeys: { store }, jwt: { issuers: [{ issuer, audience, jwks }] } }));
+ * app.post('/projects', requireScopes('write:projects'), create);
+ * ```
+ */
+export function authenticate(options: AuthenticateOptions): RequestHandler {
+  const authenticator = createAuthenticator(options);
+  const realm = authenticator.realm;
+  return (req, _res, next) => {
+    authenticator.authenticate({ rawHeaders: req.rawHeaders, query: rawQuery(req) }).then((principal) => {
+      (req as unknown as Record<symbol, AuthState>)[STATE] = { principal, realm };
+      next();
+    }, next);
+  };
+}
+
+/**
+ * The principal {@link authenticate} attached to the request (`undefined` when anonymous or when
+ * `authenticate` did not run).
+ *
+ * @example
+ * ```ts
+ * app.get('/me', (req, res) => res.json({ client: getPrincipal(req)?.clientId }));
+ * ```
+ */
+export function getPrincipal(req: Request): Principal | undefined {
+  return stateOf(req)?.principal;
+}
+
+/**
+ * Requires every listed scope (exact match; API keys' server-side `read:*`/`write:*` cover their
+ * action). No principal → 401 `unauthorized`; missing scope → 403 `insufficient_scope` with
+ * `WWW-Authenticate: Bearer realm="plumbline", error="insufficient_scope", scope="..."`. Pass an
+ * options object last for `{ mode: 'any' }`.
+ *
+ * @example
+ * ```ts
+ * router.post('/projects', requireScopes('write:projects'), create);
+ * router.get('/reports', requireScopes('read:reports', 'admin', { mode: 'any' }), list);
+ * ```
+ */
+export function requireScopes(...args: readonly (string | HasScopesOptions)[]): RequestHandler {
+  const scopes = args.filter((a): a is string => typeof a === 'string');
+  const options = args.find((a): a is HasScopesOptions => typeof a === 'object') ?? {};
+  return (req, _res, next) => {
+    const state = stateOf(req);
+    try {
+      assertScopes(state?.principal, scopes, { ...options, realm: state?.realm ?? 'plumbline' });
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/**
+ * Refuses plain HTTP with 403 `https_required`. A request counts as secure when its socket is TLS,
+ * or a trusted proxy sent `X-Forwarded-Proto: https`; plain HTTP from loopback passes when
+ * `allowLoopback` (default: only when `NODE_ENV` is `development` or `test`).
+ *
+ * @example
+ * ```ts
+ * app.use(requireHttps({ trustProxy: ['10.0.0.2'] }));
+ * ```
+ */
+export function requireHttps(options: RequireHttpsOptions = {}): RequestHandler {
+  const secure = isSecureRequest(options);
+  return (req, _res, next) => {
+    const socket = req.socket as { encrypted?: boolean; remoteAddress?: string } | undefined;
+    const ok = secure({
+      encrypted: socket?.encrypted === true,
+      remoteAddress: socket?.remoteAddress,
+      forwardedProto: req.headers['x-forwarded-proto'],
+    });
+    next(ok ? undefined : new HttpError('https_required'));
+  };
+}
+
+function readForm(req: Request): Promise<string | Readonly<Record<string, unknown>> | undefined> {
+  const parsed: unknown = req.body;
+  if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && !Buffer.isBuffer(parsed)) {
+    return Promise.resolve(parsed as Record<string, unknown>);
+  }
+  if (typeof parsed === 'string') return Promise.resolve(parsed);
+  if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed.toString('utf8'));
+  if (req.readableEnded) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new HttpError('payload_too_large', { params: { limit: MAX_FORM_BYTES } }));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The OAuth 2.0 token endpoint (`POST`, `application/x-www-form-urlencoded`):
+ * `client_credentials` and `refresh_token` grants, RFC 6749 5.1/5.2 JSON bodies (errors are
+ * `{ error, error_description }`, not problem documents) and `Cache-Control: no-store`. Works with
+ * or without `express.urlencoded()` in front of it.
+ *
+ * @example
+ * ```ts
+ * app.post('/oauth/token', tokenEndpoint({ issuer, clients: [{ clientId: 'cli', secret, scopes: ['read:projects'] }] }));
+ * ```
+ */
+export function tokenEndpoint(options: TokenEndpointOptions): RequestHandler {
+  const endpoint = createTokenEndpoint(options);
+  return (req, res, next) => {
+    readForm(req)
+      .then((body) =>
+        endpoint({
+          authorization: req.headers.authorization,
+          contentType: req.headers['content-type'],
+          body,
+        }),
+      )
+      .then((response) => {
+        res.status(response.status);
+        for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+        res.json(response.body);
+      }, next);
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * @plumbline/auth: API keys and bearer JWTs for resource servers, on `jose`. Framework-agnostic:
+ * plain values in, a {@link Principal} or an `HttpError` out.
+ *
+ * @packageDocumentation
+ */
+export {
+  type ApiKeyAccess,
+  type ApiKeyOptions,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  defaultScopesForAccess,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  MemoryApiKeyStore,
+  verifyApiKey,
+} from './api-keys.js';
+export { type AuthenticateOptions, type Authenticator, createAuthenticator } from './authenticate.js';
+export {
+  authError,
+  type BearerChallenge,
+  type BearerErrorCode,
+  formatBearerChallenge,
+  sanitizeDescription,
+} from './challenge.js';
+export {
+  type CredentialInput,
+  type Credentials,
+  DEFAULT_QUERY_CREDENTIALS,
+  type ExtractCredentialsOptions,
+  extractCredentials,
+} from './credentials.js';
+export {
+  isLoopback,
+  isSecureRequest,
+  type RequireHttpsOptions,
+  type SecureRequestInput,
+  type TrustProxy,
+} from './https.js';
+export {
+  createJwtVerifier,
+  DEFAULT_ALGORITHMS,
+  type JwtVerifier,
+  type JwtVerifierOptions,
+  type RemoteJwksOptions,
+  type TrustedIssuer,
+} from './jwt.js';
+export {
+  type AssertScopesOptions,
+  assertScopes,
+  type HasScopesOptions,
+  hasScopes,
+  type Principal,
+  scopesFromClaims,
+} from './principal.js';
+export {
+  MemoryRevocationStore,
+  RedisRevocationStore,
+  type RedisStoreOptions,
+  type RevocationStore,
+} from './revocation.js';

@@ -1,0 +1,310 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isHttpError } from '@plumbline/errors';
+import type { Issuer } from './issuer.js';
+
+/**
+ * A registered confidential client.
+ *
+ * @example
+ * ```ts
+ * const client: OAuthClient = { clientId: 'reporting', secret: process.env.REPORTING_SECRET!, scopes: ['read:projects', 'offline_access'] };
+ * ```
+ */
+export interface OAuthClient {
+  readonly clientId: string;
+  /** The secret, or its SHA-256 hex in `secretHash`; either is compared in constant time. */
+  readonly secret?: string;
+  readonly secretHash?: string;
+  /** Scopes the client may request; `offline_access` allows refresh tokens. */
+  readonly scopes: readonly string[];
+  /** Grants the client may use. Default both. */
+  readonly grantTypes?: readonly ('client_credentials' | 'refresh_token')[];
+}
+
+/**
+ * Options for {@link createTokenEndpoint}.
+ *
+ * @example
+ * ```ts
+ * const options: TokenEndpointOptions = { issuer, clients: [client] };
+ * ```
+ */
+export interface TokenEndpointOptions {
+  readonly issuer: Issuer;
+  /** The clients, or a lookup (for example backed by a database). */
+  readonly clients:
+    | readonly OAuthClient[]
+    | ((clientId: string) => OAuthClient | undefined | Promise<OAuthClient | undefined>);
+  /** Realm of the `Basic` challenge on `invalid_client`. Default `plumbline`. */
+  readonly realm?: string;
+}
+
+/**
+ * A token request as plain values.
+ *
+ * @example
+ * ```ts
+ * const request: TokenRequest = { contentType: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials' };
+ * ```
+ */
+export interface TokenRequest {
+  readonly authorization?: string | undefined;
+  readonly contentType?: string | undefined;
+  /** The raw form body, or an already parsed object (a repeated field as an array). */
+  readonly body: string | Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * The response to send: status, headers (always `Cache-Control: no-store`) and a JSON body, either
+ * a token response (RFC 6749 5.1) or an error (5.2: `{ error, error_description }`).
+ *
+ * @example
+ * ```ts
+ * res.status(r.status).set(r.headers).json(r.body);
+ * ```
+ */
+export interface TokenResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The token endpoint as a function of plain values.
+ *
+ * @example
+ * ```ts
+ * const response = await endpoint({ authorization, contentType, body });
+ * ```
+ */
+export type TokenEndpoint = (request: TokenRequest) => Promise<TokenResponse>;
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+const FORM = 'application/x-www-form-urlencoded';
+const OFFLINE = 'offline_access';
+// RFC 6749 A.4: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(error);
+  }
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+function parseForm(body: TokenRequest['body']): Map<string, string> {
+  const params = new Map<string, string>();
+  const add = (name: string, value: unknown) => {
+    if (typeof value !== 'string') throw new OAuthError('invalid_request', `parameter ${name} is malformed`);
+    // RFC 6749 3.2: parameters must not be repeated; an empty value counts as absent.
+    if (params.has(name)) throw new OAuthError('invalid_request', `parameter ${name} is repeated`);
+    if (value !== '') params.set(name, value);
+  };
+  if (typeof body === 'string') {
+    for (const [name, value] of new URLSearchParams(body)) add(name, value);
+  } else if (body !== undefined) {
+    for (const [name, value] of Object.entries(body)) add(name, value);
+  }
+  return params;
+}
+
+function parseScope(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const scopes = value.split(' ').filter((s) => s !== '');
+  if (!scopes.every((s) => SCOPE_TOKEN.test(s)))
+    throw new OAuthError('invalid_scope', 'the scope is malformed');
+  return [...new Set(scopes)];
+}
+
+/**
+ * Builds the token endpoint core: `client_credentials` and `refresh_token` grants over
+ * `application/x-www-form-urlencoded`; client authentication by HTTP Basic or `client_id` and
+ * `client_secret` in the body (RFC 6749 2.3.1, not both), secrets compared in constant time; a
+ * refresh token only when `offline_access` is requested and allowed; every refresh rotates.
+ *
+ * @example
+ * ```ts
+ * const endpoint = createTokenEndpoint({ issuer, clients: [{ clientId: 'cli', secret: 's3cret', scopes: ['read:projects'] }] });
+ * const response = await endpoint({ contentType: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials', authorization: 'Basic Y2xpOnMzY3JldA==' });
+ * ```
+ */
+export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoint {
+  const { issuer } = options;
+  const realm = (options.realm ?? 'plumbline').replace(/["\\\r\n]/g, '');
+  const clients = options.clients;
+  const prepared = new Map<string, { client: OAuthClient; secretDigest: Buffer }>();
+  const digestOf = (client: OAuthClient): Buffer => {
+    if (client.secretHash !== undefined) return Buffer.from(client.secretHash, 'hex');
+    if (client.secret !== undefined) return sha256(client.secret);
+    throw new TypeError(`client ${client.clientId} has no secret`);
+  };
+  if (typeof clients !== 'function') {
+    for (const client of clients) prepared.set(client.clientId, { client, secretDigest: digestOf(client) });
+  }
+  const lookup = async (clientId: string) => {
+    if (typeof clients !== 'function') return prepared.get(clientId);
+    const client = await clients(clientId);
+    return client ? { client, secretDigest: digestOf(client) } : undefined;
+  };
+  // Compared against when the client is unknown, so unknown and known ids take the same time.
+  const decoy = sha256('decoy');
+
+  const invalidClient = (usedBasic: boolean) =>
+    new OAuthError(
+      'invalid_client',
+      'client authentication failed',
+      401,
+      usedBasic ? { 'WWW-Authenticate': `Basic realm="${realm}"` } : {},
+    );
+
+  function readClientCredentials(authorization: string | undefined, form: Map<string, string>) {
+    const bodyId = form.get('client_id');
+    const bodySecret = form.get('client_secret');
+    const basic =
+      authorization !== undefined ? /^\s*basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(authorization) : null;
+    if (authorization !== undefined && basic === null && !/^\s*basic\b/i.test(authorization)) {
+      throw new OAuthError('invalid_request', 'unsupported client authentication scheme');
+    }
+    if (authorization !== undefined) {
+      if (bodySecret !== undefined)
+        throw new OAuthError('invalid_request', 'use one client authentication method');
+      const decoded = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8') : '';
+      const colon = decoded.indexOf(':');
+      if (colon < 0) throw invalidClient(true);
+      try {
+        const id = formDecode(decoded.slice(0, colon));
+        const secret = formDecode(decoded.slice(colon + 1));
+        if (bodyId !== undefined && bodyId !== id)
+          throw new OAuthError('invalid_request', 'client_id does not match');
+        return { id, secret, usedBasic: true };
+      } catch (error) {
+        if (error instanceof OAuthError) throw error;
+        throw invalidClient(true);
+      }
+    }
+    if (bodyId === undefined || bodySecret === undefined) throw invalidClient(false);
+    return { id: bodyId, secret: bodySecret, usedBasic: false };
+  }
+
+  async function authenticateClient(authorization: string | undefined, form: Map<string, string>) {
+    const { id, secret, usedBasic } = readClientCredentials(authorization, form);
+    const entry = await lookup(id);
+    const presented = sha256(secret);
+    const expected = entry?.secretDigest.length === 32 ? entry.secretDigest : decoy;
+    const matches = timingSafeEqual(presented, expected);
+    if (entry === undefined || !matches || expected === decoy) throw invalidClient(usedBasic);
+    return entry.client;
+  }
+
+  async function respond(
+    client: OAuthClient,
+    scopes: readonly string[],
+    refreshToken?: string,
+  ): Promise<TokenResponse> {
+    const accessScopes = scopes.filter((s) => s !== OFFLINE);
+    const { accessToken, expiresIn } = await issuer.signAccessToken({
+      clientId: client.clientId,
+      scopes: accessScopes,
+    });
+    return {
+      status: 200,
+      headers: NO_STORE,
+      body: {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: expiresIn,
+        scope: scopes.join(' '),
+        ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+      },
+    };
+  }
+
+  async function clientCredentials(client: OAuthClient, form: Map<string, string>): Promise<TokenResponse> {
+    const requested = parseScope(form.get('scope'));
+    const allowed = new Set(client.scopes);
+    if (requested?.some((s) => !allowed.has(s))) {
+      throw new OAuthError('invalid_scope', 'the requested scope exceeds what the client may request');
+    }
+    // Without an explicit request the client gets its scopes minus offline_access: refresh tokens are opt-in.
+    const scopes = requested ?? client.scopes.filter((s) => s !== OFFLINE);
+    const refreshToken = scopes.includes(OFFLINE)
+      ? await issuer.issueRefreshToken({ clientId: client.clientId, subject: client.clientId, scopes })
+      : undefined;
+    return respond(client, scopes, refreshToken);
+  }
+
+  async function refresh(client: OAuthClient, form: Map<string, string>): Promise<TokenResponse> {
+    const token = form.get('refresh_token');
+    if (token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
+    const requested = parseScope(form.get('scope'));
+    if (requested !== undefined) {
+      // Checked before rotating, so a bad scope does not burn the client's refresh token.
+      const grant = await issuer.peekRefreshToken(token);
+      if (
+        grant !== undefined &&
+        grant.clientId === client.clientId &&
+        requested.some((s) => !grant.scopes.includes(s))
+      ) {
+        throw new OAuthError('invalid_scope', 'the requested scope exceeds the original grant');
+      }
+    }
+    const { refreshToken, grant } = await issuer.rotateRefreshToken(token, client.clientId);
+    return respond(client, requested ?? grant.scopes, refreshToken);
+  }
+
+  return async (request) => {
+    try {
+      const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
+      if (mediaType !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
+      const form = parseForm(request.body);
+      const grantType = form.get('grant_type');
+      if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
+      if (grantType !== 'client_credentials' && grantType !== 'refresh_token') {
+        throw new OAuthError('unsupported_grant_type', 'the grant type is not supported');
+      }
+      const client = await authenticateClient(request.authorization, form);
+      if (client.grantTypes !== undefined && !client.grantTypes.includes(grantType)) {
+        throw new OAuthError('unauthorized_client', 'the client may not use this grant type');
+      }
+      return grantType === 'client_credentials'
+        ? await clientCredentials(client, form)
+        : await refresh(client, form);
+    } catch (error) {
+      if (error instanceof OAuthError) {
+        return {
+          status: error.status,
+          headers: { ...NO_STORE, ...error.headers },
+          body: { error: error.error, error_description: error.description },
+        };
+      }
+      if (isHttpError(error) && error.code === 'invalid_grant') {
+        return {
+          status: 400,
+          headers: NO_STORE,
+          body: {
+            error: 'invalid_grant',
+            error_description: 'the refresh token is invalid, expired or revoked',
+          },
+        };
+      }
+      if (isHttpError(error) && error.status === 503) {
+        return {
+          status: 503,
+          headers: { ...NO_STORE, 'Retry-After': '1' },
+          body: { error: 'temporarily_unavailable', error_description: 'try again later' },
+        };
+      }
+      throw error;
+    }
+  };
+}
