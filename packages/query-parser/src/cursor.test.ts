@@ -1,0 +1,140 @@
+import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-utils';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyToArray, buildPage, defineCollection, parseQuery, type SqlOptions, toSql } from './index.js';
+
+const pgUp = await postgresAvailable();
+
+const events = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    created_at: { type: 'date-time', sort: true },
+    kind: { type: 'enum', values: ['a', 'b'], filter: true },
+  },
+  defaultSort: '-created_at',
+  pagination: ['cursor'],
+  cursorSecret: 'another-test-secret-of-32-bytes-or-more',
+});
+
+const ROWS = 10_000;
+const LIMIT = 100;
+const BASE = Date.UTC(2024, 0, 1);
+// Few distinct timestamps, so the id tie-breaker is what keeps the walk exact.
+const timeOf = (n: number) => new Date(BASE + (n % 997) * 60_000).toISOString();
+
+type Row = { id: number; created_at: string; kind: string };
+
+/**
+ * Walks every page through the cursor while `insert` adds rows between (or during) page reads,
+ * and returns the ids seen, in order.
+ */
+async function walk(
+  fetchPage: (text: string, params: readonly unknown[]) => Promise<Row[]>,
+  options: SqlOptions,
+  insert: (page: number) => Promise<void>,
+): Promise<number[]> {
+  const seen: number[] = [];
+  let query = parseQuery(events, `limit=${LIMIT}`);
+  for (let page = 0; page < 1000; page++) {
+    const sql = toSql(query, options);
+    const [rows] = await Promise.all([fetchPage(sql.text, sql.params), insert(page)]);
+    const { body } = buildPage(query, rows, { baseUrl: '/events' });
+    for (const row of body.data) seen.push(row['id'] as number);
+    if (!body.page.has_more) return seen;
+    query = parseQuery(events, `limit=${LIMIT}&cursor=${body.page.next_cursor}`);
+  }
+  throw new Error('the walk did not end');
+}
+
+function checkVisits(seen: readonly number[]) {
+  expect(new Set(seen).size).toBe(seen.length);
+  const originals = seen.filter((id) => id <= ROWS);
+  expect(originals.length).toBe(ROWS);
+  expect(new Set(originals).size).toBe(ROWS);
+}
+
+describe('cursor pagination over 10 000 rows visits every row exactly once under concurrent inserts', () => {
+  it('in memory', async () => {
+    const rows: Row[] = Array.from({ length: ROWS }, (_, i) => ({
+      id: i + 1,
+      created_at: timeOf(i),
+      kind: 'a',
+    }));
+    let next = ROWS + 1;
+    const seen: number[] = [];
+    let query = parseQuery(events, `limit=${LIMIT}`);
+    for (;;) {
+      const page = buildPage(query, applyToArray(query, rows), { baseUrl: '/events' }).body;
+      for (const row of page.data) seen.push(row['id'] as number);
+      for (let k = 0; k < 7; k++, next++) rows.push({ id: next, created_at: timeOf(next * 31), kind: 'b' });
+      if (!page.page.has_more) break;
+      query = parseQuery(events, `limit=${LIMIT}&cursor=${page.page.next_cursor}`);
+    }
+    checkVisits(seen);
+  });
+
+  it('on SQLite', async () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE events (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, kind TEXT NOT NULL)');
+    db.exec('CREATE INDEX events_keyset ON events (created_at DESC, id)');
+    const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < ROWS; i++) insert.run(i + 1, timeOf(i), 'a');
+    })();
+    let next = ROWS + 1;
+    try {
+      const seen = await walk(
+        async (text, params) => db.prepare(text).all(...params) as Row[],
+        { dialect: 'sqlite', table: 'events' },
+        async () => {
+          for (let k = 0; k < 7; k++, next++) insert.run(next, timeOf(next * 31), 'b');
+        },
+      );
+      checkVisits(seen);
+      const first = toSql(parseQuery(events, 'limit=5'), { dialect: 'sqlite', table: 'events' });
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${first.text}`).all(...first.params) as {
+        detail: string;
+      }[];
+      expect(plan.map((p) => p.detail).join(' ')).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      db.close();
+    }
+  });
+
+  describe.skipIf(!pgUp)('on PostgreSQL, with a second connection inserting while pages are read', () => {
+    const table = uniquePrefix('qp_events');
+    const reader = new pg.Client({ connectionString: DATABASE_URL });
+    const writer = new pg.Client({ connectionString: DATABASE_URL });
+    beforeAll(async () => {
+      await Promise.all([reader.connect(), writer.connect()]);
+      await writer.query(
+        `CREATE TABLE ${table} (id integer PRIMARY KEY, created_at timestamptz NOT NULL, kind text NOT NULL)`,
+      );
+      await writer.query(
+        `INSERT INTO ${table} SELECT i, $1::timestamptz + ((i - 1) % 997) * interval '1 minute', 'a' FROM generate_series(1, ${ROWS}) AS i`,
+        [new Date(BASE).toISOString()],
+      );
+    });
+    afterAll(async () => {
+      await writer.query(`DROP TABLE IF EXISTS ${table}`);
+      await Promise.all([reader.end(), writer.end()]);
+    });
+
+    it('walks the table', async () => {
+      let next = ROWS + 1;
+      const seen = await walk(
+        async (text, params) => (await reader.query(text, [...params])).rows as Row[],
+        { dialect: 'postgres', table },
+        async () => {
+          const ids = Array.from({ length: 7 }, () => next++);
+          await writer.query(
+            `INSERT INTO ${table} SELECT id, $1::timestamptz + ((id * 31) % 997) * interval '1 minute', 'b' FROM unnest($2::int[]) AS id`,
+            [new Date(BASE).toISOString(), ids],
+          );
+        },
+      );
+      checkVisits(seen);
+    });
+  });
+});

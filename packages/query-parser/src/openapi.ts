@@ -1,0 +1,134 @@
+import type { Collection, CompiledField } from './collection.js';
+
+/**
+ * An OpenAPI 3.1 parameter object (the subset this package writes).
+ *
+ * @example
+ * ```ts
+ * const p: OpenApiParameter = { name: 'limit', in: 'query', required: false, schema: { type: 'integer' } };
+ * ```
+ */
+export interface OpenApiParameter {
+  readonly name: string;
+  readonly in: 'query';
+  readonly required: false;
+  readonly description: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly style?: 'form';
+  readonly explode?: boolean;
+}
+
+function schemaOf(field: CompiledField): Record<string, unknown> {
+  switch (field.type) {
+    case 'string':
+      return { type: 'string', minLength: 1 };
+    case 'int':
+      return { type: 'integer' };
+    case 'number':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'date-time':
+      return { type: 'string', format: 'date-time' };
+    case 'enum':
+      return { type: 'string', enum: [...(field.values ?? [])] };
+    case 'uuid':
+      return { type: 'string', format: 'uuid' };
+  }
+}
+
+const OP_TEXT = { ne: 'not equal to', gt: 'greater than', gte: 'at least', lt: 'less than', lte: 'at most' };
+
+/**
+ * OpenAPI 3.1 query parameter objects for a collection: one per allowed filter (`status`,
+ * `priority[gte]`, `status[in]` as a comma list), `q`, `sort` (with the sortable fields),
+ * the pagination parameters of the enabled modes with their limits, and `fields`.
+ *
+ * @example
+ * ```ts
+ * const spec = { paths: { '/tasks': { get: { parameters: toOpenApiParameters(tasks) } } } };
+ * ```
+ */
+export function toOpenApiParameters(collection: Collection): OpenApiParameter[] {
+  const out: OpenApiParameter[] = [];
+  const p = (name: string, description: string, schema: Record<string, unknown>, extra = {}) =>
+    out.push({ name, in: 'query', required: false, description, schema, ...extra });
+  for (const name of collection.filterable) {
+    const field = collection.fields.get(name)!;
+    const schema = schemaOf(field);
+    for (const op of field.operators) {
+      if (op === 'eq') {
+        if (field.repeatable) {
+          p(
+            name,
+            `Only items whose ${name} equals one of the values (repeat the parameter).`,
+            {
+              type: 'array',
+              items: schema,
+              maxItems: collection.maxInValues,
+            },
+            { style: 'form', explode: true },
+          );
+        } else p(name, `Only items whose ${name} equals the value.`, schema);
+      } else if (op === 'in') {
+        p(
+          `${name}[in]`,
+          `Only items whose ${name} is one of the comma-separated values.`,
+          {
+            type: 'array',
+            items: schema,
+            minItems: 1,
+            maxItems: collection.maxInValues,
+          },
+          { style: 'form', explode: false },
+        );
+      } else p(`${name}[${op}]`, `Only items whose ${name} is ${OP_TEXT[op]} the value.`, schema);
+    }
+  }
+  if (collection.searchable.length > 0) {
+    p('q', `Literal, case-insensitive search in ${collection.searchable.join(', ')}.`, {
+      type: 'string',
+      minLength: collection.searchMinLength,
+      maxLength: collection.searchMaxLength,
+    });
+  }
+  if (collection.sortable.length > 0) {
+    const names = collection.sortable.join('|');
+    p(
+      'sort',
+      `Up to ${collection.maxSortKeys} comma-separated keys: -field (descending), field:asc|desc or field_asc|desc. Sortable: ${collection.sortable.join(', ')}.`,
+      {
+        type: 'string',
+        pattern: `^[-+]?(${names})((:|_)(asc|desc))?(,[-+]?(${names})((:|_)(asc|desc))?){0,${collection.maxSortKeys - 1}}$`,
+      },
+    );
+  }
+  const modes = collection.pagination;
+  const limit = {
+    type: 'integer',
+    minimum: 1,
+    maximum: collection.maxLimit,
+    default: collection.defaultLimit,
+  };
+  if (modes.includes('offset') || modes.includes('cursor')) p('limit', 'Items per page.', limit);
+  if (modes.includes('offset'))
+    p('offset', 'Items to skip.', { type: 'integer', minimum: 0, maximum: collection.maxOffset, default: 0 });
+  if (modes.includes('page')) {
+    p('page', 'Page number, from 1.', { type: 'integer', minimum: 1, default: 1 });
+    p('size', 'Items per page (with page).', limit);
+  }
+  if (modes.includes('cursor')) p('cursor', 'Opaque cursor from page.next_cursor.', { type: 'string' });
+  p(
+    'fields',
+    `Comma-separated fields to return (${collection.id} is always returned).`,
+    {
+      type: 'array',
+      items: { type: 'string', enum: [...collection.selectable] },
+      uniqueItems: true,
+    },
+    { style: 'form', explode: false },
+  );
+  return out;
+}
