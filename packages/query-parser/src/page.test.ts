@@ -21,6 +21,17 @@ const items = defineCollection({
   maxOffset: 50,
   cursorSecret: 'items-secret-of-at-least-32-bytes!!',
 });
+// The same fields with a NOT NULL rank: keyset pagination only runs over sort keys that are never null.
+const rankedItems = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    title: { type: 'string', sort: true, search: true, filter: ['eq', 'gt'], column: 'title_text' },
+    done: { type: 'boolean', filter: true },
+    rank: { type: 'int', sort: true },
+  },
+  maxOffset: 50,
+  cursorSecret: 'items-secret-of-at-least-32-bytes!!',
+});
 const rows = Array.from({ length: 7 }, (_, i) => ({
   id: i + 1,
   title: `t${i + 1}`,
@@ -149,10 +160,10 @@ describe('buildPage', () => {
 
 describe('toSql', () => {
   it('writes PostgreSQL with numbered placeholders, quoted identifiers and a keyset predicate', () => {
-    const first = parseQuery(items, 'title[gt]=a&done=true&q=50%25_off&sort=-rank,title&limit=2');
+    const first = parseQuery(rankedItems, 'title[gt]=a&done=true&q=50%25_off&sort=-rank,title&limit=2');
     const cursor = buildPage(first, [rows[0]!, rows[1]!, rows[2]!], { baseUrl: '/i' }).body.page.next_cursor!;
     const query = parseQuery(
-      items,
+      rankedItems,
       `title[gt]=a&done=true&q=50%25_off&sort=-rank,title&limit=2&cursor=${cursor}`,
     );
     expect(toSql(query, { dialect: 'postgres', table: 'app.items' })).toEqual({
@@ -181,7 +192,20 @@ describe('toSql', () => {
     });
   });
 
+  it('selects extra columns under their own names, whatever fields= asked for', () => {
+    const query = parseQuery(items, 'fields=title&limit=5');
+    expect(
+      toSql(query, { dialect: 'sqlite', table: 'items', extraColumns: ['owner_id', 'title'] }).text,
+    ).toBe(
+      'SELECT "id", "title_text" AS "title", "owner_id" FROM "items" ORDER BY "id" ASC LIMIT ? OFFSET ?',
+    );
+  });
+
   it.each([
+    [
+      'an extra column with a quote',
+      { dialect: 'sqlite', table: 'items', extraColumns: ['x" FROM secrets --'] },
+    ],
     ['a table with a quote', { dialect: 'sqlite', table: 'items"; DROP TABLE x; --' }],
     ['a column with a space', { dialect: 'sqlite', table: 'items', columns: { title: 'a b' } }],
     ['an unknown dialect', { dialect: 'mysql', table: 'items' }],
@@ -278,5 +302,40 @@ describe('toOpenApiParameters', () => {
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: ['active', 'paused', 'done'] } },
     });
+  });
+});
+
+describe('cursors and nullable sort keys', () => {
+  const scores = defineCollection({
+    fields: {
+      id: { type: 'int', sort: true },
+      score: { type: 'number', sort: true, nullable: true },
+      name: { type: 'string', sort: true },
+    },
+    pagination: ['cursor', 'offset'],
+    cursorSecret: 'a-test-secret-that-is-at-least-32-bytes-long',
+  });
+  const data = [
+    { id: 1, score: 3, name: 'a' },
+    { id: 2, score: null, name: 'b' },
+    { id: 3, score: 1, name: 'c' },
+  ];
+
+  it('offers no next_cursor when the sort has a nullable field', () => {
+    const query = parseQuery(scores, 'sort=score&limit=1&offset=0');
+    const page = buildPage(query, applyToArray(query, data), { baseUrl: '/s' });
+    expect(page.body.page).toEqual({ limit: 1, offset: 0, has_more: true });
+  });
+
+  it('refuses cursor mode with such a sort: 400 invalid_sort, not a 500', () => {
+    expect(() => parseQuery(scores, 'sort=score&limit=1')).toThrow(
+      expect.objectContaining({ status: 400, code: 'invalid_sort' }),
+    );
+  });
+
+  it('still pages by cursor over non-null sort keys', () => {
+    const query = parseQuery(scores, 'sort=name&limit=1');
+    const page = buildPage(query, applyToArray(query, data), { baseUrl: '/s' });
+    expect(page.body.page.next_cursor).toEqual(expect.any(String));
   });
 });

@@ -144,6 +144,8 @@ export interface Page<T = Record<string, unknown>> {
 }
 
 function cursorFor(collection: Collection, query: CollectionQuery, row: Record<string, unknown>) {
+  // A cursor over a nullable sort key could not be continued (see parseQuery), so none is offered.
+  if (query.sort.some((key) => collection.fields.get(key.field)!.nullable)) return undefined;
   const values = sortValues(collection, query.sort, row);
   if (values.some((v) => v === null)) return undefined;
   return encodeCursor(collection, query, values as Scalar[]);

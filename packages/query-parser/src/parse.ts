@@ -372,6 +372,16 @@ function validate(
   const fields = readFields(collection, reserved.fields, issues);
   const scope = readScope(collection, options.scope);
 
+  // Keyset pagination cannot step past NULL sort keys, so a sort over a nullable field is never
+  // paged by cursor: buildPage offers no next_cursor for it, and asking for cursor mode is a 400.
+  if (pagination?.mode === 'cursor' && sort.some((key) => collection.fields.get(key.field)!.nullable)) {
+    issues.push(
+      issue(reserved.sort ?? reserved.cursor ?? { parameter: 'sort' }, 'invalid_sort', {
+        reason: 'cursor pagination needs sort fields that are never null; use limit and offset',
+      }),
+    );
+  }
+
   let finalPagination = pagination;
   if (issues.length === 0 && pagination?.mode === 'cursor' && pagination.cursor !== undefined) {
     const after = decodeCursor(collection, { sort, filters, scope, search }, pagination.cursor);

@@ -21,6 +21,12 @@ export interface SqlOptions {
    * order, the order cursors and `applyToArray` use); `null` keeps the column's own collation.
    */
   readonly collate?: string | null;
+  /**
+   * Columns selected in addition to the query's fields, under their own names, whatever `fields=`
+   * asked for: what a service needs to build a representation that is not one column per field
+   * (for example a currency beside an amount). Plain identifiers, checked once.
+   */
+  readonly extraColumns?: readonly string[];
 }
 
 /**
@@ -50,6 +56,8 @@ const COMPARE: Readonly<Record<Exclude<Filter['op'], 'in'>, string>> = {
 };
 
 interface Compiled {
+  /** Quoted extra columns (`SqlOptions.extraColumns`). */
+  readonly extra: readonly string[];
   readonly table: string;
   readonly column: ReadonlyMap<string, string>;
   /** Column as compared and ordered (with the collation for strings on PostgreSQL). */
@@ -91,6 +99,7 @@ function compile(collection: Collection, options: SqlOptions): Compiled {
     );
   }
   const compiled: Compiled = {
+    extra: (options.extraColumns ?? []).map(quote),
     table: options.table.split('.').map(quote).join('.'),
     column,
     ordered,
@@ -161,6 +170,7 @@ export function toSql(query: CollectionQuery, options: SqlOptions): SqlQuery {
     const column = c.column.get(field)!;
     return column === `"${field}"` ? column : `${column} AS "${field}"`;
   });
+  for (const extra of c.extra) if (!selected.has(extra.slice(1, -1))) list.push(extra);
   // PostgreSQL's defaults already put NULLs last ascending; SQLite's put them first, so SQLite
   // spells it out, but only for nullable fields: the clause stops it scanning in index order.
   const order = sort.map((k) => {
