@@ -1,0 +1,340 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { HttpError } from '@plumbline/errors';
+import { compileExclusions, fingerprintRequest } from './fingerprint.js';
+import { DEFAULT_KEY_HEADERS, type HeaderValue, parseIdempotencyKey } from './key.js';
+import type { IdempotencyStore, StoredResponse } from './store.js';
+
+/**
+ * Headers replayed by default: the ones that describe the stored representation or the created
+ * resource, plus the versioning headers. `Set-Cookie`, hop-by-hop headers and `Content-Length`
+ * (recomputed) are never replayed.
+ *
+ * @example
+ * ```ts
+ * createIdempotency({ store, replayHeaders: [...DEFAULT_REPLAY_HEADERS, 'x-order-status'] });
+ * ```
+ */
+export const DEFAULT_REPLAY_HEADERS: readonly string[] = Object.freeze([
+  'content-type',
+  'content-language',
+  'content-encoding',
+  'content-location',
+  'location',
+  'etag',
+  'last-modified',
+  'link',
+  'api-version',
+  'x-api-version',
+  'api-supported-versions',
+  'api-deprecated-versions',
+  'deprecation',
+  'sunset',
+]);
+
+const NEVER_REPLAYED = new Set([
+  'set-cookie',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+const NOT_STORED = new Set([401, 403, 409, 429]);
+
+/**
+ * The header added to every replayed response.
+ *
+ * @example
+ * ```ts
+ * const replayed = response.headers.get(REPLAYED_HEADER) === 'true';
+ * ```
+ */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
+ * True when a response with this status is kept for replay: 2xx, 3xx and 4xx except 401, 403, 409
+ * and 429 (those depend on state that may change, so a retry must run again). 5xx is never stored.
+ *
+ * @example
+ * ```ts
+ * isStorableStatus(201); // true
+ * isStorableStatus(429); // false
+ * ```
+ */
+export function isStorableStatus(status: number): boolean {
+  return status >= 200 && status < 500 && !NOT_STORED.has(status);
+}
+
+/**
+ * Options for {@link createIdempotency}.
+ *
+ * @example
+ * ```ts
+ * const options: IdempotencyOptions = { store: createMemoryStore(), leaseMs: 30_000, excludeFields: ['sent_at'] };
+ * ```
+ */
+export interface IdempotencyOptions {
+  /** Where records live: {@link createMemoryStore} or {@link createRedisStore}. */
+  readonly store: IdempotencyStore;
+  /** Request headers carrying the key, in order of preference. Default `Idempotency-Key`, `X-Idempotency-Key`. */
+  readonly headerNames?: readonly string[];
+  /** How long an in-flight claim blocks others before it can be taken over (ms). Default 60 000. */
+  readonly leaseMs?: number;
+  /** How long a completed response is replayed (ms). Default 86 400 000 (24 h). */
+  readonly retentionMs?: number;
+  /** Larger response bodies are not stored and the key is released. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Dotted body fields left out of the fingerprint, e.g. `['sent_at', 'meta.trace_id']`. Default none. */
+  readonly excludeFields?: readonly string[];
+  /** Response headers kept for replay (case-insensitive). Default {@link DEFAULT_REPLAY_HEADERS}. */
+  readonly replayHeaders?: readonly string[];
+  /** `Retry-After` seconds on 409 `idempotency_key_in_use` and 503. Default 1. */
+  readonly retryAfterSeconds?: number;
+}
+
+/**
+ * One request as the core sees it.
+ *
+ * @example
+ * ```ts
+ * const request: IdempotentRequest = {
+ *   method: 'POST', path: '/orders', query: '', route: '/orders', principal: 'client-7',
+ *   headers: { 'idempotency-key': 'a1' }, body: { qty: 1 }, required: true,
+ * };
+ * ```
+ */
+export interface IdempotentRequest {
+  readonly method: string;
+  /** The request path without the query. */
+  readonly path: string;
+  /** The raw query string without `?`. Default empty. */
+  readonly query?: string;
+  /** The route the key is scoped to (e.g. `/orders`). Default: `path`. */
+  readonly route?: string;
+  /** The authenticated client id. Default `anonymous`. */
+  readonly principal?: string;
+  /** Request headers, lower-case names. */
+  readonly headers: Readonly<Record<string, HeaderValue>>;
+  /** The parsed body (JSON value), a string or bytes; absent for no body. */
+  readonly body?: unknown;
+  /** Whether a key is required here (missing → 400). Default false. */
+  readonly required?: boolean;
+}
+
+/**
+ * A response the operation produced, to be stored: status, headers as sent and the body bytes.
+ *
+ * @example
+ * ```ts
+ * const response: CapturedResponse = { status: 201, headers: { location: '/orders/7' }, body: Buffer.from('{}') };
+ * ```
+ */
+export interface CapturedResponse {
+  readonly status: number;
+  /** Header names in any case; several values as an array. */
+  readonly headers: Readonly<Record<string, string | number | readonly string[] | undefined>>;
+  readonly body: Uint8Array;
+  /** True when the body was cut at the size cap (the key is then released). */
+  readonly truncated?: boolean;
+}
+
+/**
+ * The claim a new request holds: finish it with exactly one of `complete` or `release`.
+ * `complete` stores the response when it may be stored and releases the key otherwise.
+ *
+ * @example
+ * ```ts
+ * const outcome = await claim.complete({ status: 201, headers: {}, body: bytes }); // 'stored'
+ * ```
+ */
+export interface Claim {
+  /** The store key (a hash of principal, method, route and client key). */
+  readonly key: string;
+  readonly token: string;
+  /** `stored`, `released` (not storable), or `fenced` (the lease was lost; nothing written). */
+  complete(response: CapturedResponse): Promise<'stored' | 'released' | 'fenced'>;
+  /** Deletes the claim so a retry runs again; false when the lease was already lost. */
+  release(): Promise<boolean>;
+}
+
+/**
+ * What to do with a request: `proceed` (no idempotency applies: safe method, or no key where none
+ * is required), `replay` (send the stored response), or `execute` (run the operation, then settle
+ * the claim). Errors (400, 409, 422, 503) are thrown as `HttpError`s.
+ *
+ * @example
+ * ```ts
+ * const decision: Decision = { action: 'proceed' };
+ * ```
+ */
+export type Decision =
+  | { readonly action: 'proceed' }
+  | { readonly action: 'replay'; readonly response: StoredResponse }
+  | { readonly action: 'execute'; readonly claim: Claim };
+
+/**
+ * The idempotency state machine bound to its options.
+ *
+ * @example
+ * ```ts
+ * const idem: Idempotency = createIdempotency({ store: createMemoryStore() });
+ * ```
+ */
+export interface Idempotency {
+  /** Decides what to do with a request and, for a new key, claims it. */
+  begin(request: IdempotentRequest): Promise<Decision>;
+  /** The headers of a replay: the stored safe headers plus `Idempotent-Replayed: true`. */
+  replayHeaders(response: StoredResponse): readonly (readonly [string, string])[];
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number`);
+  return value;
+}
+
+/**
+ * The store key for a request: a SHA-256 over principal, method, route and client key, so one
+ * client can never see another's response, nor one route another's.
+ *
+ * @example
+ * ```ts
+ * lookupKey({ principal: 'anonymous', method: 'POST', route: '/orders', key: 'a1' }); // 64 hex chars
+ * ```
+ */
+export function lookupKey(parts: {
+  readonly principal: string;
+  readonly method: string;
+  readonly route: string;
+  readonly key: string;
+}): string {
+  return createHash('sha256')
+    .update(JSON.stringify([parts.principal, parts.method.toUpperCase(), parts.route, parts.key]))
+    .digest('hex');
+}
+
+/**
+ * Builds the idempotency state machine over a store (CONVENTIONS 4.3, DESIGN.md section 4, IETF
+ * httpapi Idempotency-Key draft). `begin` parses the key, fingerprints the request and claims the
+ * key atomically; the caller then replays, or runs the operation and settles the claim. A store
+ * failure throws 503 `service_unavailable` (fail closed: the operation must not run).
+ *
+ * @example
+ * ```ts
+ * const idem = createIdempotency({ store: createMemoryStore() });
+ * const decision = await idem.begin({ method: 'POST', path: '/orders', headers, body, required: true });
+ * if (decision.action === 'execute') {
+ *   const response = await createOrder(body);
+ *   await decision.claim.complete(response);
+ * }
+ * ```
+ */
+export function createIdempotency(options: IdempotencyOptions): Idempotency {
+  const store = options.store;
+  const headerNames = (options.headerNames ?? DEFAULT_KEY_HEADERS).map((name) => name.toLowerCase());
+  if (headerNames.length === 0) throw new TypeError('headerNames must name at least one header');
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
+  const retentionMs = positive('retentionMs', options.retentionMs ?? 24 * 60 * 60 * 1000);
+  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 1024 * 1024);
+  const exclusions = compileExclusions(options.excludeFields ?? []);
+  const retryAfter = String(positive('retryAfterSeconds', options.retryAfterSeconds ?? 1));
+  const replayable = new Set(
+    (options.replayHeaders ?? DEFAULT_REPLAY_HEADERS).map((name) => name.toLowerCase()),
+  );
+  for (const name of replayable) {
+    if (NEVER_REPLAYED.has(name)) throw new TypeError(`replayHeaders: "${name}" must never be replayed`);
+  }
+  const missingHeader = options.headerNames?.[0] ?? DEFAULT_KEY_HEADERS[0]!;
+
+  const unavailable = (cause: unknown) =>
+    new HttpError('service_unavailable', { headers: { 'Retry-After': retryAfter }, cause });
+
+  const toStored = (response: CapturedResponse): StoredResponse => {
+    const headers: [string, string][] = [];
+    for (const [name, value] of Object.entries(response.headers)) {
+      const lower = name.toLowerCase();
+      if (value === undefined || !replayable.has(lower)) continue;
+      if (Array.isArray(value)) for (const item of value) headers.push([lower, String(item)]);
+      else headers.push([lower, String(value)]);
+    }
+    // 204 and 304 have no body by definition, whatever the handler passed.
+    const empty = response.status === 204 || response.status === 304;
+    return { status: response.status, headers, body: empty ? new Uint8Array(0) : response.body };
+  };
+
+  const settle = (key: string, token: string): Claim => {
+    let settled = false;
+    const once = () => {
+      if (settled) throw new Error('this claim is already settled');
+      settled = true;
+    };
+    return {
+      key,
+      token,
+      async complete(response) {
+        once();
+        const storable =
+          isStorableStatus(response.status) &&
+          !response.truncated &&
+          response.body.byteLength <= maxBodyBytes;
+        if (!storable) {
+          await store.release(key, token);
+          return 'released';
+        }
+        return (await store.complete(key, token, toStored(response), retentionMs)) ? 'stored' : 'fenced';
+      },
+      async release() {
+        once();
+        return store.release(key, token);
+      },
+    };
+  };
+
+  return {
+    async begin(request) {
+      const method = request.method.toUpperCase();
+      if (SAFE_METHODS.has(method)) return { action: 'proceed' };
+      const clientKey = parseIdempotencyKey(request.headers, headerNames);
+      if (clientKey === undefined) {
+        if (!request.required) return { action: 'proceed' };
+        throw new HttpError('idempotency_key_missing', { params: { header: missingHeader } });
+      }
+      const fingerprint = fingerprintRequest(
+        { method, path: request.path, query: request.query ?? '', body: request.body },
+        exclusions,
+      );
+      const key = lookupKey({
+        principal: request.principal ?? 'anonymous',
+        method,
+        route: request.route ?? request.path,
+        key: clientKey,
+      });
+      const token = randomUUID();
+      let result: Awaited<ReturnType<IdempotencyStore['claim']>>;
+      try {
+        result = await store.claim(key, { fingerprint, token, leaseMs });
+      } catch (error) {
+        throw unavailable(error);
+      }
+      switch (result.state) {
+        case 'new':
+          return { action: 'execute', claim: settle(key, token) };
+        case 'completed':
+          return { action: 'replay', response: result.response };
+        case 'mismatch':
+          throw new HttpError('idempotency_key_reused');
+        case 'in_flight':
+          throw new HttpError('idempotency_key_in_use', { headers: { 'Retry-After': retryAfter } });
+      }
+    },
+    replayHeaders(response) {
+      return [...response.headers, [REPLAYED_HEADER, 'true']];
+    },
+  };
+}

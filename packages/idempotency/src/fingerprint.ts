@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+
+type Path = readonly string[];
+
+/**
+ * Body fields left out of the fingerprint, compiled once. Build it with {@link compileExclusions}.
+ *
+ * @example
+ * ```ts
+ * const exclusions: Exclusions = compileExclusions(['client_time']);
+ * ```
+ */
+export interface Exclusions {
+  readonly paths: readonly Path[];
+}
+
+/**
+ * Compiles dotted field paths (`'meta.sent_at'`) into the form {@link canonicalJson} uses, so the
+ * per-request work is a walk, not string parsing.
+ *
+ * @example
+ * ```ts
+ * const exclusions = compileExclusions(['client_time', 'meta.trace_id']);
+ * ```
+ */
+export function compileExclusions(fields: readonly string[]): Exclusions {
+  for (const field of fields) {
+    if (field === '' || field.split('.').includes('')) {
+      throw new TypeError(`excludeFields: "${field}" is not a dotted field path`);
+    }
+  }
+  return { paths: fields.map((field) => field.split('.')) };
+}
+
+const NO_EXCLUSIONS: Exclusions = { paths: [] };
+
+function childExclusions(paths: readonly Path[], key: string): { drop: boolean; rest: readonly Path[] } {
+  let drop = false;
+  const rest: Path[] = [];
+  for (const path of paths) {
+    if (path[0] !== key) continue;
+    if (path.length === 1) drop = true;
+    else rest.push(path.slice(1));
+  }
+  return { drop, rest };
+}
+
+function write(value: unknown, paths: readonly Path[]): string {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
+    return write((value as { toJSON: () => unknown }).toJSON(), paths);
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : write(item, NO_EXCLUSIONS.paths))).join(',')}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const key of Object.keys(record).sort()) {
+      const item = record[key];
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+      const { drop, rest } = paths.length === 0 ? { drop: false, rest: paths } : childExclusions(paths, key);
+      if (drop) continue;
+      parts.push(`${JSON.stringify(key)}:${write(item, rest)}`);
+    }
+    return `{${parts.join(',')}}`;
+  }
+  if (typeof value === 'bigint') return value.toString();
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * JSON with object keys sorted at every level, so two bodies that differ only in key order are
+ * equal. Excluded fields are dropped; `undefined` members are skipped as `JSON.stringify` does.
+ *
+ * @example
+ * ```ts
+ * canonicalJson({ b: 1, a: { d: 2, c: 3 } }); // '{"a":{"c":3,"d":2},"b":1}'
+ * canonicalJson({ a: 1, at: 'x' }, compileExclusions(['at'])); // '{"a":1}'
+ * ```
+ */
+export function canonicalJson(value: unknown, exclusions: Exclusions = NO_EXCLUSIONS): string {
+  return write(value, exclusions.paths);
+}
+
+/**
+ * The bytes a body is hashed as: raw bytes and strings as they are, an absent body as nothing, a
+ * parsed (JSON) value in its canonical form.
+ *
+ * @example
+ * ```ts
+ * canonicalBody({ b: 1, a: 2 }); // '{"a":2,"b":1}'
+ * canonicalBody(undefined); // ''
+ * ```
+ */
+export function canonicalBody(body: unknown, exclusions: Exclusions = NO_EXCLUSIONS): string | Uint8Array {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  return canonicalJson(body, exclusions);
+}
+
+/**
+ * What makes two requests "the same request" for one idempotency key: the method, the path, the
+ * query string and the canonical body. Returns a hex SHA-256 over those parts.
+ *
+ * @example
+ * ```ts
+ * fingerprintRequest({ method: 'POST', path: '/orders', query: '', body: { qty: 1 } });
+ * ```
+ */
+export function fingerprintRequest(
+  request: {
+    readonly method: string;
+    readonly path: string;
+    readonly query?: string;
+    readonly body?: unknown;
+  },
+  exclusions: Exclusions = NO_EXCLUSIONS,
+): string {
+  // One hash over length-prefixed parts: unambiguous without hashing the body separately first.
+  const method = request.method.toUpperCase();
+  const query = request.query ?? '';
+  return createHash('sha256')
+    .update(`${method}\n${request.path.length}:${request.path}\n${query.length}:${query}\n`)
+    .update(canonicalBody(request.body, exclusions))
+    .digest('hex');
+}

@@ -1,0 +1,31 @@
+/**
+ * @plumbline/idempotency: idempotency keys for POST (IETF httpapi Idempotency-Key draft). Key
+ * parsing, request fingerprints, a fenced claim/complete/release state machine and its stores
+ * (memory, Redis). Framework-agnostic: no request or response objects here.
+ *
+ * @packageDocumentation
+ */
+export {
+  type CapturedResponse,
+  type Claim,
+  createIdempotency,
+  DEFAULT_REPLAY_HEADERS,
+  type Decision,
+  type Idempotency,
+  type IdempotencyOptions,
+  type IdempotentRequest,
+  isStorableStatus,
+  lookupKey,
+  REPLAYED_HEADER,
+} from './core.js';
+export {
+  canonicalBody,
+  canonicalJson,
+  compileExclusions,
+  type Exclusions,
+  fingerprintRequest,
+} from './fingerprint.js';
+export { DEFAULT_KEY_HEADERS, type HeaderValue, MAX_KEY_LENGTH, parseIdempotencyKey } from './key.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export { createRedisStore, type RedisStoreOptions } from './redis-store.js';
+export type { ClaimRequest, ClaimResult, IdempotencyStore, StoredResponse } from './store.js';

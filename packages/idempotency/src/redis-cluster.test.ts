@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { redisAvailable } from '@plumbline/test-utils';
+import { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './__fixtures__/app.js';
+import { freePort, OwnRedis } from './__fixtures__/redis-server.js';
+import { createRedisStore } from './redis-store.js';
+
+const run = promisify(execFile);
+// The shared Redis only tells us the Redis binaries are installed; the cluster is our own.
+const redisUp = await redisAvailable();
+
+describe.skipIf(!redisUp)('Redis Cluster (3 private masters) with a client keyPrefix', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'idem-cluster-'));
+  const nodes: OwnRedis[] = [];
+  let cluster: Cluster;
+
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const port = await freePort();
+      const node = new OwnRedis(port, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--dir',
+        dir,
+      ]);
+      await node.start();
+      nodes.push(node);
+    }
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-yes'],
+      { timeout: 20_000 },
+    );
+    await until(async () => {
+      const { stdout } = await run('redis-cli', ['-p', String(nodes[0]!.port), 'cluster', 'info']);
+      return stdout.includes('cluster_state:ok');
+    }, 20_000);
+    cluster = new Cluster(
+      nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+      { keyPrefix: 'app:', redisOptions: { maxRetriesPerRequest: 1 } },
+    );
+  });
+
+  afterAll(async () => {
+    cluster?.disconnect();
+    for (const node of nodes) await node.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('claims, completes, replays and fences on keys spread over every shard', async () => {
+    const store = createRedisStore({ client: cluster, prefix: 'idem:' });
+    const body = Buffer.from([0, 255, 1, 254]);
+    for (let i = 0; i < 30; i += 1) {
+      const key = `key-${i}`;
+      expect(await store.claim(key, { fingerprint: 'f', token: 't', leaseMs: 10_000 })).toEqual({
+        state: 'new',
+        token: 't',
+      });
+      expect(await store.complete(key, 'other', { status: 201, headers: [], body }, 10_000)).toBe(false);
+      expect(
+        await store.complete(key, 't', { status: 201, headers: [['location', `/o/${i}`]], body }, 10_000),
+      ).toBe(true);
+      const replay = await store.claim(key, { fingerprint: 'f', token: 'u', leaseMs: 10_000 });
+      expect(replay.state === 'completed' && [replay.response.headers, [...replay.response.body]]).toEqual([
+        [['location', `/o/${i}`]],
+        [0, 255, 1, 254],
+      ]);
+    }
+    const keysPerNode = await Promise.all(cluster.nodes('master').map((node) => node.dbsize()));
+    expect(keysPerNode.filter((n) => n > 0).length).toBe(3);
+    expect(await cluster.exists('idem:key-0')).toBe(1);
+  });
+});

@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import type { ClaimRequest, ClaimResult, IdempotencyStore, StoredResponse } from './store.js';
+
+/**
+ * Options for {@link createRedisStore}.
+ *
+ * @example
+ * ```ts
+ * const options: RedisStoreOptions = { client: new Redis(process.env.REDIS_URL), prefix: 'orders:idem:' };
+ * ```
+ */
+export interface RedisStoreOptions {
+  /** An `ioredis` client or Cluster; its own `keyPrefix` is applied on top of `prefix`. */
+  readonly client: Redis | Cluster;
+  /** Prefix of every record key. Default `idem:`. */
+  readonly prefix?: string;
+  /** A call that has not answered after this many ms fails (and the request gets 503). Default 2 000. */
+  readonly timeoutMs?: number;
+}
+
+// Record layout: one hash per key. s = state (p in flight, c completed), f = fingerprint,
+// t = fencing token, st/h/b = status, headers JSON, body bytes. One script per step keeps every
+// step a single round trip and atomic, and each touches one key, so it runs on Redis Cluster too.
+const CLAIM = `
+local r = redis.call('HMGET', KEYS[1], 's', 'f', 'st', 'h', 'b')
+if not r[1] then
+  redis.call('HSET', KEYS[1], 's', 'p', 'f', ARGV[1], 't', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {'new'}
+end
+if r[2] ~= ARGV[1] then return {'mismatch'} end
+if r[1] == 'c' then return {'completed', r[3], r[4], r[5]} end
+return {'in_flight', tostring(redis.call('PTTL', KEYS[1]))}
+`;
+
+const COMPLETE = `
+local r = redis.call('HMGET', KEYS[1], 's', 't')
+if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 's', 'c', 'st', ARGV[2], 'h', ARGV[3], 'b', ARGV[4])
+redis.call('HDEL', KEYS[1], 't')
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+`;
+
+const RELEASE = `
+local r = redis.call('HMGET', KEYS[1], 's', 't')
+if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+type Arg = string | number | Buffer;
+interface ScriptClient {
+  evalshaBuffer(sha: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
+  evalBuffer(script: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
+}
+
+interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+
+function script(source: string): Script {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+const SCRIPTS = { claim: script(CLAIM), complete: script(COMPLETE), release: script(RELEASE) };
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function text(value: unknown): string {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
+
+function decodeClaim(reply: unknown, token: string): ClaimResult {
+  if (!Array.isArray(reply)) throw new Error('unexpected reply from the claim script');
+  const state = text(reply[0]);
+  if (state === 'new') return { state: 'new', token };
+  if (state === 'mismatch') return { state: 'mismatch' };
+  if (state === 'in_flight') return { state: 'in_flight', retryAfterMs: Math.max(0, Number(text(reply[1]))) };
+  const headers = JSON.parse(text(reply[2])) as [string, string][];
+  const body = Buffer.isBuffer(reply[3]) ? reply[3] : Buffer.alloc(0);
+  return { state: 'completed', response: { status: Number(text(reply[1])), headers, body } };
+}
+
+/**
+ * An {@link IdempotencyStore} on Redis through `ioredis` (a single node or a Cluster), shared by
+ * every instance of a service. Each step (claim, complete, release) is one Lua script, so one
+ * round trip and atomic; complete and release compare the fencing token inside the script. Keys
+ * are `prefix` + the SHA-256 of the lookup key; in-flight records expire with their lease,
+ * completed ones after the retention time. A call that errors or exceeds `timeoutMs` rejects, so
+ * the middleware fails closed with 503.
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const store = createRedisStore({ client: new Redis(process.env.REDIS_URL!), prefix: 'api:idem:' });
+ * ```
+ */
+export function createRedisStore(options: RedisStoreOptions): IdempotencyStore {
+  const client = options.client as unknown as ScriptClient;
+  const prefix = options.prefix ?? 'idem:';
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new RangeError('timeoutMs must be a positive number');
+
+  const run = async (which: Script, key: string, args: Arg[]): Promise<unknown> => {
+    const call = async () => {
+      try {
+        return await client.evalshaBuffer(which.sha, 1, prefix + key, ...args);
+      } catch (error) {
+        // The script cache is empty after a restart or failover: send the source once.
+        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+          return client.evalBuffer(which.source, 1, prefix + key, ...args);
+        }
+        throw error;
+      }
+    };
+    return withTimeout(call(), timeoutMs);
+  };
+
+  return {
+    async claim(key: string, request: ClaimRequest) {
+      const reply = await run(SCRIPTS.claim, key, [
+        request.fingerprint,
+        request.token,
+        Math.ceil(request.leaseMs),
+      ]);
+      return decodeClaim(reply, request.token);
+    },
+    async complete(key: string, token: string, response: StoredResponse, retentionMs: number) {
+      const body = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+      const reply = await run(SCRIPTS.complete, key, [
+        token,
+        response.status,
+        JSON.stringify(response.headers),
+        body,
+        Math.ceil(retentionMs),
+      ]);
+      return Number(reply) === 1;
+    },
+    async release(key: string, token: string) {
+      return Number(await run(SCRIPTS.release, key, [token])) === 1;
+    },
+  };
+}
