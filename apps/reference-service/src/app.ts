@@ -1,24 +1,198 @@
-import { errorHandler, methodNotAllowed, notFoundHandler, requestId } from '@plumbline/errors/express';
-import express, { type Express } from 'express';
-
 /**
- * Builds the reference service's Express app. Kept apart from `main.ts` so tests drive the exact
- * app that production runs, without opening a port.
+ * The reference service's Express app: every Plumbline package composed in the order a request
+ * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
+ *
+ *   request id → access log → HTTPS check → failure rate limit → neutral routes
+ *   → /v1 | /v2: version headers → negotiation (406) → authentication (401/403)
+ *     → rate limit per principal (429) → body type (415) → body parser (400/413)
+ *     → idempotency (POST) → collection query (400) → handler
+ *   → 404 → problem documents for every error
  */
-export function createApp(): Express {
+import { authenticate, getPrincipal, requireHttps, tokenEndpoint } from '@plumbline/auth/express';
+import { HttpError } from '@plumbline/errors';
+import {
+  errorHandler,
+  getRequestId,
+  methodNotAllowed,
+  notFoundHandler,
+  requestId,
+} from '@plumbline/errors/express';
+import { negotiate } from '@plumbline/negotiation/express';
+import { createVersionPolicy } from '@plumbline/versioning';
+import { versionedRouter } from '@plumbline/versioning/express';
+import express, { type Express, type Request, type RequestHandler, Router } from 'express';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { type RedisReply, RedisStore } from 'rate-limit-redis';
+import type { AppContext } from './context.js';
+import { docsRouter } from './docs.js';
+import { buildOpenApi } from './openapi.js';
+import { versionRouter } from './routes.js';
+
+/** The version policy: v1 is deprecated and has a sunset date; v2 is current (DESIGN.md section 4). */
+export const versionPolicy = createVersionPolicy({
+  strategy: 'path',
+  versions: [
+    {
+      version: '1',
+      deprecatedAt: '2026-06-01T00:00:00Z',
+      sunsetAt: '2027-06-30T00:00:00Z',
+      successor: '2',
+      links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+    },
+    '2',
+  ],
+});
+
+const MAX_QUERY_BYTES = 4096;
+
+/** DESIGN.md Limits: a query string longer than 4 KiB is refused before anything parses it. */
+const limitQueryString: RequestHandler = (req, _res, next) => {
+  const at = req.originalUrl.indexOf('?');
+  if (at >= 0 && req.originalUrl.length - at - 1 > MAX_QUERY_BYTES) {
+    next(new HttpError('query_too_long', { params: { max: MAX_QUERY_BYTES } }));
+    return;
+  }
+  next();
+};
+
+function limiterStore(ctx: AppContext, name: string): Store | undefined {
+  const redis = ctx.redis;
+  if (!redis) return undefined;
+  return new RedisStore({
+    prefix: `${ctx.redisPrefix}rl:${name}:`,
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+  });
+}
+
+const rateLimited: Parameters<typeof rateLimit>[0] extends infer O
+  ? O extends { handler?: infer H }
+    ? H
+    : never
+  : never = (req, _res, next) => {
+  const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+  const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
+  next(
+    new HttpError('rate_limited', {
+      headers: { 'Retry-After': String(seconds) },
+      params: { retry_after: seconds },
+    }),
+  );
+};
+
+export function createApp(ctx: AppContext, logger: Logger): Express {
+  const { config } = ctx;
   const app = express();
   app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(requestId());
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
 
-  app
+  app.use(requestId());
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => getRequestId(req as Request) ?? '-',
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  if (config.tls) {
+    app.use((_req, res, next) => {
+      res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+      next();
+    });
+  }
+  app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
+  app.use(limitQueryString);
+
+  // Failed requests count per client address, before authentication: guessing keys or secrets is
+  // throttled even though a guesser never becomes a principal.
+  const failureStore = limiterStore(ctx, 'fail');
+  app.use(
+    rateLimit({
+      windowMs: 60_000,
+      limit: config.rateLimitPerMinute,
+      skipSuccessfulRequests: true,
+      standardHeaders: false,
+      legacyHeaders: false,
+      passOnStoreError: true,
+      keyGenerator: (req) => `ip:${ipKeyGenerator(req.ip ?? '')}`,
+      handler: rateLimited,
+      ...(failureStore ? { store: failureStore } : {}),
+    }),
+  );
+  const principalStore = limiterStore(ctx, 'principal');
+  const principalLimit = rateLimit({
+    windowMs: 60_000,
+    limit: config.rateLimitPerMinute,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    // A rate limit protects; it must not take the API down with Redis. Idempotency and revocation,
+    // which are about correctness, fail closed instead.
+    passOnStoreError: true,
+    keyGenerator: (req) => {
+      const principal = getPrincipal(req);
+      return principal ? `client:${principal.clientId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+    },
+    handler: rateLimited,
+    ...(principalStore ? { store: principalStore } : {}),
+  });
+
+  const neutral = Router();
+  neutral
     .route('/health')
     .get((_req, res) => {
-      res.status(200).json({ status: 'ok' });
+      res.json({ status: 'ok' });
     })
     .all(methodNotAllowed(['GET']));
+  const openapi = buildOpenApi(ctx);
+  neutral
+    .route('/openapi.json')
+    .get((_req, res) => {
+      res.json(openapi);
+    })
+    .all(methodNotAllowed(['GET']));
+  neutral
+    .route('/.well-known/jwks.json')
+    .get((_req, res) => {
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      res.json(ctx.issuer.jwks());
+    })
+    .all(methodNotAllowed(['GET']));
+  neutral
+    .route('/oauth/token')
+    .post(
+      principalLimit,
+      tokenEndpoint({
+        issuer: ctx.issuer,
+        clients: async (clientId: string) => {
+          const client = await ctx.findClient(clientId);
+          return (
+            client && { clientId: client.clientId, secretHash: client.secretHash, scopes: client.scopes }
+          );
+        },
+      }),
+    )
+    .all(methodNotAllowed(['POST']));
+  neutral.use(docsRouter());
+
+  const versioned = (version: 1 | 2) => {
+    const router = Router();
+    router.use(negotiate({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
+    router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+    router.use(principalLimit);
+    router.use(versionRouter(ctx, version));
+    return router;
+  };
+  app.use(versionedRouter(versionPolicy, { '1': versioned(1), '2': versioned(2) }, { neutral }));
 
   app.use(notFoundHandler());
-  app.use(errorHandler());
+  app.use(
+    errorHandler({
+      onError: ({ error, original, req }) => {
+        if (error.status >= 500) logger.error({ err: original, req_id: getRequestId(req) }, 'request failed');
+      },
+    }),
+  );
   return app;
 }

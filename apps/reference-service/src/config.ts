@@ -1,11 +1,35 @@
 /**
- * Service configuration from environment variables, validated once at start. Every variable is
- * listed in {@link CONFIG_HELP} (printed by `--help`).
+ * Service configuration from environment variables, validated once at start: a bad value stops the
+ * process with a message naming the variable. `--help` prints {@link CONFIG_HELP}.
  */
 
 export interface ServiceConfig {
   readonly port: number;
   readonly host: string;
+  /** `development` (default) or `production`: production never prints demo credentials and never exempts loopback from HTTPS. */
+  readonly env: 'development' | 'production' | 'test';
+  /** SQLite file (`:memory:` by default); ignored when `databaseUrl` is set. */
+  readonly databaseFile: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  /** Seed demo projects and credentials into an empty database. */
+  readonly seedDemoData: boolean;
+  /** `iss` of the tokens this service issues, and the audience it issues them for. */
+  readonly tokenIssuer: string;
+  readonly tokenAudience: string;
+  /** Private signing key (JWK JSON) shared by every instance; generated per process when absent. */
+  readonly signingKeyJwk: string | undefined;
+  /** An external issuer trusted in addition to our own. */
+  readonly externalIssuer: { issuer: string; audience: string; jwksUrl: string } | undefined;
+  /** Key that signs pagination cursors (>= 32 bytes), shared by all instances; random per process when unset. */
+  readonly cursorSecret: string | undefined;
+  readonly rateLimitPerMinute: number;
+  readonly bodyLimitBytes: number;
+  /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` from the proxy in front (Express `trust proxy`). */
+  readonly trustProxy: boolean;
+  readonly tls: { certFile: string; keyFile: string } | undefined;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly shutdownGraceMs: number;
 }
 
 /** Thrown when an environment variable has an invalid value; the message names it. */
@@ -13,29 +37,187 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** One line per variable: name, default, meaning. */
+/** One row per variable: name, default, meaning. */
 export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
-  ['PORT', '3000', 'TCP port to listen on (1-65535; 0 picks a free port)'],
-  ['HOST', '127.0.0.1', 'Interface to bind (use 0.0.0.0 to listen on all interfaces)'],
+  ['PORT', '3000', 'TCP port to listen on (0-65535; 0 picks a free port)'],
+  ['HOST', '127.0.0.1', 'interface to bind (0.0.0.0 for all interfaces)'],
+  [
+    'NODE_ENV',
+    'development',
+    'development | production | test; production prints no demo credentials and requires HTTPS even on loopback',
+  ],
+  ['DATABASE_URL', '(unset)', 'PostgreSQL connection string; when unset, SQLite is used'],
+  ['DATABASE_FILE', ':memory:', 'SQLite database file (in-memory by default, seeded with demo data)'],
+  [
+    'SEED_DEMO_DATA',
+    'true',
+    'seed demo projects, tasks and credentials into an empty database (true | false)',
+  ],
+  [
+    'REDIS_URL',
+    '(unset)',
+    'Redis for idempotency keys, revocation, refresh-token families and rate limits shared by instances; in memory when unset',
+  ],
+  ['TOKEN_ISSUER', 'plumbline-reference', 'iss claim of the access tokens this service issues'],
+  ['TOKEN_AUDIENCE', 'plumbline-api', 'aud claim of the access tokens this service issues and accepts'],
+  [
+    'SIGNING_KEY_JWK',
+    '(generated)',
+    'private ES256 key as a JWK JSON string, shared by all instances; a new key per process when unset',
+  ],
+  [
+    'AUTH_ISSUER',
+    '(unset)',
+    'an external token issuer to trust in addition (needs AUTH_AUDIENCE and AUTH_JWKS_URL)',
+  ],
+  ['AUTH_AUDIENCE', '(unset)', 'audience expected in tokens of AUTH_ISSUER'],
+  ['AUTH_JWKS_URL', '(unset)', 'JWKS URL of AUTH_ISSUER'],
+  [
+    'CURSOR_SECRET',
+    '(random)',
+    'key (at least 32 bytes) that signs pagination cursors, shared by all instances; random per process when unset',
+  ],
+  ['RATE_LIMIT_PER_MINUTE', '300', 'requests per minute per principal (per IP when anonymous)'],
+  ['BODY_LIMIT_BYTES', '1048576', 'largest accepted request body; larger ones get 413'],
+  ['TRUST_PROXY', 'false', 'trust X-Forwarded-* headers from a proxy in front (true | false)'],
+  [
+    'TLS_CERT_FILE',
+    '(unset)',
+    'PEM certificate: serve HTTPS (with HSTS) instead of HTTP; needs TLS_KEY_FILE',
+  ],
+  ['TLS_KEY_FILE', '(unset)', 'PEM private key for TLS_CERT_FILE'],
+  ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
+  ['SHUTDOWN_GRACE_MS', '10000', 'how long in-flight requests may finish after SIGTERM'],
 ];
 
-function parsePort(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 3000;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+type Env = Readonly<Record<string, string | undefined>>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
 }
 
-/** Reads and validates the configuration; throws {@link ConfigError} with a clear message. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
-  const host = env['HOST'] === undefined || env['HOST'] === '' ? '127.0.0.1' : env['HOST'];
-  return { port: parsePort(env['PORT']), host };
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if ((values as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function cursorSecret(env: Env): string | undefined {
+  const raw = read(env, 'CURSOR_SECRET');
+  if (raw !== undefined && Buffer.byteLength(raw) < 32) {
+    throw new ConfigError('CURSOR_SECRET must be at least 32 bytes long');
+  }
+  return raw;
+}
+
+/** Reads and validates the configuration; throws {@link ConfigError} naming the bad variable. */
+export function loadConfig(env: Env = process.env): ServiceConfig {
+  const mode = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const externalParts = ['AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URL'].map((name) => read(env, name));
+  if (externalParts.some((p) => p !== undefined) && externalParts.some((p) => p === undefined)) {
+    throw new ConfigError('AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URL must be set together');
+  }
+  const jwksUrl = url(env, 'AUTH_JWKS_URL', ['https:', 'http:']);
+  const cert = read(env, 'TLS_CERT_FILE');
+  const key = read(env, 'TLS_KEY_FILE');
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const signingKeyJwk = read(env, 'SIGNING_KEY_JWK');
+  if (signingKeyJwk !== undefined) {
+    let jwk: unknown;
+    try {
+      jwk = JSON.parse(signingKeyJwk);
+    } catch {
+      throw new ConfigError('SIGNING_KEY_JWK must be a JSON object (a private EC P-256 JWK)');
+    }
+    const k = jwk as Record<string, unknown>;
+    if (
+      typeof jwk !== 'object' ||
+      jwk === null ||
+      k['kty'] !== 'EC' ||
+      k['crv'] !== 'P-256' ||
+      typeof k['d'] !== 'string'
+    ) {
+      throw new ConfigError(
+        'SIGNING_KEY_JWK must be a private EC P-256 JWK (kty "EC", crv "P-256", with "d")',
+      );
+    }
+  }
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    env: mode,
+    databaseFile: read(env, 'DATABASE_FILE') ?? ':memory:',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
+    tokenIssuer: read(env, 'TOKEN_ISSUER') ?? 'plumbline-reference',
+    tokenAudience: read(env, 'TOKEN_AUDIENCE') ?? 'plumbline-api',
+    signingKeyJwk,
+    externalIssuer:
+      externalParts[0] && externalParts[1] && jwksUrl
+        ? { issuer: externalParts[0], audience: externalParts[1], jwksUrl }
+        : undefined,
+    cursorSecret: cursorSecret(env),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 100 * 1_048_576),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    tls: cert && key ? { certFile: cert, keyFile: key } : undefined,
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
 }
 
 /** The `--help` text. */
 export function helpText(): string {
   const width = Math.max(...CONFIG_HELP.map(([name]) => name.length));
   const rows = CONFIG_HELP.map(([name, def, text]) => `  ${name.padEnd(width)}  ${text} (default: ${def})`);
-  return ['Plumbline reference service', '', 'Environment variables:', ...rows, ''].join('\n');
+  return [
+    'Plumbline reference service',
+    '',
+    'Usage: pnpm start   (or: node apps/reference-service/dist/main.mjs [--help])',
+    '',
+    'Environment variables:',
+    ...rows,
+    '',
+  ].join('\n');
 }

@@ -1,17 +1,15 @@
-import type { Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import pino from 'pino';
 import { createApp } from './app.js';
-import { ConfigError, helpText, loadConfig } from './config.js';
+import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
+import { createContext } from './context.js';
+import { describeCredentials } from './seed.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
-function main(): void {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write(helpText());
-    return;
-  }
-  let config: ReturnType<typeof loadConfig>;
+function readConfig(): ServiceConfig {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}\n\n${helpText()}`);
@@ -19,16 +17,49 @@ function main(): void {
     }
     throw error;
   }
-  const app = createApp();
-  const server: Server = app.listen(config.port, config.host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    console.info(`Plumbline reference service listening on http://${config.host}:${port}`);
-    console.info(`Try: curl -i http://${config.host}:${port}/health`);
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(helpText());
+    return;
+  }
+  const config = readConfig();
+  const logger = pino({
+    level: config.logLevel,
+    // Credentials never reach the logs.
+    redact: [
+      'req.headers.authorization',
+      'req.headers["x-api-key"]',
+      'req.headers.cookie',
+      'res.headers["set-cookie"]',
+    ],
   });
+  const ctx = await createContext(config);
+  const app = createApp(ctx, logger);
+  const server: Server = config.tls
+    ? createHttpsServer(
+        { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
+        app,
+      )
+    : createHttpServer(app);
+  server.keepAliveTimeout = 5_000;
+
   server.on('error', (error) => {
     console.error(`Could not listen on ${config.host}:${config.port}: ${error.message}`);
     process.exit(1);
+  });
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const base = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+    console.info(`Plumbline reference service listening on ${base}`);
+    console.info(
+      `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisUrl ? 'Redis' : 'in memory'}`,
+    );
+    console.info(`Try: curl -i ${base}/health   (API description: ${base}/openapi.json)`);
+    if (ctx.demoCredentials) console.info(`\n${describeCredentials(base, ctx.demoCredentials)}`);
   });
 
   let stopping = false;
@@ -36,16 +67,23 @@ function main(): void {
     if (stopping) return;
     stopping = true;
     console.info(`${signal} received: finishing in-flight requests`);
-    // Stop accepting connections; close idle keep-alive sockets now, busy ones when they finish.
-    server.close((error) => process.exit(error ? 1 : 0));
+    // Stop accepting connections; idle keep-alive sockets close now, busy ones after their response.
+    server.close(async (error) => {
+      await ctx.close();
+      process.exit(error ? 1 : 0);
+    });
     server.closeIdleConnections();
     setTimeout(() => {
+      console.error(`Requests still running after ${config.shutdownGraceMs} ms: closing them`);
       server.closeAllConnections();
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+      void ctx.close().finally(() => process.exit(1));
+    }, config.shutdownGraceMs).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error('The service could not start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -21,6 +21,7 @@ describe('public exports', () => {
 
   it('@plumbline/query-parser/express', async () => {
     expect(Object.keys(await import('./express.js')).sort()).toEqual([
+      'appendLink',
       'collectionQuery',
       'getCollectionQuery',
       'sendPage',

@@ -196,6 +196,18 @@ describe.each(EXPRESS_VERSIONS)('collectionQuery on %s', (_name, express) => {
     expect((await request(app).get('/none')).status).toBe(500);
   });
 
+  it('sendPage keeps Link values set earlier (a deprecation link) and adds the page links', async () => {
+    const app = express();
+    app.get('/t', collectionQuery(tasks), (req, res) => {
+      res.setHeader('Link', '</docs/v1>; rel="deprecation"');
+      sendPage(res, buildPage(getCollectionQuery(req, tasks), [], { baseUrl: '/t' }));
+    });
+    const res = await request(app).get('/t');
+    expect(res.headers['link']).toBe(
+      '</docs/v1>; rel="deprecation", </t?sort=-created_at&limit=20&offset=0>; rel="self", </t?sort=-created_at&limit=20&offset=0>; rel="first"',
+    );
+  });
+
   it('sendPage works without a total and sends no Preference-Applied', async () => {
     const app = express();
     app.get('/t', collectionQuery(tasks), (req, res) => {

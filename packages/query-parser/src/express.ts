@@ -146,8 +146,27 @@ export function getCollectionQuery<F extends string>(
  * sendPage(res, buildPage(query, rows, { baseUrl: req.baseUrl + req.path, total }));
  * ```
  */
+/**
+ * Adds `link` to the response's `Link` header, keeping the links other middleware set (versioning's
+ * `rel="deprecation"`, for example): one header, comma-separated, as RFC 8288 allows.
+ *
+ * @example
+ * ```ts
+ * appendLink(res, '</v2/tasks?offset=20>; rel="next"');
+ * ```
+ */
+export function appendLink(res: Response, link: string): void {
+  const existing = res.getHeader('Link');
+  const before = Array.isArray(existing)
+    ? existing.join(', ')
+    : existing === undefined
+      ? ''
+      : String(existing);
+  res.setHeader('Link', before === '' ? link : `${before}, ${link}`);
+}
+
 export function sendPage(res: Response, page: Page): void {
-  if (page.link !== '') res.setHeader('Link', page.link);
+  if (page.link !== '') appendLink(res, page.link);
   res.vary('Prefer');
   const query = (res.req as unknown as Record<symbol, CollectionQuery | undefined>)[QUERY];
   if (query?.count && page.body.page.total !== undefined) res.setHeader('Preference-Applied', 'count=exact');

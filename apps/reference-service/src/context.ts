@@ -1,0 +1,185 @@
+/**
+ * Everything the app needs at run time, built once from the configuration: the database and its
+ * repository, the shared state (Redis when REDIS_URL is set, memory otherwise), the token issuer and
+ * verifier, and the collections. `close()` releases it all (graceful shutdown).
+ */
+import { createHash } from 'node:crypto';
+import {
+  type ApiKeyStore,
+  createJwtVerifier,
+  type JwtVerifier,
+  MemoryRevocationStore,
+  RedisRevocationStore,
+  type RevocationStore,
+} from '@plumbline/auth';
+import {
+  createIssuer,
+  type Issuer,
+  MemoryRefreshTokenStore,
+  RedisRefreshTokenStore,
+  type SigningKey,
+} from '@plumbline/auth/issuer';
+import { createMemoryStore, createRedisStore, type IdempotencyStore } from '@plumbline/idempotency';
+import { Redis } from 'ioredis';
+import { type Collections, defineCollections } from './collections.js';
+import type { ServiceConfig } from './config.js';
+import { createDemoCredentials, type DemoCredentials, seedDemoData } from './seed.js';
+import { type Db, openPostgres, openSqlite } from './storage/db.js';
+import { migrate } from './storage/migrations.js';
+import { Repository } from './storage/repository.js';
+
+export interface OAuthClientRecord {
+  readonly clientId: string;
+  readonly secretHash: string;
+  readonly scopes: readonly string[];
+}
+
+export interface AppContext {
+  readonly config: ServiceConfig;
+  readonly db: Db;
+  readonly repo: Repository;
+  readonly redis: Redis | undefined;
+  readonly collections: Collections;
+  readonly issuer: Issuer;
+  readonly verifier: JwtVerifier;
+  readonly revocation: RevocationStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly findClient: (clientId: string) => Promise<OAuthClientRecord | undefined>;
+  readonly idempotencyStore: IdempotencyStore;
+  /** Credentials created on this start (first start of an empty database), to print once. */
+  readonly demoCredentials: DemoCredentials | undefined;
+  /** Prefix of every Redis key this service writes. */
+  readonly redisPrefix: string;
+  close(): Promise<void>;
+}
+
+const REDIS_PREFIX = 'plumbline:ref:';
+
+async function connectRedis(url: string): Promise<Redis> {
+  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever;
+  // the client keeps reconnecting in the background, so service resumes without a restart.
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+  });
+  redis.on('error', () => {});
+  // Start only with Redis answering: configuration that names a Redis which is not there is an
+  // operator error worth stopping for; once running, outages are answered with 503 and recovered from.
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 5000);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!ready) {
+    redis.disconnect();
+    throw new Error('REDIS_URL is set but Redis did not answer within 5 s');
+  }
+  return redis;
+}
+
+export interface ContextOptions {
+  /** Prefix of every Redis key (default `plumbline:ref:`); tests give each service its own. */
+  readonly redisPrefix?: string;
+}
+
+export async function createContext(
+  config: ServiceConfig,
+  options: ContextOptions = {},
+): Promise<AppContext> {
+  const prefix = options.redisPrefix ?? REDIS_PREFIX;
+  const db = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.databaseFile);
+  await migrate(db);
+  const repo = new Repository(db);
+  let demoCredentials: DemoCredentials | undefined;
+  if (config.seedDemoData && (await seedDemoData(repo)) && config.env !== 'production') {
+    demoCredentials = await createDemoCredentials(repo);
+  }
+
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const revocation: RevocationStore = redis
+    ? new RedisRevocationStore({ client: redis, prefix: `${prefix}revoked:` })
+    : new MemoryRevocationStore();
+  const issuer = await createIssuer({
+    issuer: config.tokenIssuer,
+    audience: config.tokenAudience,
+    refreshStore: redis
+      ? new RedisRefreshTokenStore({ client: redis, prefix: `{${prefix}refresh}:` })
+      : new MemoryRefreshTokenStore(),
+    ...(config.signingKeyJwk
+      ? { signingKey: { privateJwk: JSON.parse(config.signingKeyJwk) as SigningKey['privateJwk'] } }
+      : {}),
+  });
+  const verifier = createJwtVerifier({
+    issuers: [
+      {
+        issuer: issuer.issuer,
+        audience: config.tokenAudience,
+        jwks: issuer.jwks(),
+        requireAccessTokenType: true,
+      },
+      ...(config.externalIssuer
+        ? [
+            {
+              issuer: config.externalIssuer.issuer,
+              audience: config.externalIssuer.audience,
+              jwksUri: config.externalIssuer.jwksUrl,
+            },
+          ]
+        : []),
+    ],
+    revocation,
+  });
+  const apiKeys: ApiKeyStore = {
+    async findByHash(hash) {
+      const row = await repo.findApiKey(hash);
+      if (!row) return undefined;
+      return {
+        clientId: row.client_id,
+        access: row.access === 'read' ? 'read' : 'read-write',
+        revoked: Number(row.revoked) === 1,
+      };
+    },
+  };
+  const findClient = async (clientId: string): Promise<OAuthClientRecord | undefined> => {
+    const row = await repo.findClient(clientId);
+    return (
+      row && {
+        clientId: row.client_id,
+        secretHash: row.secret_hash,
+        scopes: row.scopes.split(' ').filter(Boolean),
+      }
+    );
+  };
+  const idempotencyStore = redis
+    ? createRedisStore({ client: redis, prefix: `${prefix}idem:` })
+    : createMemoryStore({});
+
+  return {
+    config,
+    db,
+    repo,
+    redis,
+    collections: defineCollections(config.cursorSecret),
+    issuer,
+    verifier,
+    revocation,
+    apiKeys,
+    findClient,
+    idempotencyStore,
+    demoCredentials,
+    redisPrefix: prefix,
+    async close() {
+      await Promise.allSettled([db.close(), redis?.quit()]);
+    },
+  };
+}
+
+/** SHA-256 hex, the form OAuth client secrets are stored in. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}

@@ -1,0 +1,84 @@
+/** Stored rows and their representations per API version. */
+
+export type ApiVersion = 1 | 2;
+
+/** A project as stored (one row of `projects`). */
+export interface ProjectRow {
+  id: string;
+  name: string;
+  description: string | null;
+  status: 'active' | 'archived';
+  budget_amount: number | null;
+  budget_currency: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TaskRow {
+  id: string;
+  project_id: string;
+  title: string;
+  status: 'todo' | 'in_progress' | 'done';
+  priority: number;
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CommentRow {
+  id: string;
+  task_id: string;
+  body: string;
+  author: string;
+  created_at: string;
+}
+
+/**
+ * The project as a client of `version` sees it. v1's budget is the bare amount; v2's is
+ * `{ amount, currency }`. Both read the same row.
+ */
+export function projectRepresentation(row: ProjectRow, version: ApiVersion): Record<string, unknown> {
+  const budget =
+    row.budget_amount === null
+      ? null
+      : version === 1
+        ? row.budget_amount
+        : { amount: row.budget_amount, currency: row.budget_currency ?? 'EUR' };
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    budget,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function taskRepresentation(row: TaskRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    title: row.title,
+    status: row.status,
+    priority: Number(row.priority),
+    due_date: row.due_date,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function commentRepresentation(row: CommentRow): Record<string, unknown> {
+  return { id: row.id, task_id: row.task_id, body: row.body, author: row.author, created_at: row.created_at };
+}
+
+/** Keeps only the selected fields (`fields=`); `id` is always kept. */
+export function selectFields(
+  representation: Record<string, unknown>,
+  fields: readonly string[] | undefined,
+): Record<string, unknown> {
+  if (!fields || fields.length === 0) return representation;
+  const out: Record<string, unknown> = { id: representation['id'] };
+  for (const field of fields) if (Object.hasOwn(representation, field)) out[field] = representation[field];
+  return out;
+}

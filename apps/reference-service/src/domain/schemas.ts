@@ -1,0 +1,116 @@
+/**
+ * Resource schemas of the project tracker. One zod schema per payload validates requests and, through
+ * `z.toJSONSchema`, produces the OpenAPI document, so the two cannot drift apart.
+ */
+import { z } from 'zod';
+
+export const PROJECT_STATUSES = ['active', 'archived'] as const;
+export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
+export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'JPY'] as const;
+
+/** Fields a client may send but the server owns: accepted (so a GET body can be PUT back) and ignored. */
+const readOnly = {
+  id: z.string().optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+};
+
+const name = z.string().trim().min(1).max(100);
+const description = z.string().max(2000).nullable();
+const projectStatus = z.enum(PROJECT_STATUSES);
+
+/** v1 budget: a plain amount (in the project's currency; EUR for new projects). */
+export const budgetV1 = z.number().finite().min(0).max(1e12).nullable();
+/** v2 budget: amount and currency (the breaking change of v2). */
+export const budgetV2 = z
+  .object({ amount: z.number().finite().min(0).max(1e12), currency: z.enum(CURRENCIES) })
+  .strict()
+  .nullable();
+
+function projectSchema<B extends z.ZodType>(budget: B) {
+  return z
+    .object({
+      ...readOnly,
+      name,
+      description: description.optional(),
+      status: projectStatus.optional(),
+      budget: budget.optional(),
+    })
+    .strict();
+}
+
+/** Body of POST and PUT for projects, per API version. */
+export const projectInput = { 1: projectSchema(budgetV1), 2: projectSchema(budgetV2) } as const;
+
+const title = z.string().trim().min(3).max(200);
+const taskStatus = z.enum(TASK_STATUSES);
+const priority = z.number().int().min(1).max(5);
+const dueDate = z.iso.date().nullable();
+
+/** Body of POST and PUT for tasks (the same in both versions). */
+export const taskInput = z
+  .object({
+    ...readOnly,
+    project_id: z.string().optional(),
+    title,
+    status: taskStatus.optional(),
+    priority: priority.optional(),
+    due_date: dueDate.optional(),
+  })
+  .strict();
+
+/** Body of POST for comments. */
+export const commentInput = z
+  .object({
+    ...readOnly,
+    task_id: z.string().optional(),
+    author: z.string().optional(),
+    body: z.string().trim().min(1).max(5000),
+  })
+  .strict();
+
+/** Response representations, for the OpenAPI document. */
+export const projectOutput = {
+  1: z.object({
+    id: z.uuid(),
+    name,
+    description,
+    status: projectStatus,
+    budget: budgetV1,
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  }),
+  2: z.object({
+    id: z.uuid(),
+    name,
+    description,
+    status: projectStatus,
+    budget: budgetV2,
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  }),
+} as const;
+
+export const taskOutput = z.object({
+  id: z.uuid(),
+  project_id: z.uuid(),
+  title,
+  status: taskStatus,
+  priority,
+  due_date: dueDate,
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+export const commentOutput = z.object({
+  id: z.uuid(),
+  task_id: z.uuid(),
+  body: z.string(),
+  author: z.string(),
+  created_at: z.iso.datetime(),
+});
+
+export type ProjectInputV1 = z.infer<(typeof projectInput)[1]>;
+export type ProjectInputV2 = z.infer<(typeof projectInput)[2]>;
+export type TaskInput = z.infer<typeof taskInput>;
+export type CommentInput = z.infer<typeof commentInput>;

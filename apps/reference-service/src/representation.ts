@@ -1,0 +1,45 @@
+/**
+ * Sending representations: one member, or a page of a collection, in the negotiated media type
+ * (JSON or XML) with the pagination envelope and the RFC 8288 Link header.
+ */
+import { represent } from '@plumbline/negotiation/express';
+import { buildPage, type CollectionQuery } from '@plumbline/query-parser';
+import { appendLink } from '@plumbline/query-parser/express';
+import type { Request, Response } from 'express';
+import { selectFields } from './domain/model.js';
+
+/** The collection URL of a request: the path, without a trailing `/search`. */
+export function collectionUrl(req: Request): string {
+  return `${req.baseUrl}${req.path}`.replace(/\/search\/?$/, '').replace(/\/$/, '');
+}
+
+/**
+ * Sends one page: `rows` are the `limit + 1` rows the query returned; `toRepresentation` turns a row
+ * into what the client sees, before the client's field selection is applied.
+ */
+export function sendCollection(
+  req: Request,
+  res: Response,
+  query: CollectionQuery,
+  rows: readonly Record<string, unknown>[],
+  total: number | string | undefined,
+  toRepresentation: (row: Record<string, unknown>) => Record<string, unknown>,
+): void {
+  const page = buildPage(query, rows, {
+    baseUrl: collectionUrl(req),
+    ...(total !== undefined ? { total } : {}),
+  });
+  const data = rows
+    .slice(0, query.pagination.limit)
+    .map((row) => selectFields(toRepresentation(row), query.fields));
+  if (page.link !== '') appendLink(res, page.link);
+  res.vary('Prefer');
+  if (query.count && total !== undefined) res.setHeader('Preference-Applied', 'count=exact');
+  represent(res, { ...page.body, data });
+}
+
+/** Sends a created member: 201 with `Location` (CONVENTIONS 4.2 rule 6). */
+export function sendCreated(res: Response, location: string, body: Record<string, unknown>): void {
+  res.location(location);
+  represent(res, body, 201);
+}

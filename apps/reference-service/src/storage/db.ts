@@ -1,0 +1,189 @@
+/**
+ * The smallest database interface the service needs, over SQLite (better-sqlite3, the embedded
+ * default) and PostgreSQL (pg). Statements are written once with `?` placeholders and rewritten to
+ * `$n` for PostgreSQL; collection queries come ready-made from @plumbline/query-parser's `toSql`.
+ */
+import { HttpError } from '@plumbline/errors';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly dialect: Dialect;
+  /** Rows of a query written with `?` placeholders. */
+  all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Rows of a query already written for this dialect (from `toSql`). */
+  allNative<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  /** Runs a statement written with `?` placeholders; resolves to the number of affected rows. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** Runs `work` in one transaction; a thrown error rolls back. */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** `?` → `$1, $2, ...` (our statements never contain a literal `?`). */
+export function toPostgresPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+// Driver failures that mean "the database is not reachable right now", as opposed to a bad query.
+const PG_UNAVAILABLE = /^(08|53|57P0[1-3])/;
+const NET_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * Maps driver errors onto HTTP errors: a lost connection is 503 (retry later), a unique-constraint
+ * violation is 409; anything else stays an internal error. The driver's message never reaches the client.
+ */
+export function mapDbError(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      return new HttpError('conflict', { cause: error });
+    }
+    if (PG_UNAVAILABLE.test(code) || NET_UNAVAILABLE.has(code)) {
+      return new HttpError('service_unavailable', { cause: error, headers: { 'Retry-After': '1' } });
+    }
+  }
+  if (
+    typeof message === 'string' &&
+    /Connection terminated|Client has encountered a connection error|not queryable/i.test(message)
+  ) {
+    return new HttpError('service_unavailable', { cause: error, headers: { 'Retry-After': '1' } });
+  }
+  return error;
+}
+
+/** SQLite through better-sqlite3 (`:memory:` or a file). Synchronous driver, promise interface. */
+export function openSqlite(file: string): Db {
+  const database = new Database(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const statements = new Map<string, Database.Statement>();
+  let queue: Promise<void> = Promise.resolve();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      if (statements.size < 500) statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const db: Db = {
+    dialect: 'sqlite',
+    async all<T>(sql: string, params: readonly unknown[] = []) {
+      try {
+        return prepare(sql).all(...params) as T[];
+      } catch (error) {
+        throw mapDbError(error);
+      }
+    },
+    allNative<T>(sql: string, params: readonly unknown[]) {
+      return db.all<T>(sql, params);
+    },
+    async run(sql: string, params: readonly unknown[] = []) {
+      try {
+        return prepare(sql).run(...params).changes;
+      } catch (error) {
+        throw mapDbError(error);
+      }
+    },
+    async transaction<T>(work: (tx: Db) => Promise<T>) {
+      // One connection, so transactions must not interleave: queue them. Plain statements from other
+      // requests cannot slip in either, because the synchronous driver resolves every awaited call
+      // in the same microtask run.
+      const run = queue.then(async () => {
+        database.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await work(db);
+          database.exec('COMMIT');
+          return result;
+        } catch (error) {
+          database.exec('ROLLBACK');
+          throw error;
+        }
+      });
+      queue = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      return run;
+    },
+    async close() {
+      database.close();
+    },
+  };
+  return db;
+}
+
+/** PostgreSQL through a pg pool. Connection losses become 503 and the pool reconnects by itself. */
+export function openPostgres(connectionString: string, options: { max?: number; schema?: string } = {}): Db {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client losing its connection emits on the pool; without a listener that would crash.
+  pool.on('error', () => {});
+  const make = (query: (text: string, params: unknown[]) => Promise<pg.QueryResult>): Db => {
+    const db: Db = {
+      dialect: 'postgres',
+      async all<T>(sql: string, params: readonly unknown[] = []) {
+        return db.allNative<T>(toPostgresPlaceholders(sql), params);
+      },
+      async allNative<T>(sql: string, params: readonly unknown[]) {
+        try {
+          return (await query(sql, [...params])).rows as T[];
+        } catch (error) {
+          throw mapDbError(error);
+        }
+      },
+      async run(sql: string, params: readonly unknown[] = []) {
+        try {
+          return (await query(toPostgresPlaceholders(sql), [...params])).rowCount ?? 0;
+        } catch (error) {
+          throw mapDbError(error);
+        }
+      },
+      async transaction<T>(work: (tx: Db) => Promise<T>) {
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw mapDbError(error);
+        }
+        let broken = false;
+        try {
+          await client.query('BEGIN');
+          const result = await work(make((text, params) => client.query(text, params)));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
+          throw mapDbError(error);
+        } finally {
+          client.release(broken);
+        }
+      },
+      async close() {
+        await pool.end();
+      },
+    };
+    return db;
+  };
+  return make((text, params) => pool.query(text, params));
+}

@@ -1,0 +1,94 @@
+/**
+ * Schema migrations, applied in order on start. Plain SQL that both SQLite and PostgreSQL accept:
+ * timestamps are ISO-8601 UTC text (they sort correctly as text), ids are UUID text.
+ */
+import type { Db } from './db.js';
+
+const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    `CREATE TABLE IF NOT EXISTS projects (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      description TEXT,
+      status TEXT NOT NULL,
+      budget_amount DOUBLE PRECISION,
+      budget_currency TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+    'CREATE UNIQUE INDEX IF NOT EXISTS projects_name_key ON projects (name)',
+    'CREATE INDEX IF NOT EXISTS projects_created_at_idx ON projects (created_at, id)',
+    'CREATE INDEX IF NOT EXISTS projects_status_idx ON projects (status)',
+    `CREATE TABLE IF NOT EXISTS tasks (
+      id TEXT PRIMARY KEY,
+      project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+      title TEXT NOT NULL,
+      status TEXT NOT NULL,
+      priority INTEGER NOT NULL,
+      due_date TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+    'CREATE INDEX IF NOT EXISTS tasks_project_idx ON tasks (project_id, created_at, id)',
+    'CREATE INDEX IF NOT EXISTS tasks_priority_idx ON tasks (priority)',
+    `CREATE TABLE IF NOT EXISTS comments (
+      id TEXT PRIMARY KEY,
+      task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+      body TEXT NOT NULL,
+      author TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+    'CREATE INDEX IF NOT EXISTS comments_task_idx ON comments (task_id, created_at, id)',
+    `CREATE TABLE IF NOT EXISTS tombstones (
+      resource TEXT NOT NULL,
+      id TEXT NOT NULL,
+      deleted_at TEXT NOT NULL,
+      PRIMARY KEY (resource, id)
+    )`,
+    `CREATE TABLE IF NOT EXISTS api_keys (
+      hash TEXT PRIMARY KEY,
+      client_id TEXT NOT NULL,
+      access TEXT NOT NULL,
+      revoked INTEGER NOT NULL DEFAULT 0,
+      created_at TEXT NOT NULL
+    )`,
+    `CREATE TABLE IF NOT EXISTS oauth_clients (
+      client_id TEXT PRIMARY KEY,
+      secret_hash TEXT NOT NULL,
+      scopes TEXT NOT NULL,
+      name TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  ],
+];
+
+/**
+ * Applies every migration not yet recorded in `schema_migrations`, all in one transaction; returns how
+ * many ran. Several instances may start at once against one PostgreSQL: the advisory lock lets the
+ * first migrate while the others wait and then find everything recorded.
+ */
+export async function migrate(db: Db): Promise<number> {
+  return db.transaction(async (tx) => {
+    if (tx.dialect === 'postgres') await tx.all('SELECT pg_advisory_xact_lock(7102201) AS locked');
+    await tx.run(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+    );
+    const done = new Set(
+      (await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) =>
+        Number(r.version),
+      ),
+    );
+    let applied = 0;
+    for (const [index, statements] of MIGRATIONS.entries()) {
+      const version = index + 1;
+      if (done.has(version)) continue;
+      for (const statement of statements) await tx.run(statement);
+      await tx.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [
+        version,
+        new Date().toISOString(),
+      ]);
+      applied += 1;
+    }
+    return applied;
+  });
+}

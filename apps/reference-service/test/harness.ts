@@ -1,0 +1,92 @@
+/**
+ * Starts the reference service in-process on a loopback port with its own database (SQLite in
+ * memory, or a fresh PostgreSQL schema) and its own Redis prefix space, exactly as `main.ts` builds it.
+ */
+import type { AddressInfo } from 'node:net';
+import { DATABASE_URL, REDIS_URL, uniquePrefix } from '@plumbline/test-utils';
+import pg from 'pg';
+import pino from 'pino';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { type AppContext, createContext } from '../src/context.js';
+import type { DemoCredentials } from '../src/seed.js';
+
+export interface Backend {
+  readonly name: string;
+  readonly postgres: boolean;
+  readonly redis: boolean;
+}
+
+export interface RunningService {
+  readonly url: string;
+  readonly ctx: AppContext;
+  readonly credentials: DemoCredentials;
+  /** An access token from the token endpoint for the read-write (or read-only) demo client. */
+  token(scope: string, client?: 'readWrite' | 'readOnly'): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startService(
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<RunningService> {
+  const schema = uniquePrefix('svc').toLowerCase();
+  let databaseUrl: string | undefined;
+  if (backend.postgres) {
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    const url = new URL(DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+  }
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(backend.redis ? { REDIS_URL: REDIS_URL } : {}),
+    ...env,
+  });
+  const ctx = await createContext(config, { redisPrefix: `${schema}:` });
+  if (!ctx.demoCredentials) throw new Error('the harness expects a fresh database with demo credentials');
+  const credentials = ctx.demoCredentials;
+  const app = createApp(ctx, pino({ level: 'silent' }));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    ctx,
+    credentials,
+    async token(scope, client = 'readWrite') {
+      const { clientId, clientSecret } = credentials.clients[client];
+      const res = await fetch(`${url}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
+      });
+      if (res.status !== 200) throw new Error(`token endpoint answered ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { access_token: string }).access_token;
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (ctx.redis) {
+        const keys = await ctx.redis.keys(`${schema}:*`);
+        if (keys.length > 0) await ctx.redis.del(...keys);
+      }
+      await ctx.close();
+      if (backend.postgres) {
+        const admin = new pg.Client({ connectionString: DATABASE_URL });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.end();
+      }
+    },
+  };
+}
