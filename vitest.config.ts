@@ -15,6 +15,8 @@ function projects(): TestProjectInlineConfiguration[] {
     if (!existsSync(groupDir)) continue;
     for (const name of readdirSync(groupDir).sort()) {
       if (!existsSync(join(groupDir, name, 'package.json'))) continue;
+      // Multi-process, fault and soak tests run on their own (`pnpm test:system`), not in `pnpm test`.
+      if (name === 'system-tests' && process.env['PLUMBLINE_SYSTEM_TESTS'] !== '1') continue;
       list.push({
         extends: true,
         test: {
@@ -22,6 +24,9 @@ function projects(): TestProjectInlineConfiguration[] {
           root: join(groupDir, name),
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           benchmark: { include: ['bench/**/*.bench.ts'] },
+          ...(name === 'system-tests'
+            ? { testTimeout: 240_000, hookTimeout: 120_000, fileParallelism: false }
+            : {}),
         },
       });
     }

@@ -28,6 +28,7 @@ import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { buildOpenApi } from './openapi.js';
+import { revokeEndpoint } from './revoke.js';
 import { versionRouter } from './routes.js';
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (DESIGN.md section 4). */
@@ -61,7 +62,7 @@ function limiterStore(ctx: AppContext, name: string): Store | undefined {
   const redis = ctx.redis;
   if (!redis) return undefined;
   return new RedisStore({
-    prefix: `${ctx.redisPrefix}rl:${name}:`,
+    prefix: `${ctx.config.redisKeyPrefix}rl:${name}:`,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
   });
 }
@@ -173,6 +174,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
         },
       }),
     )
+    .all(methodNotAllowed(['POST']));
+  neutral
+    .route('/oauth/revoke')
+    .post(principalLimit, ...revokeEndpoint(ctx))
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
 

@@ -12,6 +12,8 @@ export interface ServiceConfig {
   readonly databaseFile: string;
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key the service writes, so services can share one Redis. */
+  readonly redisKeyPrefix: string;
   /** Seed demo projects and credentials into an empty database. */
   readonly seedDemoData: boolean;
   /** `iss` of the tokens this service issues, and the audience it issues them for. */
@@ -57,6 +59,11 @@ export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'REDIS_URL',
     '(unset)',
     'Redis for idempotency keys, revocation, refresh-token families and rate limits shared by instances; in memory when unset',
+  ],
+  [
+    'REDIS_KEY_PREFIX',
+    'plumbline:ref:',
+    'prefix of every Redis key this service writes (letters, digits, : _ - .)',
   ],
   ['TOKEN_ISSUER', 'plumbline-reference', 'iss claim of the access tokens this service issues'],
   ['TOKEN_AUDIENCE', 'plumbline-api', 'aud claim of the access tokens this service issues and accepts'],
@@ -135,6 +142,16 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
+function redisKeyPrefix(env: Env): string {
+  const raw = read(env, 'REDIS_KEY_PREFIX') ?? 'plumbline:ref:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError(
+      `REDIS_KEY_PREFIX must be 1-64 of letters, digits, ':', '_', '-', '.', got "${raw}"`,
+    );
+  }
+  return raw;
+}
+
 function cursorSecret(env: Env): string | undefined {
   const raw = read(env, 'CURSOR_SECRET');
   if (raw !== undefined && Buffer.byteLength(raw) < 32) {
@@ -184,6 +201,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     databaseFile: read(env, 'DATABASE_FILE') ?? ':memory:',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: redisKeyPrefix(env),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
     tokenIssuer: read(env, 'TOKEN_ISSUER') ?? 'plumbline-reference',
     tokenAudience: read(env, 'TOKEN_AUDIENCE') ?? 'plumbline-api',

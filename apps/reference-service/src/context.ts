@@ -48,12 +48,8 @@ export interface AppContext {
   readonly idempotencyStore: IdempotencyStore;
   /** Credentials created on this start (first start of an empty database), to print once. */
   readonly demoCredentials: DemoCredentials | undefined;
-  /** Prefix of every Redis key this service writes. */
-  readonly redisPrefix: string;
   close(): Promise<void>;
 }
-
-const REDIS_PREFIX = 'plumbline:ref:';
 
 async function connectRedis(url: string): Promise<Redis> {
   // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever;
@@ -91,7 +87,7 @@ export async function createContext(
   config: ServiceConfig,
   options: ContextOptions = {},
 ): Promise<AppContext> {
-  const prefix = options.redisPrefix ?? REDIS_PREFIX;
+  const prefix = options.redisPrefix ?? config.redisKeyPrefix;
   const db = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.databaseFile);
   await migrate(db);
   const repo = new Repository(db);
@@ -172,7 +168,6 @@ export async function createContext(
     findClient,
     idempotencyStore,
     demoCredentials,
-    redisPrefix: prefix,
     async close() {
       await Promise.allSettled([db.close(), redis?.quit()]);
     },

@@ -524,6 +524,38 @@ describe.each(backends)('reference service on $name', (backend) => {
       expect((await token({ grant_type: 'refresh_token', refresh_token: r2 })).status).toBe(400);
     });
 
+    it('revokes an access token (RFC 7009): the owner revokes, the token is refused from then on', async () => {
+      const token = await svc.token('read:projects');
+      const bearer = { authorization: `Bearer ${token}` };
+      expect((await call('GET', '/v2/projects?limit=1', { auth: bearer })).status).toBe(200);
+      const revoke = (client: 'readWrite' | 'readOnly', value: string) =>
+        fetch(`${svc.url}/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_id: svc.credentials.clients[client].clientId,
+            client_secret: svc.credentials.clients[client].clientSecret,
+            token: value,
+          }),
+        });
+      // Another client cannot revoke it (answered like an unknown token), a bad secret is 401.
+      expect((await revoke('readOnly', token)).status).toBe(200);
+      expect((await call('GET', '/v2/projects?limit=1', { auth: bearer })).status).toBe(200);
+      const badSecret = await fetch(`${svc.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'demo-read-write', client_secret: 'wrong', token }),
+      });
+      expect([badSecret.status, badSecret.headers.get('www-authenticate')]).toEqual([
+        401,
+        'Basic realm="plumbline"',
+      ]);
+      expect((await revoke('readWrite', token)).status).toBe(200);
+      const refused = await call('GET', '/v2/projects?limit=1', { auth: bearer });
+      expect([refused.status, refused.body.error_code]).toEqual([401, 'invalid_token']);
+      expect((await revoke('readWrite', 'not-a-token')).status).toBe(200);
+    });
+
     it('publishes the JWKS the tokens verify against', async () => {
       const jwks = await call('GET', '/.well-known/jwks.json', { auth: null });
       expect(jwks.body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });

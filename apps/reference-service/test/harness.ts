@@ -49,7 +49,7 @@ export async function startService(
     ...(backend.redis ? { REDIS_URL: REDIS_URL } : {}),
     ...env,
   });
-  const ctx = await createContext(config, { redisPrefix: `${schema}:` });
+  const ctx = await createContext({ ...config, redisKeyPrefix: `${schema}:` });
   if (!ctx.demoCredentials) throw new Error('the harness expects a fresh database with demo credentials');
   const credentials = ctx.demoCredentials;
   const app = createApp(ctx, pino({ level: 'silent' }));
