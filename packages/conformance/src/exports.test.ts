@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+
+// Guards the public API: adding or removing an export must be a deliberate, reviewed change.
+describe('public exports', () => {
+  it('@plumbline/conformance', async () => {
+    expect(Object.keys(await import('./index.js')).sort()).toEqual([
+      'BudgetExhausted',
+      'DEFAULT_IGNORED_PATHS',
+      'EXIT',
+      'LINT_RULES',
+      'PROBE_RULES',
+      'ProbeClient',
+      'ProbeConfigError',
+      'RULES',
+      'USAGE',
+      'buildScorecard',
+      'createRuleset',
+      'discoverCollections',
+      'formatJson',
+      'formatJunit',
+      'formatScorecard',
+      'formatTable',
+      'lint',
+      'loadDocument',
+      'probe',
+      'runCli',
+      'scoreFindings',
+    ]);
+  });
+
+  it('@plumbline/conformance/ruleset', async () => {
+    const module = await import('./ruleset.js');
+    expect(Object.keys(module).sort()).toEqual(['createRuleset', 'default']);
+    expect(Object.keys(module.default.rules)).toHaveLength(15);
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * @plumbline/conformance: score any HTTP API against the Plumbline conventions, statically (a
+ * Spectral ruleset over the OpenAPI document) and live (bounded probes against a running API).
+ *
+ * @packageDocumentation
+ */
+export {
+  type Format,
+  formatJson,
+  formatJunit,
+  formatScorecard,
+  formatTable,
+  type TableOptions,
+} from './format.js';
+export { BudgetExhausted, type ClientLimits, type Exchange, ProbeClient } from './http.js';
+export { type Finding, type LintOptions, lint, loadDocument, scoreFindings } from './lint.js';
+export {
+  type CollectionInfo,
+  DEFAULT_IGNORED_PATHS,
+  discoverCollections,
+  type PaginationStyle,
+} from './openapi.js';
+export { ProbeConfigError, type ProbeOptions, probe } from './probe.js';
+export { LINT_RULES, PROBE_RULES, RULES, type RuleInfo, type RuleKind, type Severity } from './rules.js';
+export { createRuleset, type RulesetOptions, type SpectralRuleset } from './ruleset.js';
+export { type CliIo, EXIT, runCli, USAGE } from './run-cli.js';
+export { buildScorecard, type Evidence, type Outcome, type RuleResult, type Scorecard } from './scorecard.js';

@@ -1,0 +1,155 @@
+import { readFile } from 'node:fs/promises';
+import { Document, Spectral } from '@stoplight/spectral-core';
+// A CommonJS package whose named exports Node's ESM loader cannot detect: use the default export.
+import parsers from '@stoplight/spectral-parsers';
+import { LINT_RULES, type Severity } from './rules.js';
+import { createRuleset, type RulesetOptions } from './ruleset.js';
+import {
+  buildScorecard,
+  documentRule,
+  type Evidence,
+  ruleInfo,
+  ruleResult,
+  type Scorecard,
+} from './scorecard.js';
+
+/**
+ * One problem found in an OpenAPI document.
+ *
+ * @example
+ * ```ts
+ * const finding: Finding = {
+ *   rule: 'plumbline-delete-204', severity: 'error', section: '4.2, 7.1',
+ *   message: 'DELETE /v1/projects/{id} documents 200 instead of 204',
+ *   path: ['paths', '/v1/projects/{id}', 'delete', 'responses'], line: 41,
+ *   fix: 'Document 204 (and no other 2xx) for DELETE.',
+ * };
+ * ```
+ */
+export interface Finding {
+  /** Rule id, or Spectral's code for parser and `$ref` problems (scored as `document-valid`). */
+  readonly rule: string;
+  readonly severity: Severity;
+  readonly section: string;
+  readonly message: string;
+  readonly path: readonly (string | number)[];
+  /** 1-based line in the source text. */
+  readonly line?: number;
+  readonly fix: string;
+}
+
+/**
+ * Options for {@link lint}.
+ *
+ * @example
+ * ```ts
+ * const options: LintOptions = { source: 'openapi.yaml', ruleset: { disable: ['plumbline-sunset-header'] } };
+ * ```
+ */
+export interface LintOptions {
+  /** Name shown in findings and used to pick the parser (`.yaml`/`.yml` → YAML). */
+  readonly source?: string;
+  readonly ruleset?: RulesetOptions;
+}
+
+function looksLikeJson(text: string, source: string | undefined): boolean {
+  if (source !== undefined && /\.ya?ml$/i.test(source)) return false;
+  return /^\s*[{[]/.test(text);
+}
+
+/**
+ * Lints an OpenAPI 3.x document (object, JSON text or YAML text) with the Plumbline ruleset.
+ *
+ * @example
+ * ```ts
+ * const findings = await lint(await readFile('openapi.json', 'utf8'), { source: 'openapi.json' });
+ * findings.filter((f) => f.severity === 'error').length; // 0 for a conforming document
+ * ```
+ */
+export async function lint(document: string | object, options: LintOptions = {}): Promise<Finding[]> {
+  const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
+  const source = options.source ?? 'openapi';
+  const spectral = new Spectral();
+  spectral.setRuleset(createRuleset(options.ruleset) as Parameters<Spectral['setRuleset']>[0]);
+  const parsed = looksLikeJson(text, options.source)
+    ? new Document(text, parsers.Json, source)
+    : new Document(text, parsers.Yaml, source);
+  const results = await spectral.run(parsed);
+  const data: unknown = parsed.data;
+  const notOpenApi: Finding[] =
+    typeof data === 'object' && data !== null && typeof (data as { openapi?: unknown }).openapi === 'string'
+      ? []
+      : [
+          {
+            rule: 'document-valid',
+            severity: 'error',
+            section: '-',
+            message: 'not an OpenAPI 3.x document (no "openapi" version member)',
+            path: [],
+            fix: documentRule().fix,
+          },
+        ];
+  return results
+    .map((result): Finding => {
+      const rule = ruleInfo(String(result.code));
+      return {
+        rule: String(result.code),
+        severity: rule.id === 'document-valid' ? (result.severity === 0 ? 'error' : 'warn') : rule.severity,
+        section: rule.section,
+        message: result.message,
+        path: result.path,
+        line: result.range.start.line + 1,
+        fix: rule.fix,
+      };
+    })
+    .concat(notOpenApi)
+    .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule));
+}
+
+function location(finding: Finding): string {
+  const path = finding.path.map(String).join('.');
+  return finding.line === undefined ? path : `${path} (line ${finding.line})`;
+}
+
+/**
+ * Turns findings into a scorecard: every rule of the ruleset passes or fails; findings from the
+ * parser or the `$ref` resolver fail an extra `document-valid` rule.
+ *
+ * @example
+ * ```ts
+ * const card = scoreFindings(await lint(text), 'openapi.json');
+ * card.ok; // false when an error-severity rule has findings
+ * ```
+ */
+export function scoreFindings(findings: readonly Finding[], target: string): Scorecard {
+  const evidence = (finding: Finding): Evidence => ({ location: location(finding), note: finding.message });
+  const results = LINT_RULES.map((rule) => {
+    const mine = findings.filter((finding) => finding.rule === rule.id);
+    return ruleResult(rule, mine.length === 0 ? 'pass' : 'fail', mine.map(evidence));
+  });
+  const foreign = findings.filter((finding) => ruleInfo(finding.rule).id === 'document-valid');
+  const blocking = foreign.filter((finding) => finding.severity === 'error');
+  if (blocking.length > 0) results.unshift(ruleResult(documentRule(), 'fail', blocking.map(evidence)));
+  return buildScorecard('lint', target, results);
+}
+
+/**
+ * Reads an OpenAPI document from a file path or an http(s) URL.
+ *
+ * @example
+ * ```ts
+ * const text = await loadDocument('http://127.0.0.1:3000/openapi.json');
+ * ```
+ */
+export async function loadDocument(location: string, timeoutMs = 10_000): Promise<string> {
+  if (/^https?:\/\//i.test(location)) {
+    const response = await fetch(location, {
+      headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.1' },
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
+    if (!response.ok) throw new Error(`GET ${location} answered ${response.status}`);
+    return response.text();
+  }
+  return readFile(location, 'utf8');
+}

@@ -1,0 +1,791 @@
+import { randomUUID } from 'node:crypto';
+import {
+  BudgetExhausted,
+  type ClientLimits,
+  describeRequest,
+  describeResponse,
+  type Exchange,
+  ProbeClient,
+} from './http.js';
+import {
+  errorFields,
+  errorMarker,
+  hasPaginationMetadata,
+  isDeprecationValue,
+  isHttpDate,
+  isJsonType,
+  isXmlType,
+  jsonBody,
+  mediaTypeOf,
+  nextLink,
+  pageHasMore,
+  pageItems,
+  stackTraceIn,
+} from './inspect.js';
+import {
+  type CollectionInfo,
+  DEFAULT_IGNORED_PATHS,
+  discoverCollections,
+  isObject,
+  type JsonObject,
+  type PaginationStyle,
+} from './openapi.js';
+import { PROBE_RULES } from './rules.js';
+import { buildScorecard, type Evidence, type Outcome, ruleResult, type Scorecard } from './scorecard.js';
+
+/**
+ * Options for {@link probe}.
+ *
+ * @example
+ * ```ts
+ * const options: ProbeOptions = { baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.API_KEY, allowWrites: true };
+ * ```
+ */
+export interface ProbeOptions extends ClientLimits {
+  /** Base URL of the API. Only this origin is ever contacted. */
+  readonly baseUrl: string;
+  /**
+   * The OpenAPI document (object or JSON text) used for discovery. Default: fetched from
+   * `openapiPath` when no `collections` are given.
+   */
+  readonly openapi?: object | string;
+  /** Where to fetch the document when `openapi` is not given. Default `/openapi.json`. */
+  readonly openapiPath?: string;
+  /** Collection paths to probe, e.g. `/v2/projects`; templated ones are filled from their parent. */
+  readonly collections?: readonly string[];
+  /** Sent as `Authorization: Bearer <token>`. */
+  readonly token?: string;
+  /** Sent in `apiKeyHeader`. */
+  readonly apiKey?: string;
+  /** Default `X-API-Key`. */
+  readonly apiKeyHeader?: string;
+  /** Run the probes that create and delete resources. Default false. */
+  readonly allowWrites?: boolean;
+  /** Default `Idempotency-Key`. */
+  readonly idempotencyHeader?: string;
+  /** POST bodies by collection path (template or concrete); otherwise from the document's example or schema. */
+  readonly createBodies?: Readonly<Record<string, unknown>>;
+  /** The largest page a collection may return without paging parameters. Default 100. */
+  readonly maxPageSize?: number;
+  /** Paths that are not resources (see the ruleset). */
+  readonly ignorePaths?: readonly RegExp[];
+}
+
+/** Thrown for a configuration the probe cannot run with (the CLI exits 2). */
+export class ProbeConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProbeConfigError';
+  }
+}
+
+interface Target {
+  readonly template: string;
+  readonly path: string;
+  readonly pagination: PaginationStyle;
+  /** Query parameter names from the document; `undefined` when no document describes it. */
+  readonly query?: readonly string[];
+  /** From the document; `undefined` when unknown. */
+  readonly deprecated?: boolean;
+  readonly info?: CollectionInfo;
+}
+
+interface Observation {
+  readonly outcome: Outcome;
+  readonly evidence: Evidence;
+}
+
+const UNSERVABLE = 'application/x-plumbline-unservable';
+
+class Run {
+  readonly observations = new Map<string, Observation[]>();
+  readonly created: string[] = [];
+  readonly client: ProbeClient;
+
+  constructor(
+    readonly options: ProbeOptions,
+    credentials: Record<string, string>,
+  ) {
+    this.client = new ProbeClient(options.baseUrl, credentials, options);
+  }
+
+  get hasCredentials(): boolean {
+    return this.options.token !== undefined || this.options.apiKey !== undefined;
+  }
+
+  note(
+    rule: string,
+    outcome: Outcome,
+    exchange: Exchange | undefined,
+    note: string,
+    headers: string[] = [],
+  ): void {
+    const evidence: Evidence = exchange
+      ? {
+          request: describeRequest(exchange.request),
+          response: describeResponse(exchange, headers),
+          note,
+        }
+      : { note };
+    const list = this.observations.get(rule) ?? [];
+    list.push({ outcome, evidence });
+    this.observations.set(rule, list);
+  }
+
+  get(path: string, headers: Record<string, string> = {}, anonymous = false): Promise<Exchange> {
+    return this.client.send('GET', path, { headers: { Accept: 'application/json', ...headers }, anonymous });
+  }
+
+  post(path: string, body: string, headers: Record<string, string>): Promise<Exchange> {
+    return this.client.send('POST', path, { headers: { Accept: 'application/json', ...headers }, body });
+  }
+}
+
+function status(exchange: Exchange): number {
+  return exchange.response?.status ?? 0;
+}
+
+function is2xx(exchange: Exchange): boolean {
+  const code = status(exchange);
+  return code >= 200 && code < 300;
+}
+
+function withQuery(path: string, query: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}${query}`;
+}
+
+function pageQuery(style: PaginationStyle, size: number): string {
+  return style === 'page' ? `page=1&size=${size}` : `limit=${size}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery
+
+async function loadOpenApi(run: Run): Promise<unknown> {
+  const { openapi, collections, openapiPath } = run.options;
+  if (typeof openapi === 'string') {
+    try {
+      return JSON.parse(openapi) as unknown;
+    } catch {
+      throw new ProbeConfigError(
+        'the OpenAPI document is not valid JSON (load YAML yourself and pass the object)',
+      );
+    }
+  }
+  if (openapi !== undefined) return openapi;
+  if (collections !== undefined && collections.length > 0) return undefined;
+  const exchange = await run.get(openapiPath ?? '/openapi.json');
+  const json = exchange.response ? jsonBody(exchange.response) : undefined;
+  if (!is2xx(exchange) || !isObject(json))
+    throw new ProbeConfigError(
+      `no collections to probe: ${openapiPath ?? '/openapi.json'} answered ${status(exchange) || exchange.error}; pass --openapi or --collection`,
+    );
+  return json;
+}
+
+function firstId(json: unknown): string | undefined {
+  const first = pageItems(json)?.[0];
+  if (!isObject(first)) return undefined;
+  const id = first['id'];
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
+async function concretePath(run: Run, template: string, style: PaginationStyle): Promise<string | undefined> {
+  let path = template;
+  for (let guard = 0; guard < 5; guard += 1) {
+    const match = /\{[^}]+\}/.exec(path);
+    if (match === null) return path;
+    const parent = path.slice(0, match.index - 1);
+    const exchange = await run.get(withQuery(parent, pageQuery(style, 1)));
+    const id = exchange.response && is2xx(exchange) ? firstId(jsonBody(exchange.response)) : undefined;
+    if (id === undefined) return undefined;
+    path = `${path.slice(0, match.index)}${encodeURIComponent(id)}${path.slice(match.index + match[0].length)}`;
+  }
+  return undefined;
+}
+
+async function discover(run: Run): Promise<Target[]> {
+  const document = await loadOpenApi(run);
+  const documented =
+    document === undefined
+      ? []
+      : discoverCollections(document, run.options.ignorePaths ?? DEFAULT_IGNORED_PATHS);
+  const wanted = run.options.collections ?? documented.map((collection) => collection.path);
+  if (wanted.length === 0)
+    throw new ProbeConfigError('the OpenAPI document describes no paginated collection');
+  const targets: Target[] = [];
+  for (const template of wanted) {
+    if (!template.startsWith('/')) throw new ProbeConfigError(`collection must be a path: ${template}`);
+    const info = documented.find((collection) => collection.path === template);
+    const pagination = info?.pagination ?? 'offset';
+    const path = await concretePath(run, template, pagination);
+    if (path === undefined) {
+      run.note(
+        'probe-default-page-bounded',
+        'skip',
+        undefined,
+        `${template}: no parent item to fill its path`,
+      );
+      continue;
+    }
+    targets.push({
+      template,
+      path,
+      pagination,
+      ...(info ? { info, query: info.query, deprecated: info.deprecated } : {}),
+    });
+  }
+  return targets;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-API probes (run once, on the first collection)
+
+async function probeAuth(run: Run, target: Target): Promise<void> {
+  const rule = 'probe-auth-401';
+  const anonymous = await run.get(target.path, {}, true);
+  const challenge = anonymous.response?.headers.get('www-authenticate');
+  if (is2xx(anonymous)) {
+    if (run.hasCredentials)
+      run.note(rule, 'fail', anonymous, 'answered without credentials', ['www-authenticate']);
+    else
+      run.note(
+        rule,
+        'skip',
+        anonymous,
+        'the API answers without credentials; pass --token or --api-key if it should not',
+      );
+    return;
+  }
+  if (status(anonymous) === 401 && challenge)
+    run.note(rule, 'pass', anonymous, '401 with a challenge', ['www-authenticate']);
+  else run.note(rule, 'fail', anonymous, 'expected 401 with WWW-Authenticate', ['www-authenticate']);
+  const invalid = await run.get(
+    target.path,
+    run.options.apiKey !== undefined && run.options.token === undefined
+      ? { [run.options.apiKeyHeader ?? 'X-API-Key']: 'plumbline-conformance-invalid-key' }
+      : { Authorization: 'Bearer plumbline-conformance-invalid-token' },
+    true,
+  );
+  if (status(invalid) === 401 && invalid.response?.headers.get('www-authenticate'))
+    run.note(rule, 'pass', invalid, 'invalid credential: 401 with a challenge', ['www-authenticate']);
+  else
+    run.note(rule, 'fail', invalid, 'invalid credential: expected 401 with WWW-Authenticate', [
+      'www-authenticate',
+    ]);
+}
+
+async function probeNegotiation(run: Run, target: Target): Promise<void> {
+  const refused = await run.get(target.path, { Accept: UNSERVABLE });
+  run.note(
+    'probe-not-acceptable-406',
+    status(refused) === 406 ? 'pass' : 'fail',
+    refused,
+    status(refused) === 406 ? '406 for an unservable type' : `expected 406 for Accept: ${UNSERVABLE}`,
+  );
+
+  const rule = 'probe-accept-q';
+  const xmlPreferred = await run.get(target.path, { Accept: 'application/json;q=0.5, application/xml' });
+  const type = xmlPreferred.response?.headers.get('content-type');
+  if (!is2xx(xmlPreferred)) {
+    run.note(rule, 'fail', xmlPreferred, 'expected 2xx for an Accept listing JSON');
+    return;
+  }
+  if (isXmlType(type)) run.note(rule, 'pass', xmlPreferred, 'XML (q=1) preferred over JSON (q=0.5)');
+  else {
+    const xmlOnly = await run.get(target.path, { Accept: 'application/xml' });
+    if (is2xx(xmlOnly) && isXmlType(xmlOnly.response?.headers.get('content-type')))
+      run.note(
+        rule,
+        'fail',
+        xmlPreferred,
+        `serves XML but answered ${mediaTypeOf(type)} although XML had the higher q`,
+      );
+    else run.note(rule, 'pass', xmlOnly, 'XML is not served, so JSON (q=0.5) is the best match');
+  }
+  const jsonPreferred = await run.get(target.path, { Accept: 'application/xml;q=0.5, application/json' });
+  const jsonType = jsonPreferred.response?.headers.get('content-type');
+  if (is2xx(jsonPreferred) && isJsonType(jsonType))
+    run.note(rule, 'pass', jsonPreferred, 'JSON (q=1) preferred');
+  else run.note(rule, 'fail', jsonPreferred, 'expected JSON, which has the higher q');
+}
+
+async function probeUnknownVersion(run: Run, target: Target): Promise<void> {
+  const match = /^(\/(?:api\/)?)v\d+(\/.*)$/i.exec(target.path);
+  if (match === null) return;
+  const exchange = await run.get(`${match[1]}v9999${match[2]}`);
+  const code = status(exchange);
+  run.note(
+    'probe-version-headers',
+    code >= 400 && code < 500 ? 'pass' : 'fail',
+    exchange,
+    code >= 400 && code < 500 ? 'unknown version refused with 4xx' : 'expected 4xx for an unknown version',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-collection probes
+
+function versionHeaders(run: Run, target: Target, exchange: Exchange): void {
+  const rule = 'probe-version-headers';
+  const headers = exchange.response?.headers;
+  if (headers === undefined) return;
+  const deprecation = headers.get('deprecation');
+  const sunset = headers.get('sunset');
+  const shown = ['deprecation', 'sunset', 'link'];
+  if (sunset !== null && !isHttpDate(sunset)) {
+    run.note(rule, 'fail', exchange, `Sunset "${sunset}" is not an IMF-fixdate`, shown);
+    return;
+  }
+  if (target.deprecated === true) {
+    if (deprecation !== null && isDeprecationValue(deprecation))
+      run.note(rule, 'pass', exchange, 'deprecated version sends Deprecation', shown);
+    else
+      run.note(
+        rule,
+        'fail',
+        exchange,
+        'documented as deprecated but Deprecation is missing or malformed',
+        shown,
+      );
+  } else if (deprecation !== null) {
+    if (target.deprecated === false)
+      run.note(
+        rule,
+        'fail',
+        exchange,
+        'sends Deprecation but the document does not mark it deprecated',
+        shown,
+      );
+    else if (isDeprecationValue(deprecation))
+      run.note(rule, 'pass', exchange, 'Deprecation is well-formed', shown);
+    else
+      run.note(rule, 'fail', exchange, `Deprecation "${deprecation}" is neither true nor @<seconds>`, shown);
+  } else if (target.deprecated === false) {
+    run.note(rule, 'pass', exchange, 'current version sends no Deprecation', shown);
+  }
+}
+
+function checkFirstPage(run: Run, target: Target, exchange: Exchange): void {
+  const response = exchange.response!;
+  const vary = (response.headers.get('vary') ?? '').toLowerCase();
+  const varies = vary.split(',').some((token) => ['accept', '*'].includes(token.trim()));
+  run.note(
+    'probe-vary',
+    varies ? 'pass' : 'fail',
+    exchange,
+    varies ? 'Vary names Accept' : 'Vary does not name Accept',
+    ['vary'],
+  );
+
+  const json = jsonBody(response);
+  const items = pageItems(json);
+  const max = run.options.maxPageSize ?? 100;
+  const rule = 'probe-default-page-bounded';
+  if (items === undefined) run.note(rule, 'fail', exchange, 'no item array found in the body', ['link']);
+  else if (items.length > max)
+    run.note(rule, 'fail', exchange, `${items.length} items (more than ${max})`, ['link']);
+  else if (!hasPaginationMetadata(response.headers, json))
+    run.note(rule, 'fail', exchange, `${items.length} items but no Link header or page metadata`, ['link']);
+  else run.note(rule, 'pass', exchange, `${items.length} items with pagination metadata`, ['link']);
+  versionHeaders(run, target, exchange);
+}
+
+function expect400(run: Run, rule: string, exchange: Exchange, what: string): void {
+  const code = status(exchange);
+  if (code === 400) run.note(rule, 'pass', exchange, `400 for ${what}`);
+  else if (is2xx(exchange))
+    run.note(rule, 'fail', exchange, `${what} was accepted with ${code}; expected 400`);
+  else run.note(rule, 'fail', exchange, `expected 400 for ${what}`);
+}
+
+async function probeQueryValidation(run: Run, target: Target): Promise<void> {
+  const sort = await run.get(withQuery(target.path, 'sort=plumbline_no_such_field'));
+  expect400(run, 'probe-sort-unknown-400', sort, 'an unknown sort field');
+
+  const limit = await run.get(withQuery(target.path, pageQuery(target.pagination, 100_000)));
+  expect400(run, 'probe-limit-over-max-400', limit, 'a page size of 100000');
+
+  if (target.query !== undefined && !target.query.includes('q'))
+    run.note('probe-search-too-short-400', 'skip', undefined, `${target.template} documents no q parameter`);
+  else {
+    const search = await run.get(withQuery(target.path, 'q=a'));
+    expect400(run, 'probe-search-too-short-400', search, 'a one-character search');
+  }
+}
+
+async function probePagination(run: Run, target: Target, unpagedCount: number): Promise<void> {
+  const rule = 'probe-pagination-links';
+  const first = await run.get(withQuery(target.path, pageQuery(target.pagination, 1)));
+  if (!is2xx(first) || first.response === undefined) {
+    run.note(rule, 'fail', first, 'a page of one item was refused', ['link']);
+    return;
+  }
+  const json = jsonBody(first.response);
+  const items = pageItems(json) ?? [];
+  const next = nextLink(first.response.headers, json, first.request.url);
+  if (next === undefined) {
+    const more = pageHasMore(json);
+    if (more === true)
+      run.note(rule, 'fail', first, 'the page says more items follow but has no next link', ['link']);
+    else if (unpagedCount > items.length)
+      run.note(
+        rule,
+        'fail',
+        first,
+        `${unpagedCount} items exist but a page of ${items.length} has no next link`,
+        ['link'],
+      );
+    else
+      run.note(
+        rule,
+        'skip',
+        first,
+        `${target.template} has fewer than 2 items; create some (or use --allow-writes)`,
+        ['link'],
+      );
+    return;
+  }
+  if (run.client.resolve(next) === undefined) {
+    run.note(rule, 'fail', first, `next link ${next} leaves ${run.client.base.origin}`, ['link']);
+    return;
+  }
+  const second = await run.get(next);
+  const nextItems = second.response ? (pageItems(jsonBody(second.response)) ?? []) : [];
+  if (!is2xx(second)) run.note(rule, 'fail', second, 'the next link does not answer 2xx');
+  else if (nextItems.length === 0) run.note(rule, 'fail', second, 'the next page is empty');
+  else if (JSON.stringify(nextItems[0]) === JSON.stringify(items[0]))
+    run.note(rule, 'fail', second, 'the next page repeats the first item');
+  else run.note(rule, 'pass', second, `next link ${next} returned the following item`, ['link']);
+}
+
+function knownIdFormat(target: Target): boolean {
+  const schema = target.info?.idSchema;
+  return schema?.['type'] === 'integer' || schema?.['type'] === 'number' || schema?.['format'] === 'uuid';
+}
+
+function missingId(target: Target): string {
+  const schema = target.info?.idSchema;
+  return schema?.['type'] === 'integer' || schema?.['type'] === 'number' ? '2147480001' : randomUUID();
+}
+
+async function probeNotFound(run: Run, target: Target): Promise<void> {
+  const rule = 'probe-not-found-404';
+  const exchange = await run.get(`${target.path}/${missingId(target)}`);
+  const code = status(exchange);
+  if (code === 404) run.note(rule, 'pass', exchange, '404 for an id that never existed');
+  else if (code === 400 && !knownIdFormat(target))
+    run.note(rule, 'skip', exchange, 'the probe id format was refused; document the id as integer or uuid');
+  else run.note(rule, 'fail', exchange, 'expected 404 for an id that never existed');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write probes
+
+function sample(schema: JsonObject | undefined, depth = 0): unknown {
+  if (schema === undefined || depth > 4) return 'plumbline-conformance';
+  if (schema['example'] !== undefined) return schema['example'];
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
+  if (type === 'integer' || type === 'number')
+    return typeof schema['minimum'] === 'number' ? schema['minimum'] : 1;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  if (type === 'object' || isObject(schema['properties'])) {
+    const properties = isObject(schema['properties']) ? schema['properties'] : {};
+    const required = Array.isArray(schema['required'])
+      ? schema['required'].map(String)
+      : Object.keys(properties);
+    const value: JsonObject = {};
+    for (const name of required) {
+      const property = properties[name];
+      value[name] = sample(isObject(property) ? property : undefined, depth + 1);
+    }
+    return value;
+  }
+  if (schema['format'] === 'uuid') return randomUUID();
+  if (schema['format'] === 'date-time') return '2026-01-01T00:00:00Z';
+  if (schema['format'] === 'date') return '2026-01-01';
+  // Unique per body: APIs often keep names unique (409 on a second create), which would turn the
+  // replay and key-reuse probes into probes of the uniqueness rule instead.
+  const text = `plumbline-conformance-${randomUUID().slice(0, 8)}`;
+  return typeof schema['maxLength'] === 'number' ? text.slice(0, Math.max(1, schema['maxLength'])) : text;
+}
+
+function createBody(run: Run, target: Target): unknown {
+  const given = run.options.createBodies;
+  if (given?.[target.template] !== undefined) return given[target.template];
+  if (given?.[target.path] !== undefined) return given[target.path];
+  if (target.info?.createExample !== undefined) return target.info.createExample;
+  return sample(target.info?.createSchema ?? { type: 'object' });
+}
+
+function changed(body: unknown): unknown {
+  if (!isObject(body)) return { plumbline_conformance: 'changed' };
+  const key = Object.keys(body).find((name) => typeof body[name] === 'string');
+  return key === undefined
+    ? { ...body, plumbline_conformance: 'changed' }
+    : { ...body, [key]: `${body[key]}-changed` };
+}
+
+function forbidden(run: Run, rule: string, exchange: Exchange): boolean {
+  if (status(exchange) !== 403 && status(exchange) !== 401) return false;
+  run.note(rule, 'skip', exchange, 'the credentials may not write here; pass read-write credentials');
+  return true;
+}
+
+async function create(run: Run, target: Target, body: unknown, key = randomUUID()): Promise<Exchange> {
+  const exchange = await run.post(target.path, JSON.stringify(body), {
+    'Content-Type': 'application/json',
+    [run.options.idempotencyHeader ?? 'Idempotency-Key']: key,
+  });
+  const location = exchange.response?.headers.get('location');
+  if (is2xx(exchange) && location) run.created.push(location);
+  return exchange;
+}
+
+async function probeReplay(
+  run: Run,
+  target: Target,
+  body: unknown,
+  key: string,
+  original: Exchange,
+): Promise<void> {
+  const keyHeader = run.options.idempotencyHeader ?? 'Idempotency-Key';
+  const replay = await run.post(target.path, JSON.stringify(body), {
+    'Content-Type': 'application/json',
+    [keyHeader]: key,
+  });
+  const same =
+    is2xx(original) &&
+    status(replay) === status(original) &&
+    replay.response?.headers.get('location') === original.response?.headers.get('location') &&
+    replay.response?.body === original.response?.body;
+  run.note(
+    'probe-idempotent-replay',
+    same ? 'pass' : 'fail',
+    replay,
+    same
+      ? 'the retry replayed the first result'
+      : `the retry differs from the first result (${status(original)})`,
+    ['location', 'idempotent-replayed'],
+  );
+  const replayLocation = replay.response?.headers.get('location');
+  if (!same && is2xx(replay) && replayLocation) run.created.push(replayLocation);
+  const reused = await run.post(target.path, JSON.stringify(changed(body)), {
+    'Content-Type': 'application/json',
+    [keyHeader]: key,
+  });
+  run.note(
+    'probe-idempotency-key-reuse-422',
+    status(reused) === 422 ? 'pass' : 'fail',
+    reused,
+    status(reused) === 422
+      ? '422 for a reused key with another body'
+      : 'expected 422 for a reused key with another body',
+  );
+}
+
+async function probeWrites(run: Run, target: Target): Promise<void> {
+  const keyHeader = run.options.idempotencyHeader ?? 'Idempotency-Key';
+  const unsupported = await run.post(target.path, 'plumbline conformance', {
+    'Content-Type': 'text/plain',
+    [keyHeader]: randomUUID(),
+  });
+  if (!forbidden(run, 'probe-unsupported-media-415', unsupported)) {
+    const ok = status(unsupported) === 415;
+    run.note(
+      'probe-unsupported-media-415',
+      ok ? 'pass' : 'fail',
+      unsupported,
+      ok ? '415 for text/plain' : 'expected 415',
+    );
+    const location = unsupported.response?.headers.get('location');
+    if (is2xx(unsupported) && location) run.created.push(location);
+  }
+
+  const body = createBody(run, target);
+  const first = await create(run, target, body);
+  if (forbidden(run, 'probe-create-201-location', first)) return;
+  const location = first.response?.headers.get('location');
+  if (status(first) !== 201 || !location) {
+    run.note('probe-create-201-location', 'fail', first, 'expected 201 with a Location header', ['location']);
+  } else if (run.client.resolve(location) === undefined) {
+    run.note('probe-create-201-location', 'fail', first, `Location ${location} leaves the API's origin`, [
+      'location',
+    ]);
+  } else {
+    const fetched = await run.get(location);
+    run.note(
+      'probe-create-201-location',
+      is2xx(fetched) ? 'pass' : 'fail',
+      is2xx(fetched) ? first : fetched,
+      is2xx(fetched)
+        ? `201, Location ${location} answers ${status(fetched)}`
+        : 'the Location does not answer 2xx',
+      ['location'],
+    );
+  }
+
+  const key = randomUUID();
+  const originalBody = createBody(run, target);
+  const original = await create(run, target, originalBody, key);
+  if (!is2xx(original)) {
+    const why = `could not create a resource to retry (${status(original)}); pass createBodies with a valid body`;
+    run.note('probe-idempotent-replay', 'skip', original, why);
+    run.note('probe-idempotency-key-reuse-422', 'skip', original, why);
+  } else await probeReplay(run, target, originalBody, key, original);
+
+  const doomed = await create(run, target, createBody(run, target));
+  const doomedLocation = doomed.response?.headers.get('location');
+  if (!is2xx(doomed) || !doomedLocation || run.client.resolve(doomedLocation) === undefined) {
+    run.note('probe-gone-410', 'skip', doomed, 'could not create a resource to delete');
+    return;
+  }
+  run.created.splice(run.created.indexOf(doomedLocation), 1);
+  const deleted = await run.client.send('DELETE', doomedLocation);
+  if (status(deleted) !== 204) {
+    run.note('probe-gone-410', 'fail', deleted, 'expected 204 for DELETE');
+    return;
+  }
+  const gone = await run.get(doomedLocation);
+  run.note(
+    'probe-gone-410',
+    status(gone) === 410 ? 'pass' : 'fail',
+    gone,
+    status(gone) === 410
+      ? 'DELETE 204, then 410 for the removed member'
+      : 'expected 410 for a removed member',
+  );
+}
+
+async function cleanup(run: Run): Promise<void> {
+  for (const location of run.created.splice(0)) {
+    if (run.client.resolve(location) !== undefined)
+      await run.client.send('DELETE', location, { overBudget: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks over every exchange of the run
+
+function checkAllResponses(run: Run): void {
+  for (const exchange of run.client.exchanges) {
+    const response = exchange.response;
+    if (response === undefined) continue;
+    if (response.status >= 400) {
+      // Only error bodies: a 2xx representation may legitimately hold file names or code.
+      const leak = stackTraceIn(response.body);
+      if (leak !== undefined) run.note('probe-no-stack-traces', 'fail', exchange, `the body holds ${leak}`);
+      const fields = errorFields(response);
+      const missing = [fields.errorCode ? '' : 'error_code', fields.message ? '' : 'message'].filter(Boolean);
+      if (missing.length > 0)
+        run.note(
+          'probe-error-body',
+          'fail',
+          exchange,
+          `${response.status} body lacks ${missing.join(' and ')}`,
+        );
+    } else if (response.status >= 200 && response.status < 300) {
+      const marker = errorMarker(jsonBody(response));
+      if (marker !== undefined)
+        run.note('probe-no-200-errors', 'fail', exchange, `${response.status} with ${marker}`);
+    }
+  }
+  const responses = run.client.exchanges.filter((exchange) => exchange.response !== undefined);
+  const errors = responses.filter((exchange) => status(exchange) >= 400);
+  const pass = (rule: string, note: string): void => {
+    if (!run.observations.get(rule)?.some((o) => o.outcome === 'fail'))
+      run.note(rule, 'pass', undefined, note);
+  };
+  if (errors.length > 0)
+    pass('probe-error-body', `${errors.length} error responses, all with error_code and message`);
+  pass('probe-no-200-errors', `${responses.length} responses, no 2xx with an error body`);
+  if (errors.length > 0) pass('probe-no-stack-traces', `${errors.length} error responses, no stack trace`);
+}
+
+function outcomeOf(observations: readonly Observation[]): Outcome {
+  if (observations.some((o) => o.outcome === 'fail')) return 'fail';
+  if (observations.some((o) => o.outcome === 'pass')) return 'pass';
+  return 'skip';
+}
+
+function summarize(run: Run, skippedWrites: boolean, budgetNote: string | undefined): Scorecard {
+  const results = PROBE_RULES.map((rule) => {
+    const observations = run.observations.get(rule.id) ?? [];
+    let outcome = outcomeOf(observations);
+    let evidence = observations.filter((o) => o.outcome === outcome).map((o) => o.evidence);
+    if (observations.length === 0) {
+      outcome = 'skip';
+      evidence = [
+        {
+          note:
+            rule.writes && skippedWrites
+              ? 'write probe: run with --allow-writes'
+              : (budgetNote ?? 'nothing to check (no applicable response)'),
+        },
+      ];
+    }
+    return ruleResult(rule, outcome, evidence.slice(0, outcome === 'pass' ? 3 : 5));
+  });
+  return buildScorecard('probe', run.options.baseUrl, results, run.client.count);
+}
+
+/**
+ * Probes a running API and scores it: read-only probes by default, write probes (create, replay,
+ * delete) only with `allowWrites`. Bounded by `timeoutMs`, `maxRequests` and `requestsPerSecond`;
+ * only the base URL's origin is contacted, redirects are not followed.
+ *
+ * @example
+ * ```ts
+ * const card = await probe({ baseUrl: 'http://127.0.0.1:3000', apiKey, allowWrites: true });
+ * console.info(formatTable(card));
+ * process.exitCode = card.ok ? 0 : 1;
+ * ```
+ */
+export async function probe(options: ProbeOptions): Promise<Scorecard> {
+  if (options.token !== undefined && options.apiKey !== undefined)
+    throw new ProbeConfigError('pass either a token or an API key, not both');
+  const credentials: Record<string, string> = {};
+  if (options.token !== undefined) credentials['Authorization'] = `Bearer ${options.token}`;
+  if (options.apiKey !== undefined) credentials[options.apiKeyHeader ?? 'X-API-Key'] = options.apiKey;
+  let run: Run;
+  try {
+    run = new Run(options, credentials);
+  } catch (error) {
+    throw new ProbeConfigError(error instanceof Error ? error.message : String(error));
+  }
+  const targets = await discover(run);
+  let budgetNote: string | undefined;
+  try {
+    const writable = options.allowWrites
+      ? targets.find((target) => (target.info ? target.info.creatable : true))
+      : undefined;
+    if (writable !== undefined) await probeWrites(run, writable);
+    let first = true;
+    for (const target of targets) {
+      const base = await run.get(target.path);
+      if (!is2xx(base) || base.response === undefined) {
+        run.note('probe-default-page-bounded', 'fail', base, `${target.template} did not answer 2xx`);
+        continue;
+      }
+      if (first) {
+        await probeAuth(run, target);
+        await probeNegotiation(run, target);
+        await probeUnknownVersion(run, target);
+        first = false;
+      }
+      checkFirstPage(run, target, base);
+      await probeQueryValidation(run, target);
+      await probePagination(run, target, pageItems(jsonBody(base.response))?.length ?? 0);
+      await probeNotFound(run, target);
+    }
+  } catch (error) {
+    if (!(error instanceof BudgetExhausted)) throw error;
+    budgetNote = `${error.message}; raise --max-requests`;
+  } finally {
+    await cleanup(run).catch(() => undefined);
+  }
+  checkAllResponses(run);
+  return summarize(run, !options.allowWrites, budgetNote);
+}

@@ -1,0 +1,327 @@
+import { Document, Spectral } from '@stoplight/spectral-core';
+import parsers from '@stoplight/spectral-parsers';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { badOpenApi, goodOpenApi } from './__fixtures__/openapi.js';
+import { lint, scoreFindings } from './lint.js';
+import { LINT_RULES } from './rules.js';
+import ruleset, { createRuleset } from './ruleset.js';
+
+const problem = {
+  description: 'error',
+  content: {
+    'application/problem+json': {
+      schema: { type: 'object', properties: { error_code: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+};
+const errors = { '4XX': problem, '5XX': problem };
+const ok = { '200': { description: 'ok' }, ...errors };
+const paging = [
+  { name: 'limit', in: 'query', schema: { type: 'integer' } },
+  { name: 'offset', in: 'query', schema: { type: 'integer' } },
+];
+const doc = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths,
+  ...extra,
+});
+const rulesOf = async (document: object) => (await lint(document)).map((finding) => finding.rule);
+
+describe('ruleset: fixture documents', () => {
+  it('finds nothing in the conforming document', async () => {
+    expect(await lint(goodOpenApi())).toEqual([]);
+  });
+
+  it('fires every rule exactly once on the non-conforming document, with its id', async () => {
+    const findings = await lint(badOpenApi());
+    expect(findings.map((finding) => finding.rule).sort()).toEqual(LINT_RULES.map((rule) => rule.id).sort());
+  });
+
+  it.each([
+    ['plumbline-path-plural-nouns', '"person" in /v2/person/{person_id} is not a plural noun'],
+    ['plumbline-path-no-verbs', '"create-reports" in /v2/create-reports is a verb; paths name resources'],
+    ['plumbline-path-casing', '"taskLists" in /v2/taskLists/{list_id} is not lower-case kebab-case'],
+    [
+      'plumbline-path-nesting',
+      '/v2/projects/{project_id}/tasks/{task_id}/comments/{comment_id} nests 3 collections (at most 2)',
+    ],
+    ['plumbline-path-no-extensions', '"exports.csv" in /v2/exports.csv carries a file extension'],
+    [
+      'plumbline-path-no-filter-subpaths',
+      '"active" in /v2/projects/active filters, sorts or searches with a sub-path; use query parameters',
+    ],
+    ['plumbline-path-identifiers', 'PUT /v2/labels targets a collection, not a member /{id}'],
+    ['plumbline-post-201-location', 'POST /v2/teams does not document 201'],
+    ['plumbline-delete-204', 'DELETE /v2/teams/{team_id} documents 200 instead of 204'],
+    ['plumbline-error-responses', 'GET /v2/teams/{team_id}/members: no 5xx response'],
+    ['plumbline-collection-pagination', 'GET /v2/tags declares no limit/offset, page/size or cursor'],
+    ['plumbline-security-headers-only', 'security scheme "apiKey" sends its key in the query string'],
+    ['plumbline-version-consistent', 'several versioning strategies are mixed: path, header'],
+    [
+      'plumbline-deprecation-header',
+      'deprecated GET /v1/projects 200 does not document the Deprecation header',
+    ],
+    ['plumbline-sunset-header', 'deprecated GET /v1/projects 200 does not document the Sunset header'],
+  ])('%s: %s', async (rule, message) => {
+    const findings = await lint(badOpenApi());
+    const finding = findings.find((f) => f.rule === rule);
+    expect(finding?.message).toBe(message);
+    expect(finding?.fix).toBe(LINT_RULES.find((r) => r.id === rule)?.fix);
+    expect(finding?.line).toBeGreaterThan(0);
+  });
+
+  it('reads YAML with line numbers of the YAML text', async () => {
+    const text = stringify(badOpenApi());
+    const findings = await lint(text, { source: 'openapi.yaml' });
+    const post = findings.find((f) => f.rule === 'plumbline-post-201-location');
+    expect(text.split('\n')[post!.line! - 1]).toMatch(/^\s+responses:/);
+    expect(findings).toHaveLength(15);
+  });
+
+  it('is usable on its own in a plain Spectral instance (as spectral-cli loads it)', async () => {
+    const spectral = new Spectral();
+    spectral.setRuleset(ruleset as Parameters<Spectral['setRuleset']>[0]);
+    const results = await spectral.run(new Document(JSON.stringify(badOpenApi()), parsers.Json, 'bad.json'));
+    expect(new Set(results.map((result) => result.code)).size).toBe(15);
+    expect(results.find((r) => r.code === 'plumbline-sunset-header')?.severity).toBe(1);
+    expect(results.find((r) => r.code === 'plumbline-delete-204')?.severity).toBe(0);
+  });
+});
+
+describe('ruleset: single cases', () => {
+  it.each([
+    ['irregular plural', { '/v1/people/{id}': { get: { responses: ok } } }, []],
+    [
+      'uncountable -us word is not plural',
+      { '/v1/status/{id}': { get: { responses: ok } } },
+      ['plumbline-path-plural-nouns'],
+    ],
+    ['/api/v1 prefix is a version', { '/api/v1/projects/{id}': { get: { responses: ok } } }, []],
+    [
+      'POST search action is allowed',
+      { '/v1/tasks/search': { post: { responses: { '200': { description: 'ok' }, ...errors } } } },
+      [],
+    ],
+    [
+      'GET search sub-path is a filter sub-path',
+      { '/v1/tasks/search': { get: { parameters: paging, responses: ok } } },
+      ['plumbline-path-no-filter-subpaths'],
+    ],
+    [
+      'sorted-by sub-path',
+      { '/v1/tasks/sorted-by-name': { get: { parameters: paging, responses: ok } } },
+      ['plumbline-path-no-filter-subpaths'],
+    ],
+    ['snake_case segment', { '/v1/task_lists/{id}': { get: { responses: ok } } }, ['plumbline-path-casing']],
+    [
+      'verb in a later segment',
+      {
+        '/v1/projects/{id}/archive-tasks': {
+          post: { responses: { '201': { description: 'c', headers: { location: {} } }, ...errors } },
+        },
+      },
+      ['plumbline-path-no-verbs'],
+    ],
+    [
+      'identifier mixed with text',
+      { '/v1/projects/id-{id}': { get: { responses: ok } } },
+      ['plumbline-path-identifiers'],
+    ],
+    [
+      'two identifiers in a row',
+      { '/v1/projects/{a}/{b}': { get: { responses: ok } } },
+      ['plumbline-path-identifiers'],
+    ],
+    [
+      'lower-case location header counts',
+      {
+        '/v1/projects': {
+          post: { responses: { '201': { description: 'c', headers: { location: {} } }, ...errors } },
+        },
+      },
+      [],
+    ],
+    [
+      '201 without Location',
+      { '/v1/projects': { post: { responses: { '201': { description: 'c' }, ...errors } } } },
+      ['plumbline-post-201-location'],
+    ],
+    [
+      'DELETE with 204 and 200',
+      { '/v1/projects/{id}': { delete: { responses: { '204': { description: 'x' }, ...ok } } } },
+      ['plumbline-delete-204'],
+    ],
+    [
+      'default response covers 4xx and 5xx',
+      { '/v1/projects/{id}': { get: { responses: { '200': { description: 'ok' }, default: problem } } } },
+      [],
+    ],
+    [
+      'error schema through allOf',
+      {
+        '/v1/projects/{id}': {
+          get: {
+            responses: {
+              '200': { description: 'ok' },
+              default: {
+                description: 'e',
+                content: {
+                  'application/json': {
+                    schema: { allOf: [{ properties: { error_code: {} } }, { properties: { message: {} } }] },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      [],
+    ],
+    [
+      'error schema without error_code',
+      {
+        '/v1/projects/{id}': {
+          get: {
+            responses: {
+              '200': { description: 'ok' },
+              default: {
+                description: 'e',
+                content: { 'application/json': { schema: { properties: { message: {} } } } },
+              },
+            },
+          },
+        },
+      },
+      ['plumbline-error-responses'],
+    ],
+    [
+      'page and size paginate',
+      {
+        '/v1/projects': {
+          get: {
+            parameters: [
+              { name: 'page', in: 'query' },
+              { name: 'size', in: 'query' },
+            ],
+            responses: ok,
+          },
+        },
+      },
+      [],
+    ],
+    [
+      'cursor paginates',
+      { '/v1/projects': { get: { parameters: [{ name: 'cursor', in: 'query' }], responses: ok } } },
+      [],
+    ],
+    [
+      'path-level paging parameters count',
+      { '/v1/projects': { parameters: paging, get: { responses: ok } } },
+      [],
+    ],
+    [
+      'token in the query string',
+      {
+        '/v1/projects/{id}': { get: { parameters: [{ name: 'access_token', in: 'query' }], responses: ok } },
+      },
+      ['plumbline-security-headers-only'],
+    ],
+    [
+      'no version anywhere',
+      { '/projects/{id}': { get: { responses: ok } } },
+      ['plumbline-version-consistent'],
+    ],
+    [
+      'one path without its version',
+      { '/v1/projects/{id}': { get: { responses: ok } }, '/tasks/{id}': { get: { responses: ok } } },
+      ['plumbline-version-consistent'],
+    ],
+    [
+      'query version and path version',
+      { '/v1/projects/{id}': { get: { parameters: [{ name: 'version', in: 'query' }], responses: ok } } },
+      ['plumbline-version-consistent'],
+    ],
+    [
+      'meta paths are left alone',
+      {
+        '/openapi.json': { get: { responses: { '200': { description: 'x' } } } },
+        '/.well-known/jwks.json': { get: { responses: { '200': { description: 'x' } } } },
+        '/oauth/token': { post: { responses: { '200': { description: 'x' } } } },
+        '/errors/{code}': { get: { responses: { '200': { description: 'x' } } } },
+        '/health': { get: { responses: { '200': { description: 'x' } } } },
+        '/v1/projects/{id}': { get: { responses: ok } },
+      },
+      [],
+    ],
+  ])('%s', async (_label, paths, expected) => {
+    expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
+  it('a versioned server URL makes unprefixed paths consistent', async () => {
+    const document = doc(
+      { '/projects/{id}': { get: { responses: ok } } },
+      { servers: [{ url: 'https://api.example.com/v1' }] },
+    );
+    expect(await rulesOf(document)).toEqual([]);
+  });
+
+  it('ignorePaths and disable are options', async () => {
+    const document = doc({
+      '/v1/internal/doStuff': { post: { responses: ok } },
+      '/v1/projects/{id}': { get: { responses: ok } },
+    });
+    expect(await rulesOf(document)).toEqual([
+      'plumbline-path-casing',
+      'plumbline-path-no-verbs',
+      'plumbline-post-201-location',
+    ]);
+    const ignored = await lint(document, { ruleset: { ignorePaths: [/^\/internal\//] } });
+    expect(ignored).toEqual([]);
+    const disabled = await lint(document, {
+      ruleset: { disable: ['plumbline-path-casing', 'plumbline-path-no-verbs'] },
+    });
+    expect(disabled.map((f) => f.rule)).not.toContain('plumbline-path-casing');
+    expect(Object.keys(createRuleset({ disable: ['plumbline-delete-204'] }).rules)).toHaveLength(14);
+  });
+
+  it('reports a document that is not OpenAPI', async () => {
+    expect(await rulesOf({ swagger: '2.0', paths: {} })).toEqual(['document-valid']);
+    expect(await rulesOf({})).toEqual(['document-valid']);
+  });
+});
+
+describe('scoreFindings', () => {
+  it('passes every rule of a clean document', () => {
+    const card = scoreFindings([], 'good.json');
+    expect(card).toMatchObject({
+      mode: 'lint',
+      target: 'good.json',
+      ok: true,
+      passed: 15,
+      failed: 0,
+      percent: 100,
+    });
+  });
+
+  it('fails the rules with findings and puts a document-valid failure first', async () => {
+    const card = scoreFindings(await lint({}), 'empty.json');
+    expect(card.results[0]).toMatchObject({ id: 'document-valid', outcome: 'fail' });
+    expect(card.ok).toBe(false);
+  });
+
+  it('a warn-only failure keeps ok true but lowers the score', async () => {
+    const document = goodOpenApi() as {
+      paths: Record<string, { get: { responses: { '200': { headers: object } } } }>;
+    };
+    document.paths['/v1/projects']!.get.responses['200'].headers = {
+      Deprecation: { schema: { type: 'string' } },
+    };
+    const card = scoreFindings(await lint(document), 'x.json');
+    expect(card).toMatchObject({ ok: true, passed: 14, failed: 1, percent: 93 });
+    expect(card.results.find((r) => r.outcome === 'fail')?.evidence[0]?.note).toBe(
+      'deprecated GET /v1/projects 200 does not document the Sunset header',
+    );
+  });
+});

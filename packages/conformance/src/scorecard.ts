@@ -1,0 +1,126 @@
+import { RULES, type RuleInfo, type RuleKind, type Severity } from './rules.js';
+
+/**
+ * What supports a result: the request sent and the relevant response lines (live rules), or the
+ * document location (static rules), plus a note saying what was wrong or why a rule was skipped.
+ *
+ * @example
+ * ```ts
+ * const evidence: Evidence = { request: 'GET /v2/projects?sort=nope', response: 'HTTP 200\n{"data":[]}', note: 'expected 400' };
+ * ```
+ */
+export interface Evidence {
+  readonly request?: string;
+  readonly response?: string;
+  /** Where in the OpenAPI document (static rules), e.g. `paths./v1/projects.post (line 12)`. */
+  readonly location?: string;
+  readonly note: string;
+}
+
+/** `skip`: the rule did not apply or could not be run (the evidence says why). */
+export type Outcome = 'pass' | 'fail' | 'skip';
+
+/**
+ * One rule's result in a scorecard.
+ *
+ * @example
+ * ```ts
+ * const failed = scorecard.results.filter((result: RuleResult) => result.outcome === 'fail');
+ * ```
+ */
+export interface RuleResult {
+  readonly id: string;
+  readonly kind: RuleKind;
+  readonly severity: Severity;
+  readonly section: string;
+  readonly title: string;
+  readonly fix: string;
+  readonly outcome: Outcome;
+  readonly evidence: readonly Evidence[];
+}
+
+/**
+ * The result of a lint or probe run.
+ *
+ * @example
+ * ```ts
+ * if (!scorecard.ok) process.exitCode = 1;
+ * ```
+ */
+export interface Scorecard {
+  readonly mode: 'lint' | 'probe';
+  /** The document source (lint) or base URL (probe). */
+  readonly target: string;
+  /** True when no rule of severity `error` failed. */
+  readonly ok: boolean;
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  /** `passed / (passed + failed)` in percent, rounded down; 100 when nothing ran. */
+  readonly percent: number;
+  /** HTTP requests sent (probe only). */
+  readonly requests?: number;
+  readonly results: readonly RuleResult[];
+}
+
+/**
+ * A rule result from the catalogue entry, an outcome and its evidence.
+ *
+ * @example
+ * ```ts
+ * ruleResult(RULES['probe-vary']!, 'pass', []);
+ * ```
+ */
+export function ruleResult(rule: RuleInfo, outcome: Outcome, evidence: readonly Evidence[]): RuleResult {
+  const { id, kind, severity, section, title, fix } = rule;
+  return { id, kind, severity, section, title, fix, outcome, evidence };
+}
+
+/**
+ * Totals a list of rule results into a scorecard.
+ *
+ * @example
+ * ```ts
+ * buildScorecard('probe', 'http://127.0.0.1:3000', results, 42).percent; // e.g. 100
+ * ```
+ */
+export function buildScorecard(
+  mode: 'lint' | 'probe',
+  target: string,
+  results: readonly RuleResult[],
+  requests?: number,
+): Scorecard {
+  const count = (outcome: Outcome): number => results.filter((result) => result.outcome === outcome).length;
+  const passed = count('pass');
+  const failed = count('fail');
+  const ok = !results.some((result) => result.outcome === 'fail' && result.severity === 'error');
+  const percent = passed + failed === 0 ? 100 : Math.floor((passed * 100) / (passed + failed));
+  return {
+    mode,
+    target,
+    ok,
+    passed,
+    failed,
+    skipped: count('skip'),
+    percent,
+    ...(requests === undefined ? {} : { requests }),
+    results,
+  };
+}
+
+/** Catalogue entry for a Spectral code that is not one of ours (parser or `$ref` problems). */
+export function documentRule(): RuleInfo {
+  return {
+    id: 'document-valid',
+    kind: 'lint',
+    severity: 'error',
+    section: '-',
+    title: 'The document parses and its $refs resolve',
+    fix: 'Fix the syntax or reference errors reported by the parser.',
+  };
+}
+
+/** Looks a rule up, falling back to {@link documentRule} for foreign codes. */
+export function ruleInfo(id: string): RuleInfo {
+  return RULES[id] ?? documentRule();
+}
