@@ -16,7 +16,7 @@ describe('conformance scorecard of the reference service', () => {
   });
 
   it('lint: the OpenAPI document passes every rule', async () => {
-    const document = await (await fetch(`${svc.url}/openapi.json`)).json();
+    const document = (await (await fetch(`${svc.url}/openapi.json`)).json()) as object;
     const card = scoreFindings(await lint(document), `${svc.url}/openapi.json`);
     expect(
       card.results.filter((r) => r.outcome !== 'pass'),
