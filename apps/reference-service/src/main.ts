@@ -63,16 +63,24 @@ async function main(): Promise<void> {
   });
 
   let stopping = false;
+  // While stopping, every response closes its connection: keep-alive clients that keep sending on a
+  // busy connection would otherwise hold it (and the process) open until the grace timer kills it.
+  server.prependListener('request', (_req, res) => {
+    if (stopping) res.shouldKeepAlive = false;
+  });
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.info(`${signal} received: finishing in-flight requests`);
-    // Stop accepting connections; idle keep-alive sockets close now, busy ones after their response.
+    // Stop accepting connections; idle keep-alive sockets close now, busy ones as their response ends.
     server.close(async (error) => {
+      clearInterval(sweep);
       await ctx.close();
       process.exit(error ? 1 : 0);
     });
     server.closeIdleConnections();
+    // A connection busy at the signal turns idle once its response is out: close it then.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     setTimeout(() => {
       console.error(`Requests still running after ${config.shutdownGraceMs} ms: closing them`);
       server.closeAllConnections();

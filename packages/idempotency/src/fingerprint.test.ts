@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalBody, canonicalJson, compileExclusions, fingerprintRequest } from './fingerprint.js';
 
@@ -26,6 +27,30 @@ describe('canonicalJson', () => {
     ['absent field', ['nope'], { a: 1 }, '{"a":1}'],
   ] as const)('excludes %s', (_name, fields, value, expected) => {
     expect(canonicalJson(value, compileExclusions(fields))).toBe(expected);
+  });
+
+  it('agrees with JSON.stringify on sorted data, whatever the shape (property)', () => {
+    // A recursive reference (fine for generated, shallow data): keys sorted as strings. Objects
+    // cannot hold that order themselves, since integer-like keys always come first.
+    const reference = (v: unknown): string =>
+      Array.isArray(v)
+        ? `[${v.map(reference).join(',')}]`
+        : v !== null && typeof v === 'object'
+          ? `{${Object.keys(v)
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`)
+              .join(',')}}`
+          : JSON.stringify(v);
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+    );
+  });
+
+  it.each([2_000, 100_000])('writes a body nested %i levels deep without overflowing the stack', (depth) => {
+    const value = JSON.parse(`{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    expect(canonicalJson(value)).toBe(`{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`);
   });
 
   it.each([[''], ['a..b'], ['.a']])('rejects the exclusion path %j', (field) => {

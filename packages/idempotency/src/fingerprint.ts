@@ -45,31 +45,61 @@ function childExclusions(paths: readonly Path[], key: string): { drop: boolean; 
   return { drop, rest };
 }
 
-function write(value: unknown, paths: readonly Path[]): string {
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof (value as { toJSON?: unknown }).toJSON === 'function'
-  ) {
-    return write((value as { toJSON: () => unknown }).toJSON(), paths);
-  }
-  if (Array.isArray(value)) {
-    return `[${value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : write(item, NO_EXCLUSIONS.paths))).join(',')}]`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const parts: string[] = [];
-    for (const key of Object.keys(record).sort()) {
-      const item = record[key];
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-      const { drop, rest } = paths.length === 0 ? { drop: false, rest: paths } : childExclusions(paths, key);
-      if (drop) continue;
-      parts.push(`${JSON.stringify(key)}:${write(item, rest)}`);
+type Task = string | { readonly value: unknown; readonly paths: readonly Path[] };
+
+// Iterative, not recursive: a client controls the body's depth, and a body nested a few thousand
+// levels deep (4 KB of brackets) would otherwise overflow the stack and turn into a 500.
+function write(root: unknown, rootPaths: readonly Path[]): string {
+  const out: string[] = [];
+  const stack: Task[] = [{ value: root, paths: rootPaths }];
+  while (stack.length > 0) {
+    const task = stack.pop()!;
+    if (typeof task === 'string') {
+      out.push(task);
+      continue;
     }
-    return `{${parts.join(',')}}`;
+    let { value } = task;
+    if (
+      value !== null &&
+      typeof value === 'object' &&
+      typeof (value as { toJSON?: unknown }).toJSON === 'function'
+    ) {
+      value = (value as { toJSON: () => unknown }).toJSON();
+    }
+    const next: Task[] = [];
+    if (Array.isArray(value)) {
+      next.push('[');
+      value.forEach((item, index) => {
+        if (index > 0) next.push(',');
+        next.push(
+          item === undefined || typeof item === 'function'
+            ? 'null'
+            : { value: item, paths: NO_EXCLUSIONS.paths },
+        );
+      });
+      next.push(']');
+    } else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      const paths = task.paths;
+      next.push('{');
+      let first = true;
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+        const { drop, rest } =
+          paths.length === 0 ? { drop: false, rest: paths } : childExclusions(paths, key);
+        if (drop) continue;
+        next.push(`${first ? '' : ','}${JSON.stringify(key)}:`, { value: item, paths: rest });
+        first = false;
+      }
+      next.push('}');
+    } else {
+      out.push(typeof value === 'bigint' ? value.toString() : (JSON.stringify(value) ?? 'null'));
+      continue;
+    }
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
   }
-  if (typeof value === 'bigint') return value.toString();
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 /**
