@@ -9,7 +9,7 @@ import pino from 'pino';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
-import type { DemoCredentials } from '../src/seed.js';
+import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
 
 export interface Backend {
   readonly name: string;
@@ -50,8 +50,8 @@ export async function startService(
     ...env,
   });
   const ctx = await createContext({ ...config, redisKeyPrefix: `${schema}:` });
-  if (!ctx.demoCredentials) throw new Error('the harness expects a fresh database with demo credentials');
-  const credentials = ctx.demoCredentials;
+  // Production never prints demo credentials; tests then make their own the same way.
+  const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
   const app = createApp(ctx, pino({ level: 'silent' }));
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
