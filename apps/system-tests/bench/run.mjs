@@ -1,0 +1,485 @@
+#!/usr/bin/env node
+/**
+ * Load benchmarks (issue 9): each pair's variants run alternately (A, B, A, B, ...) with autocannon
+ * against servers in child processes, loopback only, fixed duration. Prints a table and writes
+ * bench/RESULTS.md with the command, the date and the machine.
+ *
+ *   node apps/system-tests/bench/run.mjs            (after `pnpm turbo run build`)
+ *   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_PAIRS=1,2,3,4 (defaults)
+ *
+ * Needs Redis (REDIS_URL, default redis://127.0.0.1:6379) for pairs 3-4 and PostgreSQL
+ * (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test) for pair 4; a pair whose service is
+ * missing is reported as skipped. Every Redis key and PostgreSQL schema it creates is removed.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import pg from 'pg';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SERVICE_MAIN = resolve(here, '../../reference-service/dist/main.mjs');
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const PAIRS = new Set((process.env.BENCH_PAIRS ?? '1,2,3,4').split(',').map(Number));
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ISSUER = 'https://issuer.bench.test/';
+const AUDIENCE = 'https://api.bench.test';
+const RUN_ID = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+
+const children = new Set();
+
+/** Starts `node <args>` and resolves once a line matches `ready`. */
+function startProcess(args, env, ready) {
+  return new Promise((resolveStart, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`did not start within 30 s:\n${out}`));
+    }, 30_000);
+    const onData = (chunk) => {
+      out += chunk.toString();
+      const match = ready.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolveStart({ child, match, output: () => out });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      children.delete(child);
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+async function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Peak and current resident set size of a process (Linux /proc), in bytes. */
+function memory(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+    return { peak: kb('VmHWM'), current: kb('VmRSS') };
+  } catch {
+    return { peak: 0, current: 0 };
+  }
+}
+
+function cannon(options) {
+  return new Promise((resolveRun, reject) => {
+    autocannon({ connections: CONNECTIONS, pipelining: 1, ...options }, (error, result) =>
+      error ? reject(error) : resolveRun(result),
+    );
+  });
+}
+
+async function available(check) {
+  try {
+    await check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A variant: a name, a start function returning { url, pid, stop }, and the autocannon request.
+ * Each pair starts all its servers, warms each up, then runs ROUNDS rounds of A, B, ... in turn.
+ */
+async function runPair(title, variants) {
+  const started = [];
+  try {
+    for (const variant of variants) started.push({ variant, server: await variant.start() });
+    for (const { variant, server } of started) {
+      const check = await fetch(server.url + variant.path, variant.fetchInit());
+      if (check.status !== variant.expect) {
+        throw new Error(`${variant.name}: sanity request answered ${check.status}: ${await check.text()}`);
+      }
+      await cannon({ url: server.url + variant.path, duration: 1, ...variant.cannon() });
+    }
+    const results = new Map(variants.map((v) => [v.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const { variant, server } of started) {
+        const result = await cannon({
+          url: server.url + variant.path,
+          duration: DURATION,
+          ...variant.cannon(),
+        });
+        const bad = result.non2xx + result.errors + result.timeouts;
+        if (bad) process.stdout.write(`  status codes: ${JSON.stringify(result.statusCodeStats)}\n`);
+        results.get(variant.name).push({
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          bad,
+          total: result.requests.total,
+        });
+        process.stdout.write(
+          `  ${title} | ${variant.name} | round ${round + 1}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms${bad ? `, ${bad} non-2xx/errors` : ''}\n`,
+        );
+      }
+    }
+    return started.map(({ variant, server }) => {
+      const runs = results.get(variant.name);
+      const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+      return {
+        pair: title,
+        name: variant.name,
+        rps: runs.reduce((sum, r) => sum + r.rps, 0) / runs.length,
+        p50: median('p50'),
+        p99: median('p99'),
+        bad: runs.reduce((sum, r) => sum + r.bad, 0),
+        total: runs.reduce((sum, r) => sum + r.total, 0),
+        peakRss: server.pid ? memory(server.pid).peak : 0,
+      };
+    });
+  } finally {
+    for (const { server } of started) await server.stop();
+  }
+}
+
+function benchServer(variant, env) {
+  return async () => {
+    const { child, match } = await startProcess([join(here, 'server.mjs'), variant], env, /ready (\d+)/);
+    return { url: `http://127.0.0.1:${match[1]}`, pid: child.pid, stop: () => stopProcess(child) };
+  };
+}
+
+async function deleteKeys(prefix) {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    for (const pattern of [`${prefix}*`, `{${prefix}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  loadAtStart = loadavg()[0];
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const publicJwk = { ...(await exportJWK(publicKey)), kid: 'bench-1', alg: 'ES256', use: 'sig' };
+  const jwks = JSON.stringify({ keys: [publicJwk] });
+  const jwksServer = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=600' });
+    res.end(jwks);
+  });
+  await new Promise((r) => jwksServer.listen(0, '127.0.0.1', r));
+  const jwksUrl = `http://127.0.0.1:${jwksServer.address().port}/jwks.json`;
+  const token = await new SignJWT({ scope: 'read:projects', client_id: 'bench-client' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'bench-1', typ: 'at+jwt' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject('bench-client')
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(privateKey);
+  const serverEnv = {
+    BENCH_PUBLIC_JWK: JSON.stringify(publicJwk),
+    BENCH_JWKS_URL: jwksUrl,
+    BENCH_ISSUER: ISSUER,
+    BENCH_AUDIENCE: AUDIENCE,
+    REDIS_URL,
+    BENCH_REDIS_PREFIX: `${RUN_ID}:idem:`,
+  };
+  const bearer = { authorization: `Bearer ${token}` };
+  const get = (name, variant, path) => ({
+    name,
+    path,
+    expect: 200,
+    start: benchServer(variant, serverEnv),
+    fetchInit: () => ({ headers: bearer }),
+    cannon: () => ({ headers: bearer }),
+  });
+  let counter = 0;
+  const uniqueKey = (request) => {
+    request.headers = { ...request.headers, 'idempotency-key': `${RUN_ID}-${++counter}` };
+    return request;
+  };
+  const postOrder = (name, variant) => ({
+    name,
+    path: '/orders',
+    expect: 201,
+    start: benchServer(variant, serverEnv),
+    fetchInit: () => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `${RUN_ID}-sanity-${variant}` },
+      body: '{"sku":"A-1","qty":2}',
+    }),
+    cannon: () => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"sku":"A-1","qty":2}',
+      requests: [{ setupRequest: uniqueKey }],
+    }),
+  });
+
+  const redisUp = await available(async () => {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, connectTimeout: 2000 });
+    try {
+      await redis.connect();
+      await redis.ping();
+    } finally {
+      redis.disconnect();
+    }
+  });
+  const postgresUp = await available(async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2000 });
+    await client.connect();
+    await client.end();
+  });
+
+  const rows = [];
+  const skipped = [];
+  const ratios = [];
+  const pairQuery = '/v2/projects?status=active&sort=-priority&limit=20';
+  try {
+    if (PAIRS.has(1)) {
+      const [bare, stack, middleware] = await runPair('1 stack vs bare', [
+        get('bare Express route', 'bare', pairQuery),
+        get('whole Plumbline stack', 'stack', pairQuery),
+        get('Plumbline middleware, hand-written handler (diagnostic)', 'stack-own-handler', pairQuery),
+      ]);
+      rows.push(bare, stack, middleware);
+      ratios.push({ what: '1. Plumbline stack / bare Express', value: stack.rps / bare.rps, target: 0.85 });
+      ratios.push({
+        what: '1. (diagnostic) Plumbline middleware only / bare Express',
+        value: middleware.rps / bare.rps,
+        target: 0.85,
+      });
+    }
+    if (PAIRS.has(2)) {
+      const results = await runPair('2 JWT auth', [
+        get('@plumbline/auth', 'auth-plumbline', '/projects'),
+        get('express-oauth2-jwt-bearer', 'auth-oauth2', '/projects'),
+        get('express-jwt', 'auth-express-jwt', '/projects'),
+      ]);
+      rows.push(...results);
+      const [ours, ...others] = results;
+      const fastest = Math.max(...others.map((r) => r.rps));
+      ratios.push({
+        what: '2. @plumbline/auth / faster alternative',
+        value: ours.rps / fastest,
+        target: 1.4,
+      });
+    }
+    if (PAIRS.has(3)) {
+      if (redisUp) {
+        try {
+          const [plain, idem] = await runPair('3 idempotent POST', [
+            postOrder('POST without idempotency', 'post-plain'),
+            postOrder('POST with idempotency (Redis)', 'post-idempotent'),
+          ]);
+          rows.push(plain, idem);
+          ratios.push({
+            what: '3. idempotent POST (Redis) / plain POST',
+            value: idem.rps / plain.rps,
+            target: 0.8,
+          });
+        } finally {
+          await deleteKeys(`${RUN_ID}:`);
+        }
+      } else skipped.push(`3 (Redis not reachable at ${REDIS_URL})`);
+    }
+    if (PAIRS.has(4)) {
+      if (redisUp) rows.push(...(await referenceService(postgresUp, skipped)));
+      else skipped.push(`4 (Redis not reachable at ${REDIS_URL})`);
+    }
+  } finally {
+    jwksServer.close();
+    for (const child of children) child.kill('SIGKILL');
+  }
+  report(rows, ratios, skipped, Date.now() - started);
+}
+
+/** Pair 4: the reference service on SQLite and on PostgreSQL, GET a filtered sorted page and POST create. */
+async function referenceService(postgresUp, skipped) {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const baseEnv = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    REDIS_URL,
+    SIGNING_KEY_JWK: JSON.stringify(await exportJWK(privateKey)),
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+  };
+  const schema = `${RUN_ID}_ref`.toLowerCase();
+  let admin;
+  if (postgresUp) {
+    admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+  } else skipped.push(`4 on PostgreSQL (not reachable at ${DATABASE_URL})`);
+  const services = [
+    { label: 'SQLite', env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${RUN_ID}:sqlite:` } },
+  ];
+  if (postgresUp) {
+    const url = new URL(DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    services.push({
+      label: 'PostgreSQL',
+      env: { DATABASE_URL: url.toString(), REDIS_KEY_PREFIX: `${RUN_ID}:pg:` },
+    });
+  }
+  const running = [];
+  try {
+    for (const service of services) {
+      const { child, output } = await startProcess(
+        [SERVICE_MAIN],
+        { ...baseEnv, ...service.env },
+        /API key, read-write:\s+(\S+)/,
+      );
+      const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
+      const apiKey = /API key, read-write:\s+(\S+)/.exec(output())?.[1];
+      running.push({ ...service, child, url, apiKey });
+    }
+    const variants = [];
+    for (const service of running) {
+      const server = async () => ({ url: service.url, pid: service.child.pid, stop: async () => {} });
+      const headers = { 'x-api-key': service.apiKey };
+      variants.push({
+        name: `reference service, ${service.label}: GET /v2/tasks?status=todo&sort=-priority`,
+        path: '/v2/tasks?status=todo&sort=-priority',
+        expect: 200,
+        start: server,
+        fetchInit: () => ({ headers }),
+        cannon: () => ({ headers }),
+      });
+      let n = 0;
+      variants.push({
+        name: `reference service, ${service.label}: POST /v2/projects`,
+        path: '/v2/projects',
+        expect: 201,
+        start: server,
+        fetchInit: () => ({
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': `${RUN_ID}-sanity` },
+          body: '{"name":"bench sanity"}',
+        }),
+        cannon: () => ({
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: '{"name":"bench project"}',
+          requests: [
+            {
+              setupRequest: (request) => {
+                // Project names are unique: every request creates a different one.
+                n += 1;
+                request.headers = {
+                  ...request.headers,
+                  'idempotency-key': `${service.label}-${RUN_ID}-${n}`,
+                };
+                request.body = JSON.stringify({ name: `bench ${service.label} ${n}` });
+                return request;
+              },
+            },
+          ],
+        }),
+      });
+    }
+    return await runPair('4 reference service', variants);
+  } finally {
+    for (const service of running) await stopProcess(service.child);
+    await deleteKeys(`${RUN_ID}:`);
+    if (admin) {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  }
+}
+
+let loadAtStart = 0;
+
+function machine() {
+  const cpu = cpus();
+  return `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux ${release()}, Node.js ${process.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end (other work on the machine lowers absolute figures and adds noise to ratios)`;
+}
+
+function report(rows, ratios, skipped, elapsedMs) {
+  const command = `BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
+  const date = new Date().toISOString();
+  const mib = (bytes) => (bytes ? `${Math.round(bytes / 2 ** 20)} MiB` : '-');
+  const groups = new Map();
+  for (const row of rows) groups.set(row.pair, [...(groups.get(row.pair) ?? []), row]);
+  const table = [
+    '| pair | variant | req/s | p50 ms | p99 ms | ratio to first | non-2xx/errors | peak RSS |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const [pair, list] of groups) {
+    const first = list[0];
+    for (const row of list) {
+      table.push(
+        `| ${pair} | ${row.name} | ${Math.round(row.rps).toLocaleString('en')} | ${row.p50} | ${row.p99} | ${(row.rps / first.rps).toFixed(2)} | ${row.bad}/${row.total} | ${mib(row.peakRss)} |`,
+      );
+    }
+  }
+  const targets = [
+    '| target | measured | required | met |',
+    '|---|---:|---:|---|',
+    ...ratios.map(
+      (r) =>
+        `| ${r.what} | ${r.value.toFixed(2)} | ≥ ${r.target} | ${r.value >= r.target ? 'yes' : '**no**'} |`,
+    ),
+  ];
+  const text = [
+    '# Load benchmarks (apps/system-tests)',
+    '',
+    `Command (from the repository root, after \`pnpm turbo run build\`): \`${command}\``,
+    '',
+    `Date: ${date}. Machine: ${machine()}. Run took ${Math.round(elapsedMs / 1000)} s.`,
+    '',
+    `autocannon ${CONNECTIONS} connections, no pipelining, ${DURATION} s per run, ${ROUNDS} rounds per variant run alternately (A, B, A, B, ...) after a 1 s warm-up; req/s is the mean of the rounds, p50/p99 the median of the rounds' values. Servers run in their own processes on 127.0.0.1; the load generator shares the machine's cores with them, so absolute figures are low and ratios are what matters.`,
+    '',
+    ...table,
+    '',
+    ...targets,
+    '',
+    ...(skipped.length ? [`Skipped: ${skipped.join('; ')}.`, ''] : []),
+  ].join('\n');
+  writeFileSync(join(here, 'RESULTS.md'), text);
+  process.stdout.write(`\n${text}\nWritten to apps/system-tests/bench/RESULTS.md\n`);
+}
+
+process.on('SIGINT', () => {
+  for (const child of children) child.kill('SIGKILL');
+  process.exit(130);
+});
+
+main().catch((error) => {
+  for (const child of children) child.kill('SIGKILL');
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,198 @@
+/**
+ * One benchmark server per process: `node bench/server.mjs <variant>`. Configuration comes from the
+ * environment (BENCH_PUBLIC_JWK, BENCH_JWKS_URL, BENCH_ISSUER, BENCH_AUDIENCE, REDIS_URL,
+ * BENCH_REDIS_PREFIX); it prints `ready <port>` once listening on 127.0.0.1.
+ *
+ * Variants
+ *   bare             Express 5, GET /v2/projects filters and sorts an in-memory collection by hand
+ *   stack            the same route behind requestId, versioning, negotiation, bearer JWT (verified-
+ *                    token cache), collectionQuery, errorHandler
+ *   stack-own-handler the same middleware, but the hand-written handler of `bare` answers (no
+ *                    applyToArray / buildPage): separates the middleware's cost from the page's
+ *   auth-plumbline   GET /projects behind @plumbline/auth authenticate() (JWKS from a URL)
+ *   auth-oauth2      the same behind express-oauth2-jwt-bearer auth()
+ *   auth-express-jwt the same behind express-jwt (key from the JWKS URL through jose)
+ *   post-plain       POST /orders with express.json(), 201
+ *   post-idempotent  the same behind @plumbline/idempotency with the Redis store
+ */
+import { createPublicKey } from 'node:crypto';
+import { createJwtVerifier } from '@plumbline/auth';
+import { authenticate } from '@plumbline/auth/express';
+import { errorHandler, notFoundHandler, requestId } from '@plumbline/errors/express';
+import { createRedisStore } from '@plumbline/idempotency';
+import { idempotency } from '@plumbline/idempotency/express';
+import { negotiate, represent } from '@plumbline/negotiation/express';
+import { applyToArray, buildPage, defineCollection } from '@plumbline/query-parser';
+import { collectionQuery, getCollectionQuery, sendPage } from '@plumbline/query-parser/express';
+import { createVersionPolicy } from '@plumbline/versioning';
+import { versionedRouter } from '@plumbline/versioning/express';
+import express from 'express';
+import { expressjwt } from 'express-jwt';
+import { auth as oauth2Bearer } from 'express-oauth2-jwt-bearer';
+import { Redis } from 'ioredis';
+import { createRemoteJWKSet } from 'jose';
+
+const variant = process.argv[2];
+const env = process.env;
+const ISSUER = env.BENCH_ISSUER ?? 'https://issuer.bench.test/';
+const AUDIENCE = env.BENCH_AUDIENCE ?? 'https://api.bench.test';
+
+const STATUSES = ['active', 'archived', 'paused'];
+const PROJECTS = Array.from({ length: 200 }, (_, i) => ({
+  id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  name: `Project ${i}`,
+  status: STATUSES[i % 3],
+  priority: (i * 7) % 5,
+  created_at: new Date(Date.UTC(2026, 0, 1 + (i % 300))).toISOString(),
+}));
+
+const projects = defineCollection({
+  fields: {
+    id: { type: 'uuid', sort: true },
+    name: { type: 'string', sort: true, search: true },
+    status: { type: 'enum', values: STATUSES, filter: ['eq', 'in'] },
+    priority: { type: 'int', sort: true, filter: ['eq', 'gte', 'lte'] },
+    created_at: { type: 'date-time', sort: true },
+  },
+  defaultSort: '-created_at',
+});
+
+/**
+ * The route without Plumbline: the same filtered, sorted first page of the same collection, with the
+ * query read by hand (no validation, no auth, no problem documents), as a user would write it.
+ */
+function handWritten(req, res) {
+  const { status, sort, limit } = req.query;
+  const descending = typeof sort === 'string' && sort.startsWith('-');
+  const field = typeof sort === 'string' ? sort.replace(/^-/, '') : 'created_at';
+  const page = PROJECTS.filter((p) => status === undefined || p.status === status)
+    .sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0) * (descending ? -1 : 1))
+    .slice(0, Number(limit ?? 20));
+  res.json({ data: page });
+}
+
+function bare() {
+  const app = express();
+  app.get('/v2/projects', handWritten);
+  return app;
+}
+
+/** The whole stack; `ownHandler` keeps the middleware but answers with the hand-written handler. */
+function stack(ownHandler = false) {
+  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
+  const verifier = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
+  });
+  const v2 = express.Router();
+  v2.use(negotiate({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
+  v2.use(authenticate({ jwt: verifier }));
+  v2.get('/projects', collectionQuery(projects), (req, res) => {
+    if (ownHandler) {
+      handWritten(req, res);
+      return;
+    }
+    const query = getCollectionQuery(req, projects);
+    sendPage(res, buildPage(query, applyToArray(query, PROJECTS), { baseUrl: '/v2/projects' }));
+  });
+  v2.get('/projects/:id', (req, res) => represent(res, PROJECTS[0] ?? { id: req.params.id }));
+  const app = express();
+  app.use(requestId());
+  app.use(versionedRouter(policy, { 2: v2 }));
+  app.use(notFoundHandler());
+  app.use(errorHandler());
+  return app;
+}
+
+function authRoute(middleware) {
+  const app = express();
+  app.get('/projects', middleware, (_req, res) => {
+    res.json({ data: [{ id: 1, name: 'Apollo' }] });
+  });
+  return app;
+}
+
+function authPlumbline() {
+  const verifier = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwksUri: env.BENCH_JWKS_URL }],
+  });
+  const app = authRoute(authenticate({ jwt: verifier }));
+  app.use(errorHandler());
+  return app;
+}
+
+function authOauth2() {
+  const app = authRoute(
+    oauth2Bearer({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwksUri: env.BENCH_JWKS_URL,
+      tokenSigningAlg: 'ES256',
+    }),
+  );
+  return app;
+}
+
+function authExpressJwt() {
+  // jwks-rsa is not installed; jose's remote key set (cached) fetches the same JWKS URL.
+  const keySet = createRemoteJWKSet(new URL(env.BENCH_JWKS_URL));
+  const cache = new Map();
+  const secret = async (_req, token) => {
+    const kid = token?.header?.kid ?? '';
+    let key = cache.get(kid);
+    if (!key) {
+      const cryptoKey = await keySet(token.header);
+      key = createPublicKey({ key: await crypto.subtle.exportKey('jwk', cryptoKey), format: 'jwk' });
+      cache.set(kid, key);
+    }
+    return key;
+  };
+  return authRoute(expressjwt({ secret, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE }));
+}
+
+let redis;
+function post(withIdempotency) {
+  const app = express();
+  const chain = [express.json()];
+  if (withIdempotency) {
+    redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+    const store = createRedisStore({ client: redis, prefix: env.BENCH_REDIS_PREFIX ?? 'bench:idem:' });
+    chain.push(idempotency({ store, required: true }));
+  }
+  let next = 1;
+  app.post('/orders', ...chain, (req, res) => {
+    const id = next++;
+    res
+      .status(201)
+      .location(`/orders/${id}`)
+      .json({ id, ...req.body });
+  });
+  app.use(errorHandler());
+  return app;
+}
+
+const apps = {
+  bare,
+  stack: () => stack(false),
+  'stack-own-handler': () => stack(true),
+  'auth-plumbline': authPlumbline,
+  'auth-oauth2': authOauth2,
+  'auth-express-jwt': authExpressJwt,
+  'post-plain': () => post(false),
+  'post-idempotent': () => post(true),
+};
+
+const make = apps[variant];
+if (!make) {
+  process.stderr.write(`unknown variant ${variant}; one of ${Object.keys(apps).join(', ')}\n`);
+  process.exit(2);
+}
+const server = make().listen(0, '127.0.0.1', () => {
+  process.stdout.write(`ready ${server.address().port}\n`);
+});
+process.on('SIGTERM', () => {
+  server.close(() => {
+    redis?.disconnect();
+    process.exit(0);
+  });
+  server.closeAllConnections();
+});

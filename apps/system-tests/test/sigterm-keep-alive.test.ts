@@ -1,0 +1,36 @@
+/**
+ * Regression: keep-alive clients that kept sending during SIGTERM once held their connections (and
+ * the process) open until the grace timer killed it. The service must drain and exit 0.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  type Credentials,
+  createDatabase,
+  type Database,
+  deleteRedisKeys,
+  environmentReady,
+  REDIS_URL,
+  startCluster,
+} from './harness.js';
+import { sigtermUnderLoad } from './sigterm-scenario.js';
+
+const ready = await environmentReady();
+
+describe.skipIf(!ready)('SIGTERM under keep-alive load', () => {
+  let db: Database;
+  let seeded: Credentials;
+  beforeAll(async () => {
+    db = await createDatabase('sigka');
+    const seeder = await startCluster({ count: 1, database: db });
+    seeded = seeder.credentials;
+    await seeder.stop();
+    await deleteRedisKeys(REDIS_URL, seeder.redisKeyPrefix);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('drains keep-alive connections and exits 0 within the grace period', async () => {
+    await sigtermUnderLoad(db, seeded, { keepAlive: true, label: 'keepalive' });
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Soak: a few minutes of mixed load on two instances (reads with an API key and with a bearer
+ * token, idempotent creates, token requests). No request may fail, and each process's RSS must be
+ * flat after warm-up. SOAK_SECONDS shortens or lengthens the run (default 180, the issue's 3 minutes).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Cluster,
+  createDatabase,
+  type Database,
+  deleteRedisKeys,
+  environmentReady,
+  form,
+  REDIS_URL,
+  request,
+  sleep,
+  startCluster,
+  tally,
+  token,
+} from './harness.js';
+
+const ready = await environmentReady();
+const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 180);
+const WARM_UP_SECONDS = Math.min(30, Math.floor(SOAK_SECONDS / 4));
+const SAMPLE_EVERY_MS = 5000;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+describe.skipIf(!ready)(`soak: ${SOAK_SECONDS} s of mixed load`, () => {
+  let db: Database;
+  let cluster: Cluster;
+
+  beforeAll(async () => {
+    db = await createDatabase('soak');
+    cluster = await startCluster({ count: 2, database: db });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+    await deleteRedisKeys(REDIS_URL, cluster?.redisKeyPrefix ?? 'st_none:');
+    await db?.drop();
+  });
+
+  it('serves every request and keeps RSS flat after warm-up', {
+    timeout: (SOAK_SECONDS + 60) * 1000,
+  }, async ({ annotate }) => {
+    const { credentials } = cluster;
+    let bearer = (await token(cluster.at(0).url, credentials, 'read:projects read:tasks')).access_token;
+    const unexpected: string[] = [];
+    const statuses: number[] = [];
+    const rss: number[][] = cluster.instances.map(() => []);
+    const endAt = Date.now() + SOAK_SECONDS * 1000;
+    let running = true;
+
+    const sampler = (async () => {
+      while (running) {
+        await sleep(SAMPLE_EVERY_MS);
+        for (const [i, instance] of cluster.instances.entries()) rss[i]?.push(instance.rss());
+      }
+    })();
+
+    const worker = async (w: number) => {
+      for (let n = 0; Date.now() < endAt; n++) {
+        const url = cluster.at(w + n).url;
+        const kind = n % 10;
+        let expected = 200;
+        let reply: Awaited<ReturnType<typeof request>>;
+        if (kind < 4) {
+          reply = await request(`${url}/v2/tasks?status=todo&sort=-priority&limit=20`, {
+            headers: { 'x-api-key': credentials.apiKey },
+          });
+        } else if (kind < 7) {
+          reply = await request(`${url}/v2/projects?sort=name&limit=10`, {
+            headers: { authorization: `Bearer ${bearer}` },
+          });
+        } else if (kind < 9) {
+          expected = 201;
+          reply = await request(`${url}/v2/projects`, {
+            method: 'POST',
+            headers: {
+              'x-api-key': credentials.apiKey,
+              'content-type': 'application/json',
+              'idempotency-key': `soak-${w}-${n}`,
+            },
+            body: JSON.stringify({ name: `soak ${w}-${n}` }),
+          });
+        } else {
+          reply = await request(
+            `${url}/oauth/token`,
+            form({
+              grant_type: 'client_credentials',
+              client_id: credentials.clientId,
+              client_secret: credentials.clientSecret,
+              scope: 'read:projects read:tasks',
+            }),
+          );
+          if (reply.status === 200) bearer = reply.json<{ access_token: string }>().access_token;
+        }
+        statuses.push(reply.status);
+        if (reply.status !== expected && unexpected.length < 20) {
+          unexpected.push(`${reply.status} ${reply.text.slice(0, 160)}`);
+        }
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(worker));
+    running = false;
+    await sampler;
+
+    expect(unexpected).toEqual([]);
+    expect(statuses.length).toBeGreaterThan(SOAK_SECONDS * 10);
+    expect(Object.keys(tally(statuses)).sort()).toEqual(['200', '201']);
+    for (const [i, samples] of rss.entries()) {
+      const afterWarmUp = samples.slice(Math.ceil((WARM_UP_SECONDS * 1000) / SAMPLE_EVERY_MS));
+      const early = median(afterWarmUp.slice(0, 4));
+      const late = median(afterWarmUp.slice(-4));
+      await annotate(
+        `instance ${i} (of 2, ${statuses.length} requests in all): RSS after warm-up ${(early / 1048576).toFixed(1)} MiB, at the end ${(late / 1048576).toFixed(1)} MiB (samples: ${samples.map((b) => Math.round(b / 1048576)).join(' ')})`,
+      );
+      // Flat: the last samples' median within 20 % of the first post-warm-up median.
+      expect(
+        [i, early > 0, late / early <= 1.2],
+        `RSS samples (MiB): ${samples.map((b) => Math.round(b / 1048576)).join(' ')}`,
+      ).toEqual([i, true, true]);
+    }
+  });
+});
