@@ -41,10 +41,31 @@ export class Repository {
     return tombstone.length > 0 ? { state: 'gone' } : { state: 'missing' };
   }
 
-  private async bury(tx: Db, resource: Resource, ids: readonly string[], at: string): Promise<void> {
-    for (const id of ids) {
-      await tx.run('INSERT INTO tombstones (resource, id, deleted_at) VALUES (?, ?, ?)', [resource, id, at]);
-    }
+  /**
+   * Deletes one member and leaves tombstones for it and for the dependants the cascade removes
+   * (each listed by a query taking the member's id), in one transaction. False when it did not exist.
+   */
+  private remove(
+    resource: Resource,
+    id: string,
+    dependants: readonly (readonly [Resource, string])[],
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const buried: (readonly [Resource, string])[] = [];
+      for (const [child, sql] of dependants) {
+        for (const row of await tx.all<{ id: string }>(sql, [id])) buried.push([child, row.id]);
+      }
+      if ((await tx.run(`DELETE FROM ${resource} WHERE id = ?`, [id])) === 0) return false;
+      const at = now();
+      for (const [kind, removed] of [[resource, id] as const, ...buried]) {
+        await tx.run('INSERT INTO tombstones (resource, id, deleted_at) VALUES (?, ?, ?)', [
+          kind,
+          removed,
+          at,
+        ]);
+      }
+      return true;
+    });
   }
 
   // Projects
@@ -86,31 +107,11 @@ export class Repository {
   }
 
   /** Deletes a project with its tasks and their comments, leaving tombstones for all of them. */
-  async deleteProject(id: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const tasks = await tx.all<{ id: string }>('SELECT id FROM tasks WHERE project_id = ?', [id]);
-      const comments = await tx.all<{ id: string }>(
-        'SELECT c.id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE t.project_id = ?',
-        [id],
-      );
-      const deleted = await tx.run('DELETE FROM projects WHERE id = ?', [id]);
-      if (deleted === 0) return false;
-      const at = now();
-      await this.bury(tx, 'projects', [id], at);
-      await this.bury(
-        tx,
-        'tasks',
-        tasks.map((t) => t.id),
-        at,
-      );
-      await this.bury(
-        tx,
-        'comments',
-        comments.map((c) => c.id),
-        at,
-      );
-      return true;
-    });
+  deleteProject(id: string): Promise<boolean> {
+    return this.remove('projects', id, [
+      ['tasks', 'SELECT id FROM tasks WHERE project_id = ?'],
+      ['comments', 'SELECT c.id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE t.project_id = ?'],
+    ]);
   }
 
   // Tasks
@@ -149,21 +150,8 @@ export class Repository {
     return row;
   }
 
-  async deleteTask(id: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const comments = await tx.all<{ id: string }>('SELECT id FROM comments WHERE task_id = ?', [id]);
-      const deleted = await tx.run('DELETE FROM tasks WHERE id = ?', [id]);
-      if (deleted === 0) return false;
-      const at = now();
-      await this.bury(tx, 'tasks', [id], at);
-      await this.bury(
-        tx,
-        'comments',
-        comments.map((c) => c.id),
-        at,
-      );
-      return true;
-    });
+  deleteTask(id: string): Promise<boolean> {
+    return this.remove('tasks', id, [['comments', 'SELECT id FROM comments WHERE task_id = ?']]);
   }
 
   // Comments
@@ -185,13 +173,8 @@ export class Repository {
     return row;
   }
 
-  async deleteComment(id: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const deleted = await tx.run('DELETE FROM comments WHERE id = ?', [id]);
-      if (deleted === 0) return false;
-      await this.bury(tx, 'comments', [id], now());
-      return true;
-    });
+  deleteComment(id: string): Promise<boolean> {
+    return this.remove('comments', id, []);
   }
 
   // Credentials
