@@ -21,7 +21,7 @@ import { negotiate } from '@plumbline/negotiation/express';
 import { createVersionPolicy } from '@plumbline/versioning';
 import { versionedRouter } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { type RedisReply, RedisStore } from 'rate-limit-redis';
@@ -67,11 +67,8 @@ function limiterStore(ctx: AppContext, name: string): Store | undefined {
   });
 }
 
-const rateLimited: Parameters<typeof rateLimit>[0] extends infer O
-  ? O extends { handler?: infer H }
-    ? H
-    : never
-  : never = (req, _res, next) => {
+/** Answers a spent limit with our 429 problem (`rate_limited`, `Retry-After`), through the error handler. */
+const rateLimited: Options['handler'] = (req, _res, next) => {
   const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
   const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
   next(
