@@ -8,7 +8,7 @@
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
  */
-import { authenticate, getPrincipal, requireHttps, tokenEndpoint } from '@plumbline/auth/express';
+import { authenticate, getPrincipal, requireHttps, revocationEndpoint, tokenEndpoint } from '@plumbline/auth/express';
 import { HttpError } from '@plumbline/errors';
 import {
   errorHandler,
@@ -28,7 +28,6 @@ import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { buildOpenApi } from './openapi.js';
-import { revokeEndpoint } from './revoke.js';
 import { versionRouter } from './routes.js';
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (DESIGN.md section 4). */
@@ -157,24 +156,14 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       res.json(ctx.issuer.jwks());
     })
     .all(methodNotAllowed(['GET']));
+  const clients = ctx.findClient;
   neutral
     .route('/oauth/token')
-    .post(
-      principalLimit,
-      tokenEndpoint({
-        issuer: ctx.issuer,
-        clients: async (clientId: string) => {
-          const client = await ctx.findClient(clientId);
-          return (
-            client && { clientId: client.clientId, secretHash: client.secretHash, scopes: client.scopes }
-          );
-        },
-      }),
-    )
+    .post(principalLimit, tokenEndpoint({ issuer: ctx.issuer, clients }))
     .all(methodNotAllowed(['POST']));
   neutral
     .route('/oauth/revoke')
-    .post(principalLimit, ...revokeEndpoint(ctx))
+    .post(principalLimit, revocationEndpoint({ clients, verifier: ctx.verifier, revocation: ctx.revocation }))
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
 

@@ -3,7 +3,6 @@
  * repository, the shared state (Redis when REDIS_URL is set, memory otherwise), the token issuer and
  * verifier, and the collections. `close()` releases it all (graceful shutdown).
  */
-import { createHash } from 'node:crypto';
 import {
   type ApiKeyStore,
   createJwtVerifier,
@@ -172,9 +171,4 @@ export async function createContext(
       await Promise.allSettled([db.close(), redis?.quit()]);
     },
   };
-}
-
-/** SHA-256 hex, the form OAuth client secrets are stored in. */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
 }

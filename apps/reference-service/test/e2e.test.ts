@@ -541,12 +541,19 @@ describe.each(backends)('reference service on $name', (backend) => {
       // Another client cannot revoke it (answered like an unknown token), a bad secret is 401.
       expect((await revoke('readOnly', token)).status).toBe(200);
       expect((await call('GET', '/v2/projects?limit=1', { auth: bearer })).status).toBe(200);
-      const badSecret = await fetch(`${svc.url}/oauth/revoke`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: 'demo-read-write', client_secret: 'wrong', token }),
-      });
-      expect([badSecret.status, badSecret.headers.get('www-authenticate')]).toEqual([
+      const badSecret = (authorization: Record<string, string>, body: Record<string, string>) =>
+        fetch(`${svc.url}/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...authorization },
+          body: new URLSearchParams({ token, ...body }),
+        });
+      const inBody = await badSecret({}, { client_id: 'demo-read-write', client_secret: 'wrong' });
+      expect([inBody.status, inBody.headers.get('www-authenticate')]).toEqual([401, null]);
+      const overBasic = await badSecret(
+        { authorization: `Basic ${Buffer.from('demo-read-write:wrong').toString('base64')}` },
+        {},
+      );
+      expect([overBasic.status, overBasic.headers.get('www-authenticate')]).toEqual([
         401,
         'Basic realm="plumbline"',
       ]);

@@ -33,6 +33,7 @@ describe('public exports', () => {
       'MemoryRefreshTokenStore',
       'RedisRefreshTokenStore',
       'createIssuer',
+      'createRevocationEndpoint',
       'createTokenEndpoint',
       'generateRefreshToken',
       'hashRefreshToken',
@@ -45,6 +46,7 @@ describe('public exports', () => {
       'getPrincipal',
       'requireHttps',
       'requireScopes',
+      'revocationEndpoint',
       'tokenEndpoint',
     ]);
   });

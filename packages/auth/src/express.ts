@@ -8,7 +8,13 @@ import { HttpError } from '@plumbline/errors';
 import type { Request, RequestHandler } from 'express';
 import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
-import { createTokenEndpoint, type TokenEndpointOptions } from './issuer.js';
+import {
+  createRevocationEndpoint,
+  createTokenEndpoint,
+  type RevocationEndpointOptions,
+  type TokenEndpoint,
+  type TokenEndpointOptions,
+} from './issuer.js';
 import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
 
 const STATE = Symbol.for('@plumbline/auth.state');
@@ -151,7 +157,24 @@ function readForm(req: Request): Promise<string | Readonly<Record<string, unknow
  * ```
  */
 export function tokenEndpoint(options: TokenEndpointOptions): RequestHandler {
-  const endpoint = createTokenEndpoint(options);
+  return formEndpoint(createTokenEndpoint(options));
+}
+
+/**
+ * The RFC 7009 revocation endpoint (`POST`, form-encoded `token=...`, client authentication as for
+ * the token endpoint): the owning client revokes an access token, whose `jti` then stays on the
+ * revocation list until the token would have expired. Answers 200 for unknown tokens too.
+ *
+ * @example
+ * ```ts
+ * app.post('/oauth/revoke', revocationEndpoint({ clients, verifier, revocation }));
+ * ```
+ */
+export function revocationEndpoint(options: RevocationEndpointOptions): RequestHandler {
+  return formEndpoint(createRevocationEndpoint(options));
+}
+
+function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
   return (req, res, next) => {
     readForm(req)
       .then((body) =>

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
+import { HttpError } from '@plumbline/errors';
 import { errorHandler } from '@plumbline/errors/express';
 import { describeAdapters, EXPRESS_VERSIONS, fromSupertest, type Outcome } from '@plumbline/test-utils';
 import express5 from 'express';
 import { decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { tokenEndpoint } from './express.js';
-import { createJwtVerifier } from './index.js';
+import { revocationEndpoint, tokenEndpoint } from './express.js';
+import { createJwtVerifier, MemoryRevocationStore } from './index.js';
 import {
   createIssuer,
+  createRevocationEndpoint,
   createTokenEndpoint,
   generateRefreshToken,
   hashRefreshToken,
@@ -447,5 +449,112 @@ describe('token endpoint refresh flow (Express)', () => {
   it('a repeated field parsed by express.urlencoded is refused', async () => {
     const res = await post('grant_type=client_credentials&scope=a&scope=b');
     expect([res.status, res.body.error]).toEqual([400, 'invalid_request']);
+  });
+});
+
+describe('revocation endpoint (RFC 7009)', () => {
+  const revocation = new MemoryRevocationStore();
+  const guarded = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: ISSUER, jwks: issuer.jwks(), requireAccessTokenType: true }],
+    revocation,
+  });
+  const revoke = createRevocationEndpoint({ clients, verifier: guarded, revocation });
+  const post = (body: string, authorization?: string) =>
+    revoke({ contentType: FORM, body, ...(authorization ? { authorization } : {}) });
+  const tokenOf = async (clientId: string) =>
+    (await issuer.signAccessToken({ clientId, scopes: ['read:items'] })).accessToken;
+
+  it('revokes the owner’s token; the verifier refuses it from then on', async () => {
+    const token = await tokenOf('cli');
+    await expect(guarded.verify(token)).resolves.toMatchObject({ clientId: 'cli' });
+    expect(await post(`token=${token}`, basic('cli', 's3cret'))).toEqual({
+      status: 200,
+      headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+      body: {},
+    });
+    await expect(guarded.verify(token)).rejects.toMatchObject({ status: 401, code: 'invalid_token' });
+  });
+
+  it('answers 200 without revoking another client’s token or a token that is not ours', async () => {
+    const token = await tokenOf('cc-only');
+    expect((await post(`token=${token}&client_id=cli&client_secret=s3cret`)).status).toBe(200);
+    await expect(guarded.verify(token)).resolves.toMatchObject({ clientId: 'cc-only' });
+    expect((await post('token=not-a-token', basic('cli', 's3cret'))).status).toBe(200);
+  });
+
+  it.each([
+    [
+      'a wrong secret over Basic',
+      'token=x',
+      basic('cli', 'nope'),
+      401,
+      'invalid_client',
+      'Basic realm="plumbline"',
+    ],
+    [
+      'a wrong secret in the body',
+      'token=x&client_id=cli&client_secret=nope',
+      undefined,
+      401,
+      'invalid_client',
+      undefined,
+    ],
+    ['no client authentication', 'token=x', undefined, 401, 'invalid_client', undefined],
+    ['no token', '', basic('cli', 's3cret'), 400, 'invalid_request', undefined],
+    [
+      'two authentication methods',
+      'token=x&client_secret=s3cret',
+      basic('cli', 's3cret'),
+      400,
+      'invalid_request',
+      undefined,
+    ],
+  ])('%s → %i %s', async (_name, body, authorization, status, error, challenge) => {
+    const response = await post(body, authorization);
+    expect([response.status, response.body['error'], response.headers['WWW-Authenticate']]).toEqual([
+      status,
+      error,
+      challenge,
+    ]);
+  });
+
+  it('refuses a body that is not form-encoded', async () => {
+    const response = await revoke({
+      contentType: 'application/json',
+      body: '{"token":"x"}',
+      authorization: basic('cli', 's3cret'),
+    });
+    expect([response.status, response.body['error']]).toEqual([400, 'invalid_request']);
+  });
+
+  it('fails closed with 503 when the revocation list is unreachable', async () => {
+    const down = {
+      isRevoked: async () => false,
+      revoke: async () => Promise.reject(new HttpError('service_unavailable')),
+    };
+    const failing = createRevocationEndpoint({ clients, verifier, revocation: down });
+    const response = await failing({
+      contentType: FORM,
+      body: `token=${await tokenOf('cli')}`,
+      authorization: basic('cli', 's3cret'),
+    });
+    expect([response.status, response.body['error'], response.headers['Retry-After']]).toEqual([
+      503,
+      'temporarily_unavailable',
+      '1',
+    ]);
+  });
+
+  it.each(EXPRESS_VERSIONS)('works through the Express adapter on %s', async (_name, express) => {
+    const app = express();
+    app.post('/oauth/revoke', revocationEndpoint({ clients, verifier: guarded, revocation }));
+    const token = await tokenOf('cli');
+    const res = await request(app)
+      .post('/oauth/revoke')
+      .set('Authorization', basic('cli', 's3cret'))
+      .type('form')
+      .send(`token=${token}`);
+    expect([res.status, res.headers['cache-control'], res.body]).toEqual([200, 'no-store', {}]);
+    await expect(guarded.verify(token)).rejects.toMatchObject({ code: 'invalid_token' });
   });
 });

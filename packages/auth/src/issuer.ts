@@ -25,8 +25,10 @@ export {
   type RotateResult,
 } from './refresh-store.js';
 export {
+  createRevocationEndpoint,
   createTokenEndpoint,
   type OAuthClient,
+  type RevocationEndpointOptions,
   type TokenEndpoint,
   type TokenEndpointOptions,
   type TokenRequest,

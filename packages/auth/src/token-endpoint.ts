@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isHttpError } from '@plumbline/errors';
 import type { Issuer } from './issuer.js';
+import type { JwtVerifier } from './jwt.js';
+import type { RevocationStore } from './revocation.js';
 
 /**
  * A registered confidential client.
@@ -138,10 +140,12 @@ function parseScope(value: string | undefined): string[] | undefined {
  * const response = await endpoint({ contentType: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials', authorization: 'Basic Y2xpOnMzY3JldA==' });
  * ```
  */
-export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoint {
-  const { issuer } = options;
-  const realm = (options.realm ?? 'plumbline').replace(/["\\\r\n]/g, '');
-  const clients = options.clients;
+/** Client authentication (RFC 6749 2.3.1) shared by the token and revocation endpoints. */
+function createClientAuthentication(
+  clients: TokenEndpointOptions['clients'],
+  realmOption: string | undefined,
+) {
+  const realm = (realmOption ?? 'plumbline').replace(/["\\\r\n]/g, '');
   const prepared = new Map<string, { client: OAuthClient; secretDigest: Buffer }>();
   const digestOf = (client: OAuthClient): Buffer => {
     if (client.secretHash !== undefined) return Buffer.from(client.secretHash, 'hex');
@@ -196,7 +200,10 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
     return { id: bodyId, secret: bodySecret, usedBasic: false };
   }
 
-  async function authenticateClient(authorization: string | undefined, form: Map<string, string>) {
+  return async function authenticateClient(
+    authorization: string | undefined,
+    form: Map<string, string>,
+  ): Promise<OAuthClient> {
     const { id, secret, usedBasic } = readClientCredentials(authorization, form);
     const entry = await lookup(id);
     const presented = sha256(secret);
@@ -204,7 +211,48 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
     const matches = timingSafeEqual(presented, expected);
     if (entry === undefined || !matches || expected === decoy) throw invalidClient(usedBasic);
     return entry.client;
+  };
+}
+
+/** The form body of a request, or `invalid_request` when it is not form-encoded. */
+function readFormRequest(request: TokenRequest): Map<string, string> {
+  const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  if (mediaType !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
+  return parseForm(request.body);
+}
+
+/** RFC 6749 5.2 error bodies for OAuth errors and revoked grants; 503 when a store is unreachable. */
+function errorResponse(error: unknown): TokenResponse {
+  if (error instanceof OAuthError) {
+    return {
+      status: error.status,
+      headers: { ...NO_STORE, ...error.headers },
+      body: { error: error.error, error_description: error.description },
+    };
   }
+  if (isHttpError(error) && error.code === 'invalid_grant') {
+    return {
+      status: 400,
+      headers: NO_STORE,
+      body: {
+        error: 'invalid_grant',
+        error_description: 'the refresh token is invalid, expired or revoked',
+      },
+    };
+  }
+  if (isHttpError(error) && error.status === 503) {
+    return {
+      status: 503,
+      headers: { ...NO_STORE, 'Retry-After': '1' },
+      body: { error: 'temporarily_unavailable', error_description: 'try again later' },
+    };
+  }
+  throw error;
+}
+
+export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoint {
+  const { issuer } = options;
+  const authenticateClient = createClientAuthentication(options.clients, options.realm);
 
   async function respond(
     client: OAuthClient,
@@ -264,9 +312,7 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
 
   return async (request) => {
     try {
-      const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
-      if (mediaType !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
-      const form = parseForm(request.body);
+      const form = readFormRequest(request);
       const grantType = form.get('grant_type');
       if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
       if (grantType !== 'client_credentials' && grantType !== 'refresh_token') {
@@ -280,31 +326,64 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
         ? await clientCredentials(client, form)
         : await refresh(client, form);
     } catch (error) {
-      if (error instanceof OAuthError) {
-        return {
-          status: error.status,
-          headers: { ...NO_STORE, ...error.headers },
-          body: { error: error.error, error_description: error.description },
-        };
+      return errorResponse(error);
+    }
+  };
+}
+
+/**
+ * Options for {@link createRevocationEndpoint}.
+ *
+ * @example
+ * ```ts
+ * const options: RevocationEndpointOptions = { clients, verifier, revocation };
+ * ```
+ */
+export interface RevocationEndpointOptions {
+  /** The clients, or a lookup, exactly as for the token endpoint. */
+  readonly clients: TokenEndpointOptions['clients'];
+  /** Verifies the presented access token (it must be one of ours to be revoked). */
+  readonly verifier: JwtVerifier;
+  /** Where revoked `jti`s go; the verifier must consult the same list. */
+  readonly revocation: RevocationStore;
+  /** Realm of the `Basic` challenge on `invalid_client`. Default `plumbline`. */
+  readonly realm?: string;
+}
+
+/**
+ * RFC 7009 token revocation for access tokens: the authenticated client that owns a token revokes
+ * it, and its `jti` is on the revocation list until the token would have expired anyway. Invalid,
+ * expired or foreign tokens are answered 200 as well (RFC 7009 2.2); an unreachable revocation list
+ * or key set is 503 `temporarily_unavailable`.
+ *
+ * @example
+ * ```ts
+ * const revoke = createRevocationEndpoint({ clients, verifier, revocation });
+ * const response = await revoke({ authorization, contentType, body: 'token=eyJ...' });
+ * ```
+ */
+export function createRevocationEndpoint(options: RevocationEndpointOptions): TokenEndpoint {
+  const authenticateClient = createClientAuthentication(options.clients, options.realm);
+  return async (request) => {
+    try {
+      const form = readFormRequest(request);
+      const client = await authenticateClient(request.authorization, form);
+      const token = form.get('token');
+      if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required');
+      let principal: Awaited<ReturnType<JwtVerifier['verify']>> | undefined;
+      try {
+        principal = await options.verifier.verify(token);
+      } catch (error) {
+        // Nothing to revoke in a token that does not verify; an outage is not such a token.
+        if (isHttpError(error) && error.status === 503) throw error;
       }
-      if (isHttpError(error) && error.code === 'invalid_grant') {
-        return {
-          status: 400,
-          headers: NO_STORE,
-          body: {
-            error: 'invalid_grant',
-            error_description: 'the refresh token is invalid, expired or revoked',
-          },
-        };
+      const { jti, exp } = principal?.claims ?? {};
+      if (principal?.clientId === client.clientId && typeof jti === 'string' && typeof exp === 'number') {
+        await options.revocation.revoke(jti, exp);
       }
-      if (isHttpError(error) && error.status === 503) {
-        return {
-          status: 503,
-          headers: { ...NO_STORE, 'Retry-After': '1' },
-          body: { error: 'temporarily_unavailable', error_description: 'try again later' },
-        };
-      }
-      throw error;
+      return { status: 200, headers: NO_STORE, body: {} };
+    } catch (error) {
+      return errorResponse(error);
     }
   };
 }
