@@ -8,7 +8,13 @@
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
  */
-import { authenticate, getPrincipal, requireHttps, revocationEndpoint, tokenEndpoint } from '@plumbline/auth/express';
+import {
+  authenticate,
+  getPrincipal,
+  requireHttps,
+  revocationEndpoint,
+  tokenEndpoint,
+} from '@plumbline/auth/express';
 import { HttpError } from '@plumbline/errors';
 import {
   errorHandler,
