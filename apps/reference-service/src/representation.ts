@@ -4,7 +4,7 @@
  */
 import { represent } from '@plumbline/negotiation/express';
 import { buildPage, type CollectionQuery } from '@plumbline/query-parser';
-import { appendLink } from '@plumbline/query-parser/express';
+import { setPageHeaders } from '@plumbline/query-parser/express';
 import type { Request, Response } from 'express';
 import { selectFields } from './domain/model.js';
 
@@ -32,9 +32,7 @@ export function sendCollection(
   const data = rows
     .slice(0, query.pagination.limit)
     .map((row) => selectFields(toRepresentation(row), query.fields));
-  if (page.link !== '') appendLink(res, page.link);
-  res.vary('Prefer');
-  if (query.count && total !== undefined) res.setHeader('Preference-Applied', 'count=exact');
+  setPageHeaders(res, page);
   represent(res, { ...page.body, data });
 }
 

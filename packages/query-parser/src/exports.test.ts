@@ -21,10 +21,10 @@ describe('public exports', () => {
 
   it('@plumbline/query-parser/express', async () => {
     expect(Object.keys(await import('./express.js')).sort()).toEqual([
-      'appendLink',
       'collectionQuery',
       'getCollectionQuery',
       'sendPage',
+      'setPageHeaders',
     ]);
   });
 });

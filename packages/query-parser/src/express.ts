@@ -137,25 +137,9 @@ export function getCollectionQuery<F extends string>(
   return query as unknown as CollectionQuery<F>;
 }
 
-/**
- * Sends a page built by `buildPage`: `Link` header, `Vary: Prefer`, `Preference-Applied:
- * count=exact` when a requested total is present, and the body as JSON.
- *
- * @example
- * ```ts
- * sendPage(res, buildPage(query, rows, { baseUrl: req.baseUrl + req.path, total }));
- * ```
- */
-/**
- * Adds `link` to the response's `Link` header, keeping the links other middleware set (versioning's
- * `rel="deprecation"`, for example): one header, comma-separated, as RFC 8288 allows.
- *
- * @example
- * ```ts
- * appendLink(res, '</v2/tasks?offset=20>; rel="next"');
- * ```
- */
-export function appendLink(res: Response, link: string): void {
+// Keeps the Link values other middleware set (versioning's rel="deprecation", for example): one
+// header, comma-separated, as RFC 8288 allows.
+function appendLink(res: Response, link: string): void {
   const existing = res.getHeader('Link');
   const before = Array.isArray(existing)
     ? existing.join(', ')
@@ -165,10 +149,33 @@ export function appendLink(res: Response, link: string): void {
   res.setHeader('Link', before === '' ? link : `${before}, ${link}`);
 }
 
-export function sendPage(res: Response, page: Page): void {
+/**
+ * Sets the headers of a page built by `buildPage`: its `Link` relations (added to any `Link` already
+ * set), `Vary: Prefer`, and `Preference-Applied: count=exact` when a requested total is present. For
+ * services that send the body themselves (in another media type, or with their own representation).
+ *
+ * @example
+ * ```ts
+ * setPageHeaders(res, page);
+ * represent(res, page.body); // @plumbline/negotiation: JSON or XML
+ * ```
+ */
+export function setPageHeaders(res: Response, page: Page): void {
   if (page.link !== '') appendLink(res, page.link);
   res.vary('Prefer');
   const query = (res.req as unknown as Record<symbol, CollectionQuery | undefined>)[QUERY];
   if (query?.count && page.body.page.total !== undefined) res.setHeader('Preference-Applied', 'count=exact');
+}
+
+/**
+ * Sends a page built by `buildPage` as JSON, with the headers of {@link setPageHeaders}.
+ *
+ * @example
+ * ```ts
+ * sendPage(res, buildPage(query, rows, { baseUrl: req.baseUrl + req.path, total }));
+ * ```
+ */
+export function sendPage(res: Response, page: Page): void {
+  setPageHeaders(res, page);
   res.json(page.body);
 }
