@@ -8,20 +8,17 @@
  *   node apps/system-tests/bench/profile.mjs [variant ...]
  */
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { startBenchAuth } from './bench-auth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const variants = process.argv.slice(2).length ? process.argv.slice(2) : ['stack', 'post-idempotent'];
-const ISSUER = 'https://issuer.bench.test/';
-const AUDIENCE = 'https://api.bench.test';
 const RUN_ID = `benchprof_${process.pid}_${randomBytes(3).toString('hex')}`;
 
 /** Where a call frame's code lives: a package, Node.js internals, or the benchmark itself. */
@@ -61,22 +58,8 @@ function summarise(profile) {
 }
 
 async function main() {
-  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const publicJwk = { ...(await exportJWK(publicKey)), kid: 'bench-1', alg: 'ES256', use: 'sig' };
-  const jwksServer = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: [publicJwk] }));
-  });
-  await new Promise((r) => jwksServer.listen(0, '127.0.0.1', r));
-  const token = await new SignJWT({ scope: 'read:projects', client_id: 'bench-client' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'bench-1', typ: 'at+jwt' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject('bench-client')
-    .setJti(randomUUID())
-    .setIssuedAt()
-    .setExpirationTime('2h')
-    .sign(privateKey);
+  const auth = await startBenchAuth();
+  const token = auth.token;
   const sections = [
     '# CPU profiles of benchmark servers under load',
     '',
@@ -91,10 +74,7 @@ async function main() {
       {
         env: {
           PATH: process.env.PATH ?? '',
-          BENCH_PUBLIC_JWK: JSON.stringify(publicJwk),
-          BENCH_JWKS_URL: `http://127.0.0.1:${jwksServer.address().port}/jwks.json`,
-          BENCH_ISSUER: ISSUER,
-          BENCH_AUDIENCE: AUDIENCE,
+          ...auth.env,
           REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
           BENCH_REDIS_PREFIX: `${RUN_ID}:idem:`,
         },
@@ -155,7 +135,7 @@ async function main() {
       '',
     );
   }
-  jwksServer.close();
+  auth.close();
   if (variants.some((v) => v.startsWith('post'))) {
     const { Redis } = await import('ioredis');
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');

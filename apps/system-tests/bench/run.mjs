@@ -12,16 +12,16 @@
  * missing is reported as skipped. Every Redis key and PostgreSQL schema it creates is removed.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair } from 'jose';
 import pg from 'pg';
+import { startBenchAuth } from './bench-auth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVICE_MAIN = resolve(here, '../../reference-service/dist/main.mjs');
@@ -31,8 +31,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PAIRS = new Set((process.env.BENCH_PAIRS ?? '1,2,3,4').split(',').map(Number));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ISSUER = 'https://issuer.bench.test/';
-const AUDIENCE = 'https://api.bench.test';
 const RUN_ID = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
 
 const children = new Set();
@@ -187,29 +185,10 @@ async function deleteKeys(prefix) {
 async function main() {
   const started = Date.now();
   loadAtStart = loadavg()[0];
-  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const publicJwk = { ...(await exportJWK(publicKey)), kid: 'bench-1', alg: 'ES256', use: 'sig' };
-  const jwks = JSON.stringify({ keys: [publicJwk] });
-  const jwksServer = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=600' });
-    res.end(jwks);
-  });
-  await new Promise((r) => jwksServer.listen(0, '127.0.0.1', r));
-  const jwksUrl = `http://127.0.0.1:${jwksServer.address().port}/jwks.json`;
-  const token = await new SignJWT({ scope: 'read:projects', client_id: 'bench-client' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'bench-1', typ: 'at+jwt' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject('bench-client')
-    .setJti(randomUUID())
-    .setIssuedAt()
-    .setExpirationTime('2h')
-    .sign(privateKey);
+  const auth = await startBenchAuth();
+  const token = auth.token;
   const serverEnv = {
-    BENCH_PUBLIC_JWK: JSON.stringify(publicJwk),
-    BENCH_JWKS_URL: jwksUrl,
-    BENCH_ISSUER: ISSUER,
-    BENCH_AUDIENCE: AUDIENCE,
+    ...auth.env,
     REDIS_URL,
     BENCH_REDIS_PREFIX: `${RUN_ID}:idem:`,
   };
@@ -317,7 +296,7 @@ async function main() {
       else skipped.push(`4 (Redis not reachable at ${REDIS_URL})`);
     }
   } finally {
-    jwksServer.close();
+    auth.close();
     for (const child of children) child.kill('SIGKILL');
   }
   report(rows, ratios, skipped, Date.now() - started);

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   type Credentials,
-  createDatabase,
   type Database,
   deleteRedisKeys,
   environmentReady,
@@ -15,6 +14,7 @@ import {
   REDIS_URL,
   type Reply,
   request,
+  seedDatabase,
   sleep,
   startCluster,
   startOwnRedis,
@@ -93,12 +93,7 @@ describe.skipIf(!ready)('faults', () => {
   let seeded: Credentials;
 
   beforeAll(async () => {
-    db = await createDatabase('faults');
-    // One start seeds the database and prints the demo credentials every later cluster reuses.
-    const seeder = await startCluster({ count: 1, database: db });
-    seeded = seeder.credentials;
-    await seeder.stop();
-    await deleteRedisKeys(REDIS_URL, seeder.redisKeyPrefix);
+    ({ db, credentials: seeded } = await seedDatabase('faults'));
   });
   afterAll(async () => {
     await db?.drop();

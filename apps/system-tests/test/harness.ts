@@ -431,3 +431,15 @@ export function tally(statuses: readonly number[]): Record<number, number> {
   for (const status of statuses) out[status] = (out[status] ?? 0) + 1;
   return out;
 }
+
+/**
+ * A fresh database seeded by one service start, and the demo credentials that start printed (later
+ * clusters on the same database print none). The seeding instance is stopped and its Redis keys removed.
+ */
+export async function seedDatabase(label: string): Promise<{ db: Database; credentials: Credentials }> {
+  const db = await createDatabase(label);
+  const seeder = await startCluster({ count: 1, database: db });
+  await seeder.stop();
+  await deleteRedisKeys(REDIS_URL, seeder.redisKeyPrefix);
+  return { db, credentials: seeder.credentials };
+}

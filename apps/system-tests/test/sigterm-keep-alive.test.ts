@@ -3,15 +3,7 @@
  * the process) open until the grace timer killed it. The service must drain and exit 0.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import {
-  type Credentials,
-  createDatabase,
-  type Database,
-  deleteRedisKeys,
-  environmentReady,
-  REDIS_URL,
-  startCluster,
-} from './harness.js';
+import { type Credentials, type Database, environmentReady, seedDatabase } from './harness.js';
 import { sigtermUnderLoad } from './sigterm-scenario.js';
 
 const ready = await environmentReady();
@@ -20,11 +12,7 @@ describe.skipIf(!ready)('SIGTERM under keep-alive load', () => {
   let db: Database;
   let seeded: Credentials;
   beforeAll(async () => {
-    db = await createDatabase('sigka');
-    const seeder = await startCluster({ count: 1, database: db });
-    seeded = seeder.credentials;
-    await seeder.stop();
-    await deleteRedisKeys(REDIS_URL, seeder.redisKeyPrefix);
+    ({ db, credentials: seeded } = await seedDatabase('sigka'));
   });
   afterAll(async () => {
     await db?.drop();
