@@ -1,4 +1,12 @@
-// The service under load for throughput.mjs: one POST route, bare or behind idempotency().
+// The service under load for throughput.mjs and instructions.mjs: one POST route, bare or behind
+// idempotency(). Modes:
+//   bare          no middleware
+//   memory        idempotency() on the memory store
+//   redis         idempotency() on the Redis store
+//   no-store      idempotency() on a store that answers at once: the middleware's own cost
+//   redis-floor   no middleware, but the two Redis round trips a new key costs (an EVALSHA before
+//                 the handler, one after it ends) issued straight through ioredis: what the
+//                 transport alone costs, a floor no Redis-backed middleware can go below
 // Runs the BUILT package (`pnpm build` first) in its own process so the load generator does not
 // share its event loop.
 import express from 'express';
@@ -8,12 +16,14 @@ import { createMemoryStore, createRedisStore } from '../dist/index.mjs';
 
 const [mode = 'bare', prefix = 'idem_bench'] = process.argv.slice(2);
 const redis = mode.startsWith('redis')
-  ? new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true })
+  ? new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
+      enableAutoPipelining: process.env.BENCH_AUTOPIPELINING !== '0',
+    })
   : undefined;
 const store =
   mode === 'memory'
     ? createMemoryStore({ maxEntries: 100_000 })
-    : redis
+    : mode === 'redis'
       ? createRedisStore({ client: redis, prefix: `${prefix}:` })
       : undefined;
 
@@ -28,7 +38,37 @@ app.use((_req, res, next) => {
   next();
 });
 app.use(express.json());
-const handlers = store ? [idempotency({ store, required: true })] : [];
+let closing = false;
+// A claim settled after shutdown began fails on the closed connection: expected, not reported.
+const onError = (error) => {
+  if (!closing) console.error(error);
+};
+const handlers = store ? [idempotency({ store, required: true, onError })] : [];
+if (mode === 'no-store') {
+  const instant = {
+    claim: async (_key, request) => ({ state: 'new', token: request.token }),
+    complete: async () => true,
+    release: async () => true,
+  };
+  handlers.push(idempotency({ store: instant, required: true, onError }));
+}
+if (mode === 'redis-floor') {
+  const script = 'return 1';
+  const sha = await redis.script('LOAD', script);
+  handlers.push((req, res, next) => {
+    const key = `${prefix}:${req.headers['idempotency-key']}`;
+    redis.evalshaBuffer(sha, 1, key, 'fingerprint', 'token', 60_000).then(() => {
+      const end = res.end;
+      res.end = function (...args) {
+        const result = end.apply(this, args);
+        // Settled after the response, like the middleware's complete; failures only at shutdown.
+        redis.evalshaBuffer(sha, 1, key, 'token', 201, '[]', Buffer.from('{}'), 86_400_000).catch(() => {});
+        return result;
+      };
+      next();
+    }, next);
+  });
+}
 let id = 0;
 app.post('/orders', ...handlers, (req, res) => {
   id += 1;
@@ -49,7 +89,9 @@ process.stdin.on('data', (command) => {
   }
 });
 process.stdin.on('end', () => {
+  closing = true;
   server.closeAllConnections();
   server.close();
-  redis?.disconnect();
+  // QUIT is queued behind the completes still in flight, so none of them is cut off.
+  redis?.quit();
 });

@@ -1,53 +1,19 @@
 // Loopback throughput of one POST route: bare, with idempotency on the memory store, and with
 // idempotency on Redis (every request a new key, so each pays claim + complete; plus a replay run).
 // Usage (from packages/idempotency, after `pnpm build`): node bench/throughput.mjs [seconds] [rounds]
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// BENCH_MODES=bare,redis picks configurations (modes of bench/server.mjs); BENCH_AUTOPIPELINING=0
+// turns ioredis auto-pipelining off.
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
+import { deleteBenchKeys, orderRequests, PREFIX, SERVER, startServer } from './common.mjs';
 
 const seconds = Number(process.argv[2] ?? 5);
 // The machine is shared: configurations are interleaved over several rounds and the median kept,
 // so a burst of outside load does not land on one configuration only.
 const rounds = Number(process.argv[3] ?? 3);
-const prefix = `idem_bench_${process.pid}`;
-const server = fileURLToPath(new URL('./server.mjs', import.meta.url));
-const body = JSON.stringify({ sku: 'abc-123', qty: 2, note: 'bench' });
-
-// Shared by every run, so no key is ever sent twice (a warm-up request cut off in flight would
-// otherwise answer a later run's first requests with 409).
-let n = 0;
-
-async function start(mode) {
-  const child = spawn(process.execPath, [server, mode, prefix], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    child.stdout.once('data', (data) => resolve(Number(data.toString().trim())));
-  });
-  return { child, port };
-}
 
 async function run(mode, { replay = false } = {}) {
-  const { child, port } = await start(mode);
-  const options = {
-    url: `http://127.0.0.1:${port}/orders`,
-    method: 'POST',
-    connections: 32,
-    pipelining: 1,
-    headers: { 'content-type': 'application/json', 'idempotency-key': 'replayed' },
-    body,
-    // Every configuration builds each request the same way (the bare server ignores the key), so
-    // the load generator costs the same CPU in every row.
-    requests: [
-      {
-        setupRequest: (request) => {
-          n += 1;
-          const key = replay ? 'replayed' : `k-${process.pid}-${n}`;
-          return { ...request, headers: { ...request.headers, 'idempotency-key': key } };
-        },
-      },
-    ],
-  };
+  const { child, port } = await startServer(process.execPath, [SERVER, mode, PREFIX]);
+  const options = orderRequests(port, { replay });
   await autocannon({ ...options, duration: 1 }); // warm-up, not reported
   child.stdin.write('mark\n');
   const result = await autocannon({ ...options, duration: seconds });
@@ -68,7 +34,10 @@ async function run(mode, { replay = false } = {}) {
   };
 }
 
-const configurations = [['bare'], ['memory'], ['redis'], ['redis', { replay: true }]];
+// Modes of bench/server.mjs; `:replay` sends one key throughout (every request a replay).
+const configurations = (process.env.BENCH_MODES ?? 'bare,no-store,memory,redis-floor,redis,redis:replay')
+  .split(',')
+  .map((name) => [name.split(':')[0], { replay: name.endsWith(':replay') }]);
 const samples = configurations.map(() => []);
 for (let round = 0; round < rounds; round += 1) {
   for (const [i, [mode, opts]] of configurations.entries()) samples[i].push(await run(mode, opts));
@@ -98,11 +67,4 @@ for (const row of rows) {
 }
 
 // The Redis runs stored one record per request under our prefix; the Redis is shared, so remove them.
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-let cursor = '0';
-do {
-  const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-  cursor = next;
-  if (keys.length > 0) await redis.del(...keys);
-} while (cursor !== '0');
-redis.disconnect();
+await deleteBenchKeys();

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { HttpError } from '@plumbline/errors';
 import { compileExclusions, fingerprintRequest } from './fingerprint.js';
 import { DEFAULT_KEY_HEADERS, type HeaderValue, parseIdempotencyKey } from './key.js';
@@ -214,9 +214,11 @@ export function lookupKey(parts: {
   readonly route: string;
   readonly key: string;
 }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([parts.principal, parts.method.toUpperCase(), parts.route, parts.key]))
-    .digest('hex');
+  return hash(
+    'sha256',
+    JSON.stringify([parts.principal, parts.method.toUpperCase(), parts.route, parts.key]),
+    'hex',
+  );
 }
 
 /**
@@ -257,9 +259,17 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
 
   const toStored = (response: CapturedResponse): StoredResponse => {
     const headers: [string, string][] = [];
-    for (const [name, value] of Object.entries(response.headers)) {
-      const lower = name.toLowerCase();
-      if (value === undefined || !replayable.has(lower)) continue;
+    const captured = response.headers;
+    for (const name in captured) {
+      if (!Object.hasOwn(captured, name)) continue;
+      const value = captured[name];
+      // Node's getHeaders() names are lower-case already; lower-case only the rest.
+      let lower = name;
+      if (!replayable.has(lower)) {
+        lower = name.toLowerCase();
+        if (lower === name || !replayable.has(lower)) continue;
+      }
+      if (value === undefined) continue;
       if (Array.isArray(value)) for (const item of value) headers.push([lower, String(item)]);
       else headers.push([lower, String(value)]);
     }

@@ -491,6 +491,49 @@ describe.each(EXPRESS_VERSIONS)('%s with compression in front', (_name, express)
     expect(plainReplay.headers['idempotent-replayed']).toBe('true');
     expect(state.t.runs.get('stream')).toBe(1);
   });
+  it('stores headers given to writeHead without the Content-Encoding compression adds', async () => {
+    const key = newKey();
+    const post = (encoding: string) =>
+      request(state.url)
+        .post('/write-head')
+        .set('Idempotency-Key', key)
+        .set('Accept-Encoding', encoding)
+        .send({});
+    const first = await post('gzip');
+    const plainReplay = await post('identity');
+    const row = (r: request.Response) => [
+      r.status,
+      r.headers['location'],
+      r.headers['content-type'],
+      r.headers['content-encoding'],
+      r.text,
+    ];
+    expect(row(first)).toEqual([201, '/write-head/1', 'text/plain', 'gzip', 'created 1']);
+    expect(row(plainReplay)).toEqual([201, '/write-head/1', 'text/plain', undefined, 'created 1']);
+    expect(state.t.runs.get('write-head')).toBe(1);
+  });
+});
+
+describe.each(EXPRESS_VERSIONS)('%s without X-Powered-By', (_name, express) => {
+  it('stores headers passed only to writeHead (Node keeps them in the header block alone)', async () => {
+    const t = buildApp(express, { store: createMemoryStore() });
+    t.app.disable('x-powered-by');
+    const { server, url } = await listen(t.app);
+    const key = newKey();
+    const first = await request(url).post('/write-head').set('Idempotency-Key', key).send({});
+    const second = await request(url).post('/write-head').set('Idempotency-Key', key).send({});
+    await close(server);
+    const row = (r: request.Response) => [
+      r.status,
+      r.headers['location'],
+      r.headers['content-type'],
+      r.headers['x-powered-by'],
+      r.text,
+    ];
+    expect(row(first)).toEqual([201, '/write-head/1', 'text/plain', undefined, 'created 1']);
+    expect(row(second)).toEqual([201, '/write-head/1', 'text/plain', undefined, 'created 1']);
+    expect([second.headers['idempotent-replayed'], t.runs.get('write-head')]).toEqual(['true', 1]);
+  });
 });
 
 describe.each(EXPRESS_VERSIONS)('%s mounted before the body parser', (_name, express) => {

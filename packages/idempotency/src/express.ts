@@ -33,8 +33,6 @@ export interface IdempotencyMiddlewareOptions extends IdempotencyOptions {
   readonly onError?: (error: unknown, req: Request) => void;
 }
 
-type Chunk = string | Uint8Array;
-type Callback = (error?: Error | null) => void;
 type WriteHeadArgs = [number, ...unknown[]];
 
 function defaultOnError(error: unknown): void {
@@ -55,6 +53,7 @@ function hasBody(req: Request): boolean {
 function toBytes(chunk: unknown, encoding: unknown): Buffer | undefined {
   if (typeof chunk === 'string')
     return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (Buffer.isBuffer(chunk)) return chunk;
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   return undefined;
 }
@@ -83,32 +82,58 @@ function headerObject(args: readonly unknown[]): Record<string, string | number 
   return out;
 }
 
-const CAPTURE = Symbol('@plumbline/idempotency.capture');
-type Captured = Response & { [CAPTURE]: Capture };
+type HeaderRecord = Record<string, string | number | readonly string[]>;
 
 /**
- * The per-request recording state. The wrappers installed on `res` are shared module functions
- * that find this state on the response, so a request allocates one object instead of a set of
- * closures.
+ * The header fields of a serialized header block (`res._header`: the status line, then
+ * `Name: value` lines), with lower-case names and repeated fields as arrays.
+ */
+function headerBlock(block: string): HeaderRecord {
+  const out: Record<string, string | string[]> = {};
+  const lines = block.split('\r\n');
+  for (let i = 1; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const previous = out[name];
+    out[name] =
+      previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  return out;
+}
+
+const STATE = Symbol('@plumbline/idempotency.capture');
+
+/**
+ * The recording of one response. `capture` replaces `res.end` and `res.write` (and `res.writeHead`
+ * when middleware in front already wraps it) with closures over this object.
+ *
+ * Express gives every response its own hidden class (it sets the prototype per request), so each
+ * property added to `res` costs V8 a fresh map (a few µs). Hence closures rather than a state
+ * property or a WeakMap entry, `writeHead` only wrapped when needed, and the `close` listener only
+ * added once a response is streamed.
  */
 class Capture {
   readonly chunks: Buffer[] = [];
   size = 0;
   truncated = false;
-  snapshot: { status: number; headers: CapturedResponse['headers'] } | undefined;
+  status = 0;
+  headers: CapturedResponse['headers'] | undefined;
   ended = false;
   settled = false;
-
+  listening = false;
+  maxBodyBytes = 0;
   /** Every claim waiting on this response: more than one when idempotency() is mounted twice. */
   readonly claims: { claim: Claim; onError: (e: unknown, req: Request) => void }[] = [];
-  maxBodyBytes = 0;
 
   constructor(
     readonly req: Request,
     readonly res: Response,
-    readonly writeHead: (...a: unknown[]) => Response,
-    readonly write: (...a: unknown[]) => boolean,
-    readonly end: (...a: unknown[]) => Response,
+    readonly originalWriteHead: (...a: unknown[]) => Response,
+    readonly originalWrite: (...a: unknown[]) => boolean,
+    readonly originalEnd: (...a: unknown[]) => Response,
   ) {}
 
   record(chunk: unknown, encoding: unknown): void {
@@ -124,61 +149,83 @@ class Capture {
     this.chunks.push(bytes);
   }
 
-  // Taken before the original writeHead runs, so headers added later by middleware in front of
-  // this one (compression's Content-Encoding, which describes bytes we never see) are not kept.
-  takeSnapshot(status: number, extra: Record<string, string | number | readonly string[]> | undefined): void {
-    if (this.snapshot !== undefined) return;
-    const current = this.res.getHeaders() as CapturedResponse['headers'];
-    this.snapshot = { status, headers: extra === undefined ? current : { ...current, ...extra } };
+  /**
+   * Status and headers as the handler sent them. Taken before the original writeHead runs, so
+   * headers that middleware in front adds in its own writeHead hook (compression's
+   * Content-Encoding, describing bytes we never see) are not kept. When the handler called
+   * writeHead itself and nothing in front wraps it, the header block Node serialized is exact.
+   */
+  snapshot(status: number, extra?: HeaderRecord): void {
+    if (this.headers !== undefined) return;
+    const res = this.res;
+    this.status = status;
+    if (res.headersSent) {
+      const block = (res as unknown as { _header?: unknown })._header;
+      this.headers = typeof block === 'string' ? headerBlock(block) : res.getHeaders();
+    } else {
+      const current = res.getHeaders() as CapturedResponse['headers'];
+      this.headers = extra === undefined ? current : { ...current, ...extra };
+    }
+  }
+
+  /** Watches for a connection that breaks after the response started but before it ended. */
+  listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.res.on('close', () => this.closed());
+  }
+
+  writeHead(args: WriteHeadArgs): Response {
+    this.snapshot(args[0], args.length > 1 ? headerObject(args) : undefined);
+    // An explicit writeHead before end(): the body may follow later, or never.
+    if (!this.ended) this.listen();
+    return this.originalWriteHead.apply(this.res, args);
+  }
+
+  write(chunk: unknown, encoding: unknown, callback: unknown): boolean {
+    this.record(chunk, encoding);
+    this.snapshot(this.res.statusCode);
+    this.listen();
+    return this.originalWrite.call(this.res, chunk, encoding, callback);
+  }
+
+  end(chunk: unknown, encoding: unknown, callback: unknown): Response {
+    if (typeof chunk !== 'function') this.record(chunk, encoding);
+    this.snapshot(this.res.statusCode);
+    this.ended = true;
+    const result = this.originalEnd.call(this.res, chunk, encoding, callback);
+    // The handler produced its whole response: store it now, not on 'finish', so no listener is
+    // needed (a connection lost while the last bytes flush still gets a replay on retry).
+    this.settle('complete');
+    return result;
+  }
+
+  // ServerResponse emits 'close' last, whether the response finished or the connection broke.
+  closed(): void {
+    if (this.settled) return;
+    // end() threw after recording: the handler still ended the response.
+    if (this.ended) this.settle('complete');
+    // Cut mid-body: the response is incomplete, so a retry must be able to run again. Before any
+    // byte was sent the handler is still working; its end() settles the claim (or the lease runs out).
+    else if (this.res.headersSent) this.settle('release');
   }
 
   settle(how: 'complete' | 'release'): void {
     if (this.settled) return;
     this.settled = true;
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const headers = this.headers;
     for (const { claim, onError } of this.claims) {
       const finish =
-        how === 'release' || this.snapshot === undefined
+        how === 'release' || headers === undefined
           ? claim.release()
-          : claim.complete({ ...this.snapshot, body, truncated: this.truncated });
+          : claim.complete({ status: this.status, headers, body, truncated: this.truncated });
       finish.then(undefined, (error: unknown) => onError(error, this.req));
     }
   }
 }
 
-function capturedWriteHead(this: Captured, ...args: WriteHeadArgs): Response {
-  const state = this[CAPTURE];
-  state.takeSnapshot(args[0], args.length > 1 ? headerObject(args) : undefined);
-  return state.writeHead.apply(this, args);
-}
-
-function capturedWrite(this: Captured, chunk: Chunk, encoding?: unknown, callback?: Callback): boolean {
-  const state = this[CAPTURE];
-  state.record(chunk, encoding);
-  return state.write.call(this, chunk, encoding, callback);
-}
-
-function capturedEnd(this: Captured, chunk?: unknown, encoding?: unknown, callback?: unknown): Response {
-  const state = this[CAPTURE];
-  if (typeof chunk !== 'function') state.record(chunk, encoding);
-  state.takeSnapshot(this.statusCode, undefined);
-  state.ended = true;
-  const result = state.end.call(this, chunk, encoding, callback);
-  // The client may be gone already; the handler still produced its result, so keep it.
-  if (this.destroyed) state.settle('complete');
-  return result;
-}
-
-// ServerResponse always emits 'close' last (after 'finish' when the response completed), so one
-// listener sees every ending.
-function onClose(this: Captured): void {
-  const state = this[CAPTURE];
-  if (state.settled) return;
-  if (state.ended) state.settle('complete');
-  // Cut mid-body: the response is incomplete, so a retry must be able to run again. Before any
-  // byte was sent the handler is still working; its end() settles the claim (or the lease runs out).
-  else if (this.headersSent) state.settle('release');
-}
+type CapturingEnd = Response['end'] & { [STATE]?: Capture };
 
 /**
  * Wraps `res` so every byte the handler writes is recorded (up to the cap) while still flowing to
@@ -193,21 +240,27 @@ function capture(
   maxBodyBytes: number,
   onError: (e: unknown, req: Request) => void,
 ): void {
-  const captured = res as Captured;
-  let state = captured[CAPTURE] as Capture | undefined;
+  let state = (res.end as CapturingEnd)[STATE];
   if (state === undefined) {
-    state = new Capture(
+    const recording = new Capture(
       req,
       res,
       res.writeHead as (...a: unknown[]) => Response,
       res.write as (...a: unknown[]) => boolean,
       res.end as (...a: unknown[]) => Response,
     );
-    captured[CAPTURE] = state;
-    res.writeHead = capturedWriteHead as Response['writeHead'];
-    res.write = capturedWrite as Response['write'];
-    res.end = capturedEnd as Response['end'];
-    res.on('close', onClose);
+    state = recording;
+    const end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) =>
+      recording.end(chunk, encoding, callback)) as CapturingEnd;
+    end[STATE] = recording;
+    res.end = end;
+    res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
+      recording.write(chunk, encoding, callback)) as Response['write'];
+    // Middleware in front that hooks writeHead (compression, on-headers) changes headers there;
+    // only then is the snapshot taken in a writeHead wrapper of our own.
+    if (Object.hasOwn(res, 'writeHead')) {
+      res.writeHead = ((...args: WriteHeadArgs) => recording.writeHead(args)) as Response['writeHead'];
+    }
   }
   // A second idempotency() on the same request shares the recording; each claim applies its own cap.
   state.claims.push({ claim, onError });

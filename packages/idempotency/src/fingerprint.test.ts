@@ -2,6 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalBody, canonicalJson, compileExclusions, fingerprintRequest } from './fingerprint.js';
 
+// A recursive reference (fine for generated, shallow data): keys sorted as strings. Objects
+// cannot hold that order themselves, since integer-like keys always come first.
+const reference = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(reference).join(',')}]`
+    : v !== null && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v);
+
 describe('canonicalJson', () => {
   it.each([
     ['sorted keys', { b: 1, a: 2 }, '{"a":2,"b":1}'],
@@ -30,17 +42,6 @@ describe('canonicalJson', () => {
   });
 
   it('agrees with JSON.stringify on sorted data, whatever the shape (property)', () => {
-    // A recursive reference (fine for generated, shallow data): keys sorted as strings. Objects
-    // cannot hold that order themselves, since integer-like keys always come first.
-    const reference = (v: unknown): string =>
-      Array.isArray(v)
-        ? `[${v.map(reference).join(',')}]`
-        : v !== null && typeof v === 'object'
-          ? `{${Object.keys(v)
-              .sort()
-              .map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`)
-              .join(',')}}`
-          : JSON.stringify(v);
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         expect(canonicalJson(value)).toBe(reference(value));
@@ -51,6 +52,26 @@ describe('canonicalJson', () => {
   it.each([2_000, 100_000])('writes a body nested %i levels deep without overflowing the stack', (depth) => {
     const value = JSON.parse(`{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`);
     expect(canonicalJson(value)).toBe(`{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+  });
+
+  it.each([1, 63, 64, 65, 130])(
+    'a body of objects and arrays %i levels deep matches the reference',
+    (depth) => {
+      // Crosses the depth where the writer stops recursing and continues iteratively.
+      let value: unknown = { z: 'end', a: [1, null] };
+      for (let i = 0; i < depth; i += 1)
+        value = i % 2 ? { y: value, b: [i, 'x'] } : [value, { d: i, c: true }];
+      expect(canonicalJson(value)).toBe(reference(value));
+    },
+  );
+
+  it('excludes a field below the depth where the writer turns iterative', () => {
+    let value: unknown = { drop: 1, keep: 2 };
+    for (let i = 0; i < 70; i += 1) value = { a: value, z: i };
+    const path = `${'a.'.repeat(70)}drop`;
+    let expected = '{"keep":2}';
+    for (let i = 0; i < 70; i += 1) expected = `{"a":${expected},"z":${i}}`;
+    expect(canonicalJson(value, compileExclusions([path]))).toBe(expected);
   });
 
   it.each([[''], ['a..b'], ['.a']])('rejects the exclusion path %j', (field) => {

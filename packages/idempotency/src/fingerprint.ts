@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 type Path = readonly string[];
 
@@ -102,9 +102,52 @@ function write(root: unknown, rootPaths: readonly Path[]): string {
   return out.join('');
 }
 
+// Below this depth the writer recurses (no task objects, no stack array); deeper subtrees, which
+// only a hostile body has, go to the iterative writer above.
+const RECURSION_LIMIT = 64;
+
+function fast(input: unknown, paths: readonly Path[], depth: number): string {
+  let value = input;
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'bigint' ? value.toString() : (JSON.stringify(value) ?? 'null');
+  }
+  if (depth >= RECURSION_LIMIT) return write(value, paths);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
+    if (value === null || typeof value !== 'object') return fast(value, paths, depth);
+  }
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      if (i > 0) out += ',';
+      out +=
+        item === undefined || typeof item === 'function'
+          ? 'null'
+          : fast(item, NO_EXCLUSIONS.paths, depth + 1);
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    let rest = paths;
+    if (paths.length > 0) {
+      const child = childExclusions(paths, key);
+      if (child.drop) continue;
+      rest = child.rest;
+    }
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${fast(item, rest, depth + 1)}`;
+  }
+  return `${out}}`;
+}
+
 /**
  * JSON with object keys sorted at every level, so two bodies that differ only in key order are
  * equal. Excluded fields are dropped; `undefined` members are skipped as `JSON.stringify` does.
+ * Any nesting depth is handled (deep bodies do not overflow the stack).
  *
  * @example
  * ```ts
@@ -113,7 +156,7 @@ function write(root: unknown, rootPaths: readonly Path[]): string {
  * ```
  */
 export function canonicalJson(value: unknown, exclusions: Exclusions = NO_EXCLUSIONS): string {
-  return write(value, exclusions.paths);
+  return fast(value, exclusions.paths, 0);
 }
 
 /**
@@ -153,8 +196,8 @@ export function fingerprintRequest(
   // One hash over length-prefixed parts: unambiguous without hashing the body separately first.
   const method = request.method.toUpperCase();
   const query = request.query ?? '';
-  return createHash('sha256')
-    .update(`${method}\n${request.path.length}:${request.path}\n${query.length}:${query}\n`)
-    .update(canonicalBody(request.body, exclusions))
-    .digest('hex');
+  const head = `${method}\n${request.path.length}:${request.path}\n${query.length}:${query}\n`;
+  const body = canonicalBody(request.body, exclusions);
+  if (typeof body === 'string') return hash('sha256', head + body, 'hex');
+  return createHash('sha256').update(head).update(body).digest('hex');
 }

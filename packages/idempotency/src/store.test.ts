@@ -104,6 +104,25 @@ function contract(name: string, make: () => Harness) {
       expect(await claim(h, k, 't3')).toEqual({ state: 'new', token: 't3' });
     });
 
+    it.each([
+      ['ASCII JSON', Buffer.from('{"id":1,"sku":"abc-123"}')],
+      ['multi-byte UTF-8', Buffer.from('{"name":"Zoë € 😀"}')],
+      ['a byte-order mark', Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d])],
+      ['NUL and control bytes', Buffer.from([0x00, 0x7b, 0x0a, 0x1b, 0x7d, 0x00])],
+      ['invalid UTF-8 (a lone 0xff)', Buffer.from([0x7b, 0xff, 0x7d])],
+      ['an encoded surrogate (ED A0 80)', Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22])],
+      ['a truncated sequence at the end', Buffer.from([0x22, 0xe2, 0x82])],
+      ['16 KiB of UTF-8', Buffer.from('é'.repeat(8 * 1024))],
+      ['16 KiB + 1 of UTF-8', Buffer.from(`${'é'.repeat(8 * 1024)}x`)],
+    ])('replays the exact bytes of a body with %s', async (_name, body) => {
+      const h = make();
+      const k = key();
+      await claim(h, k, 't1');
+      await h.store.complete(k, 't1', { status: 200, headers: [], body }, 60_000);
+      const replay = (await claim(h, k, 't2')) as { response: StoredResponse };
+      expect(Buffer.from(replay.response.body).equals(body)).toBe(true);
+    });
+
     it('keeps an empty body', async () => {
       const h = make();
       const k = key();
