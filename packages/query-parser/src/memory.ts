@@ -1,16 +1,37 @@
 import type { Collection, SortKey } from './collection.js';
 import type { CollectionQuery, Filter } from './parse.js';
-import { compareScalars, normalizeStored, type Scalar } from './values.js';
+import { compareScalars, type FieldType, normalizeStored, type Scalar } from './values.js';
 
 type Row = Readonly<Record<string, unknown>>;
 
-function cell(collection: Collection, row: Row, field: string): Scalar | null {
-  return normalizeStored(collection.fields.get(field)!.type, row[field]);
+/** A filter with its field type resolved once per query, not once per row. */
+interface Check {
+  readonly field: string;
+  readonly type: FieldType;
+  readonly filter: Filter;
 }
 
-function matches(collection: Collection, row: Row, filter: Filter): boolean {
-  const type = collection.fields.get(filter.field)!.type;
-  const value = cell(collection, row, filter.field);
+/** A sort key with its field type and direction resolved once per query. */
+interface KeyPlan {
+  readonly field: string;
+  readonly type: FieldType;
+  readonly sign: 1 | -1;
+}
+
+function typeOf(collection: Collection, field: string): FieldType {
+  return collection.fields.get(field)!.type;
+}
+
+function keyPlan(collection: Collection, sort: readonly SortKey[]): KeyPlan[] {
+  return sort.map(({ field, direction }) => ({
+    field,
+    type: typeOf(collection, field),
+    sign: direction === 'asc' ? 1 : -1,
+  }));
+}
+
+function matches(row: Row, { field, type, filter }: Check): boolean {
+  const value = normalizeStored(type, row[field]);
   // SQL semantics: a NULL cell satisfies no comparison, not even `<>`.
   if (value === null) return false;
   if (filter.op === 'in') {
@@ -34,30 +55,40 @@ function matches(collection: Collection, row: Row, filter: Filter): boolean {
 }
 
 function compareKeyLists(
-  collection: Collection,
-  sort: readonly SortKey[],
+  plan: readonly KeyPlan[],
   a: readonly (Scalar | null)[],
   b: readonly (Scalar | null)[],
 ): number {
-  for (let i = 0; i < sort.length; i++) {
-    const { field, direction } = sort[i]!;
-    const order = compareScalars(collection.fields.get(field)!.type, a[i] ?? null, b[i] ?? null);
-    if (order !== 0) return direction === 'asc' ? order : -order;
+  for (let i = 0; i < plan.length; i++) {
+    const key = plan[i]!;
+    const order = compareScalars(key.type, a[i] ?? null, b[i] ?? null);
+    if (order !== 0) return order * key.sign;
   }
   return 0;
 }
 
+function keysOf(plan: readonly KeyPlan[], row: Row): (Scalar | null)[] {
+  const keys: (Scalar | null)[] = new Array(plan.length);
+  for (let i = 0; i < plan.length; i++) keys[i] = normalizeStored(plan[i]!.type, row[plan[i]!.field]);
+  return keys;
+}
+
 /** The sort-key values of a row, normalized (what a cursor carries). */
 export function sortValues(collection: Collection, sort: readonly SortKey[], row: Row): (Scalar | null)[] {
-  return sort.map((k) => cell(collection, row, k.field));
+  return keysOf(keyPlan(collection, sort), row);
 }
 
 function filtered<T extends Row>(query: CollectionQuery, rows: readonly T[]): T[] {
   const { collection } = query;
-  const conditions = [...query.scope, ...query.filters];
+  const checks: Check[] = [...query.scope, ...query.filters].map((filter) => ({
+    field: filter.field,
+    type: typeOf(collection, filter.field),
+    filter,
+  }));
   const needle = query.search?.toLowerCase();
+  if (checks.length === 0 && needle === undefined) return [...rows];
   return rows.filter((row) => {
-    for (const condition of conditions) if (!matches(collection, row, condition)) return false;
+    for (const check of checks) if (!matches(row, check)) return false;
     if (needle === undefined) return true;
     return collection.searchable.some((field) => {
       const value = row[field];
@@ -80,17 +111,18 @@ function filtered<T extends Row>(query: CollectionQuery, rows: readonly T[]): T[
  */
 export function applyToArray<T extends Row>(query: CollectionQuery, rows: readonly T[]): T[] {
   const { collection, sort, pagination } = query;
+  const plan = keyPlan(collection, sort);
   // Keys are normalized once per row, not once per comparison.
-  let decorated = filtered(query, rows).map((row) => ({ row, keys: sortValues(collection, sort, row) }));
+  let decorated = filtered(query, rows).map((row) => ({ row, keys: keysOf(plan, row) }));
   let skip = 0;
   if (pagination.mode === 'cursor') {
     const { after } = pagination;
     if (after !== undefined) {
-      decorated = decorated.filter((d) => compareKeyLists(collection, sort, d.keys, after) > 0);
+      decorated = decorated.filter((d) => compareKeyLists(plan, d.keys, after) > 0);
     }
   } else skip = pagination.offset;
   const page = smallest(decorated, skip + pagination.limit + 1, (a, b) =>
-    compareKeyLists(collection, sort, a.keys, b.keys),
+    compareKeyLists(plan, a.keys, b.keys),
   );
   return page.slice(skip).map((d) => d.row);
 }

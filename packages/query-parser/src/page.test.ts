@@ -235,6 +235,34 @@ describe('toSql', () => {
   });
 });
 
+describe('applyToArray string order', () => {
+  // Code-point order (SQLite BINARY, PostgreSQL "C"): U+1F600 is stored as the surrogates D83D DE00,
+  // which a plain `<` puts before U+E000–U+FFFF.
+  const titles = ['\u{1F600}', '\uFFFF', 'b', '\uE000', 'a', '\u00E9', '\uD7FF', 'ab', '\u{10000}'];
+  const byCodePoint = ['a', 'ab', 'b', '\u00E9', '\uD7FF', '\uE000', '\uFFFF', '\u{10000}', '\u{1F600}'];
+  const data = titles.map((title, i) => ({ id: i + 1, title, done: false, rank: i }));
+
+  it.each([
+    ['title', byCodePoint],
+    ['-title', [...byCodePoint].reverse()],
+  ])('sort=%s orders by code point, as SQLite does', (sort, expected) => {
+    const query = parseQuery(items, `sort=${sort}`);
+    expect(applyToArray(query, data).map((r) => r.title)).toEqual(expected);
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, title_text TEXT, done INTEGER, rank INTEGER)');
+    for (const r of data) db.prepare('INSERT INTO items VALUES (?, ?, 0, ?)').run(r.id, r.title, r.rank);
+    const sql = toSql(query, { dialect: 'sqlite', table: 'items' });
+    const fromSql = db.prepare(sql.text).all(...sql.params) as { title: string }[];
+    db.close();
+    expect(fromSql.map((r) => r.title)).toEqual(expected);
+  });
+
+  it('filters with gt by code point', () => {
+    const query = parseQuery(items, `title[gt]=${encodeURIComponent('\uFFFF')}&sort=title`);
+    expect(applyToArray(query, data).map((r) => r.title)).toEqual(['\u{10000}', '\u{1F600}']);
+  });
+});
+
 describe('toQueryString', () => {
   it('writes the canonical form', () => {
     const query = parseQuery(

@@ -146,7 +146,8 @@ export function compareCodePoints(a: string, b: string): number {
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
-    if (x !== y) return rank(x) - rank(y);
+    // Below the surrogates, code-unit order is code-point order.
+    if (x !== y) return x < 0xd800 && y < 0xd800 ? x - y : rank(x) - rank(y);
   }
   return a.length - b.length;
 }
