@@ -24,11 +24,6 @@ const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 180);
 const WARM_UP_SECONDS = Math.min(30, Math.floor(SOAK_SECONDS / 4));
 const SAMPLE_EVERY_MS = 5000;
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 describe.skipIf(!ready)(`soak: ${SOAK_SECONDS} s of mixed load`, () => {
   let db: Database;
   let cluster: Cluster;
@@ -113,12 +108,16 @@ describe.skipIf(!ready)(`soak: ${SOAK_SECONDS} s of mixed load`, () => {
     expect(Object.keys(tally(statuses)).sort()).toEqual(['200', '201']);
     for (const [i, samples] of rss.entries()) {
       const afterWarmUp = samples.slice(Math.ceil((WARM_UP_SECONDS * 1000) / SAMPLE_EVERY_MS));
-      const early = median(afterWarmUp.slice(0, 4));
-      const late = median(afterWarmUp.slice(-4));
+      // RSS follows V8's garbage-collection sawtooth (here 145-195 MiB over ~30 s cycles), so a
+      // few samples can land all in a trough early and all on a crest late. The high-water marks
+      // of the first and last thirds do not depend on that phase; a leak still raises them.
+      const third = Math.max(1, Math.floor(afterWarmUp.length / 3));
+      const early = Math.max(...afterWarmUp.slice(0, third));
+      const late = Math.max(...afterWarmUp.slice(-third));
       await annotate(
-        `instance ${i} (of 2, ${statuses.length} requests in all): RSS after warm-up ${(early / 1048576).toFixed(1)} MiB, at the end ${(late / 1048576).toFixed(1)} MiB (samples: ${samples.map((b) => Math.round(b / 1048576)).join(' ')})`,
+        `instance ${i} (of 2, ${statuses.length} requests in all): RSS peak after warm-up ${(early / 1048576).toFixed(1)} MiB, at the end ${(late / 1048576).toFixed(1)} MiB (samples: ${samples.map((b) => Math.round(b / 1048576)).join(' ')})`,
       );
-      // Flat: the last samples' median within 20 % of the first post-warm-up median.
+      // Flat: the late high-water mark within 20 % of the early one.
       expect(
         [i, early > 0, late / early <= 1.2],
         `RSS samples (MiB): ${samples.map((b) => Math.round(b / 1048576)).join(' ')}`,
