@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   createDatabase,
+  createProject,
   type Database,
   deleteRedisKeys,
   environmentReady,
   REDIS_URL,
-  request,
   startCluster,
 } from './harness.js';
 
@@ -30,15 +30,8 @@ describe.skipIf(!ready)('deeply nested JSON body', () => {
   });
 
   it.each([2000, 50_000])('%i levels: a 4xx, not a 500', async (depth) => {
-    const reply = await request(`${cluster.at(0).url}/v2/projects`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': cluster.credentials.apiKey,
-        'content-type': 'application/json',
-        'idempotency-key': `deep-${depth}`,
-      },
-      body: `{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`,
-    });
+    const body = `{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const reply = await createProject(cluster.at(0).url, cluster.credentials, `deep-${depth}`, body);
     expect(reply.status).toBeGreaterThanOrEqual(400);
     expect(reply.status).toBeLessThan(500);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   type Credentials,
+  createProject,
   type Database,
   deleteRedisKeys,
   environmentReady,
@@ -25,16 +26,8 @@ import { sigtermUnderLoad } from './sigterm-scenario.js';
 
 const ready = await environmentReady();
 
-function createProject(url: string, credentials: Credentials, key: string): Promise<Reply> {
-  return request(`${url}/v2/projects`, {
-    method: 'POST',
-    headers: {
-      'x-api-key': credentials.apiKey,
-      'content-type': 'application/json',
-      'idempotency-key': key,
-    },
-    body: JSON.stringify({ name: `fault ${key}` }),
-  });
+function createFaultProject(url: string, credentials: Credentials, key: string): Promise<Reply> {
+  return createProject(url, credentials, key, { name: `fault ${key}` });
 }
 
 async function rowsPerKey(db: Database, keys: readonly string[]): Promise<Map<string, number>> {
@@ -48,10 +41,10 @@ async function rowsPerKey(db: Database, keys: readonly string[]): Promise<Map<st
 
 /** Retries a create until it is no longer 409/503 (bounded): what a well-behaved client does. */
 async function settle(url: string, credentials: Credentials, key: string, tries = 40): Promise<Reply> {
-  let reply = await createProject(url, credentials, key);
+  let reply = await createFaultProject(url, credentials, key);
   for (let i = 0; i < tries && (reply.status === 409 || reply.status === 503); i++) {
     await sleep(Number(reply.headers.get('retry-after') ?? 1) * 250);
-    reply = await createProject(url, credentials, key);
+    reply = await createFaultProject(url, credentials, key);
   }
   return reply;
 }
@@ -117,7 +110,7 @@ describe.skipIf(!ready)('faults', () => {
       const jwt = (await token(cluster.at(0).url, credentials, 'read:projects')).access_token;
       const before = ['redis-before-0', 'redis-before-1', 'redis-before-2'];
       for (const key of before)
-        expect((await createProject(cluster.at(0).url, credentials, key)).status).toBe(201);
+        expect((await createFaultProject(cluster.at(0).url, credentials, key)).status).toBe(201);
 
       const loadKeys: string[] = [];
       const traffic = load(6, async (worker, n) => {
@@ -126,7 +119,7 @@ describe.skipIf(!ready)('faults', () => {
           case 0: {
             const key = `redis-load-${worker}-${n}`;
             loadKeys.push(key);
-            return { kind: `POST ${key}`, reply: await createProject(url, credentials, key) };
+            return { kind: `POST ${key}`, reply: await createFaultProject(url, credentials, key) };
           }
           case 1:
             return {
@@ -148,7 +141,7 @@ describe.skipIf(!ready)('faults', () => {
       await redis.stop({ save: true });
       await sleep(300);
       const outage = {
-        post: await createProject(cluster.at(1).url, credentials, 'redis-during-0'),
+        post: await createFaultProject(cluster.at(1).url, credentials, 'redis-during-0'),
         bearer: await request(`${cluster.at(2).url}/v2/projects`, {
           headers: { authorization: `Bearer ${jwt}` },
         }),
@@ -246,7 +239,7 @@ describe.skipIf(!ready)('faults', () => {
         if (worker % 2 === 0) {
           const key = `pg-load-${worker}-${n}`;
           keys.push(key);
-          return { kind: `POST ${key}`, reply: await createProject(url, credentials, key) };
+          return { kind: `POST ${key}`, reply: await createFaultProject(url, credentials, key) };
         }
         return {
           kind: 'GET',

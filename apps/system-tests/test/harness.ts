@@ -398,6 +398,24 @@ export async function request(url: string, init: RequestInit = {}): Promise<Repl
   }
 }
 
+/** POST /v2/projects with the API key and an Idempotency-Key; a string `body` is sent as it is. */
+export function createProject(
+  url: string,
+  credentials: Credentials,
+  key: string,
+  body: unknown,
+): Promise<Reply> {
+  return request(`${url}/v2/projects`, {
+    method: 'POST',
+    headers: {
+      'x-api-key': credentials.apiKey,
+      'content-type': 'application/json',
+      'idempotency-key': key,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
 export function form(values: Record<string, string>): RequestInit {
   return {
     method: 'POST',

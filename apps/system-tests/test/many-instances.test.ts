@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   createDatabase,
+  createProject,
   type Database,
   deleteRedisKeys,
   environmentReady,
@@ -42,14 +43,8 @@ describe.skipIf(!ready)('three instances sharing Redis and PostgreSQL', () => {
     const replies = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const key = keys[i % keys.length] as string;
-        const reply = await request(`${cluster.at(i).url}/v2/projects`, {
-          method: 'POST',
-          headers: {
-            'x-api-key': cluster.credentials.apiKey,
-            'content-type': 'application/json',
-            'idempotency-key': key,
-          },
-          body: JSON.stringify({ name: `idem ${key}` }),
+        const reply = await createProject(cluster.at(i).url, cluster.credentials, key, {
+          name: `idem ${key}`,
         });
         return { key, reply };
       }),
@@ -79,15 +74,7 @@ describe.skipIf(!ready)('three instances sharing Redis and PostgreSQL', () => {
     // Every key ends with its one row: a retry of any key replays on any instance.
     const retries = await Promise.all(
       keys.map((key, i) =>
-        request(`${cluster.at(i + 1).url}/v2/projects`, {
-          method: 'POST',
-          headers: {
-            'x-api-key': cluster.credentials.apiKey,
-            'content-type': 'application/json',
-            'idempotency-key': key,
-          },
-          body: JSON.stringify({ name: `idem ${key}` }),
-        }),
+        createProject(cluster.at(i + 1).url, cluster.credentials, key, { name: `idem ${key}` }),
       ),
     );
     expect(retries.map((r) => [r.status, r.headers.get('idempotent-replayed')])).toEqual(

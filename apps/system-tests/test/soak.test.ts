@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   createDatabase,
+  createProject,
   type Database,
   deleteRedisKeys,
   environmentReady,
@@ -72,15 +73,7 @@ describe.skipIf(!ready)(`soak: ${SOAK_SECONDS} s of mixed load`, () => {
           });
         } else if (kind < 9) {
           expected = 201;
-          reply = await request(`${url}/v2/projects`, {
-            method: 'POST',
-            headers: {
-              'x-api-key': credentials.apiKey,
-              'content-type': 'application/json',
-              'idempotency-key': `soak-${w}-${n}`,
-            },
-            body: JSON.stringify({ name: `soak ${w}-${n}` }),
-          });
+          reply = await createProject(url, credentials, `soak-${w}-${n}`, { name: `soak ${w}-${n}` });
         } else {
           reply = await request(
             `${url}/oauth/token`,

@@ -58,21 +58,20 @@ function toBytes(chunk: unknown, encoding: unknown): Buffer | undefined {
   return undefined;
 }
 
+/** Adds one header line under its lower-case name; a repeated name collects its values in an array. */
+function appendHeader(out: Record<string, string | string[]>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const previous = out[key];
+  out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+}
+
 function headerObject(args: readonly unknown[]): Record<string, string | number | readonly string[]> {
   // writeHead(status, [statusMessage], [headers]); headers may be an object or a flat/pair array.
   const raw = typeof args[1] === 'string' ? args[2] : args[1];
-  const out: Record<string, string | number | string[]> = {};
+  const out: Record<string, string | string[]> = {};
   if (Array.isArray(raw)) {
     const flat = Array.isArray(raw[0]) ? (raw as unknown[][]).flat() : raw;
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const name = String(flat[i]).toLowerCase();
-      const value = String(flat[i + 1]);
-      const previous = out[name];
-      out[name] =
-        previous === undefined
-          ? value
-          : [...(Array.isArray(previous) ? previous : [String(previous)]), value];
-    }
+    for (let i = 0; i + 1 < flat.length; i += 2) appendHeader(out, String(flat[i]), String(flat[i + 1]));
   } else if (raw !== null && typeof raw === 'object') {
     for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
       if (value !== undefined)
@@ -94,12 +93,7 @@ function headerBlock(block: string): HeaderRecord {
   for (let i = 1; i < lines.length; i += 1) {
     const line = lines[i]!;
     const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    const previous = out[name];
-    out[name] =
-      previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+    if (colon > 0) appendHeader(out, line.slice(0, colon), line.slice(colon + 1).trim());
   }
   return out;
 }
