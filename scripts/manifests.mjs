@@ -5,7 +5,9 @@
  * - the same `license`, `repository` (with `directory`), `homepage`, `bugs`, `engines`, `sideEffects`;
  * - `typesVersions` derived from `exports`, which is how TypeScript's `node10` resolution
  *   (`"module": "commonjs"`, still the default of most Express apps) finds `@plumbline/x/express`;
- * - a LICENSE file beside the manifest, identical to the repository's, so every tarball carries it.
+ * - a LICENSE file beside the manifest, identical to the repository's, so every tarball carries it;
+ * - a typedoc.json naming the source of every export subpath, so the API reference
+ *   (`pnpm docs:api`) documents exactly what a user can import.
  *
  * `node scripts/manifests.mjs` writes the fields; `--check` only reports drift and exits 1 (CI).
  */
@@ -83,12 +85,26 @@ for (const dir of readdirSync(join(root, 'packages')).sort()) {
   for (const key of Object.keys(wanted))
     if (!(key in ordered) && wanted[key] !== undefined) ordered[key] = wanted[key];
   const after = `${JSON.stringify(ordered, null, 2)}\n`;
+  const typedocFile = join(root, 'packages', dir, 'typedoc.json');
+  const typedoc = `${JSON.stringify(
+    {
+      $schema: 'https://typedoc.org/schema.json',
+      entryPoints: Object.keys(manifest.exports ?? {})
+        .filter((subpath) => subpath !== './package.json')
+        .map((subpath) => `src/${subpath === '.' ? 'index' : subpath.slice(2)}.ts`),
+    },
+    null,
+    2,
+  )}\n`;
+  const typedocOk = existsSync(typedocFile) && readFileSync(typedocFile, 'utf8') === typedoc;
   const licenseFile = join(root, 'packages', dir, 'LICENSE');
   const licenseOk = existsSync(licenseFile) && readFileSync(licenseFile, 'utf8') === license;
   if (check) {
     if (after !== before) problems.push(`packages/${dir}/package.json is out of date`);
     if (!licenseOk) problems.push(`packages/${dir}/LICENSE is missing or differs from ./LICENSE`);
+    if (!typedocOk) problems.push(`packages/${dir}/typedoc.json is out of date`);
   } else {
+    if (!typedocOk) writeFileSync(typedocFile, typedoc);
     if (after !== before) writeFileSync(file, after);
     if (!licenseOk) writeFileSync(licenseFile, license);
   }
