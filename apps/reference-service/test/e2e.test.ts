@@ -1,6 +1,6 @@
 /**
- * End to end, through real HTTP on loopback, one table per CONVENTIONS section. Each backend runs the
- * same tables: SQLite with in-memory state, and PostgreSQL with Redis state.
+ * End to end, through real HTTP on loopback, one table per section of docs/conventions.md. Each
+ * backend runs the same tables: SQLite with in-memory state, and PostgreSQL with Redis state.
  */
 import { randomUUID } from 'node:crypto';
 import { postgresAvailable, redisAvailable } from '@plumbline/test-utils';
@@ -53,7 +53,7 @@ describe.each(backends)('reference service on $name', (backend) => {
     const text = await res.text();
     let parsed: unknown = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text !== '') parsed = JSON.parse(text);
-    // Whatever happened, no error body may leak internals (CONVENTIONS 7.1 rule 3).
+    // Whatever happened, no error body may leak internals (docs/conventions.md 7.1 (3)).
     if (res.status >= 400) expect(text).not.toMatch(STACK);
     return { status: res.status, headers: res.headers, text, body: parsed };
   }
