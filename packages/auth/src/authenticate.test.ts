@@ -37,7 +37,7 @@ import {
   signEs256Manually,
   signRaw,
   unsigned,
-} from './test-fixtures.js';
+} from '../test/fixtures.js';
 
 const keys = new MemoryApiKeyStore();
 const readKey = generateApiKey();

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { authenticate, getPrincipal, requireScopes } from './express.js';
 import { createAuthenticator, generateApiKey, MemoryApiKeyStore } from './index.js';
-import { AUD, eddsa, es256, ISS, JWKS, RSA_PEM, rs256, sign } from './test-fixtures.js';
+import { AUD, eddsa, es256, ISS, JWKS, RSA_PEM, rs256, sign } from '../test/fixtures.js';
 
 const store = new MemoryApiKeyStore();
 const key = generateApiKey();

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { authenticate, getPrincipal, tokenEndpoint } from './express.js';
 import { createJwtVerifier, RedisRevocationStore } from './index.js';
 import { createIssuer, RedisRefreshTokenStore } from './issuer.js';
-import { AUD, ISS, JWKS, nowSec, sign } from './test-fixtures.js';
+import { AUD, ISS, JWKS, nowSec, sign } from '../test/fixtures.js';
 
 const redisUp = await redisAvailable();
 

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isHttpError } from '@plumbline/errors';
-import type { Issuer } from './issuer.js';
+import type { Issuer } from './create-issuer.js';
 import type { JwtVerifier } from './jwt.js';
 import type { RevocationStore } from './revocation.js';
 

@@ -1,4 +1,4 @@
-// Shared by the test files only (not an entry point, never bundled).
+// Shared by the test files only: outside src/, so it is never bundled or published.
 import { createHmac, sign as cryptoSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { CompactSign, exportJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 
