@@ -31,4 +31,3 @@ export {
   type TokenRequest,
   type TokenResponse,
 } from './token-endpoint.js';
-

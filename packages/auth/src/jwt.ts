@@ -84,8 +84,22 @@ export interface TrustedIssuer {
   readonly key?: KeyObject | CryptoKey | JWK | string | Uint8Array;
   /** Allow-list; never inferred from the key or the token. Default {@link DEFAULT_ALGORITHMS}. */
   readonly algorithms?: readonly string[];
-  /** RFC 9068 strict mode: require `typ: at+jwt`. Default false. */
+  /**
+   * RFC 9068 strict mode: require `typ: at+jwt` and the claims RFC 9068 2.2 makes mandatory besides
+   * `iss`, `exp` and `aud`: `iat`, `jti` (so the token can be revoked), `sub` and `client_id`.
+   * Default false.
+   */
   readonly requireAccessTokenType?: boolean;
+  /**
+   * Oldest accepted token, in seconds since its `iat` (clock tolerance added); a token without `iat`
+   * is refused when this is set. Default: no limit.
+   */
+  readonly maxTokenAgeSec?: number;
+  /**
+   * Longest accepted lifetime, `exp - iat`, in seconds; without `iat`, the time left until `exp` must
+   * not exceed it. Default: no limit.
+   */
+  readonly maxLifetimeSec?: number;
   readonly remote?: RemoteJwksOptions;
 }
 
@@ -136,6 +150,9 @@ interface PreparedIssuer {
   readonly getKey: JWTVerifyGetKey | KeyObject | CryptoKey | Uint8Array;
   readonly remote: boolean;
   readonly options: JWTVerifyOptions;
+  readonly strict: boolean;
+  readonly maxAgeSec: number | undefined;
+  readonly maxLifetimeSec: number | undefined;
 }
 
 interface CacheEntry {
@@ -170,6 +187,18 @@ function staticKey(key: StaticKey): KeyObject | CryptoKey | Uint8Array {
     return createPublicKey({ key: publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' });
   }
   return key;
+}
+
+// RFC 7518 3.2: an HMAC key must be at least as long as the hash output.
+const HMAC_MIN_BYTES: Readonly<Record<string, number>> = { HS256: 32, HS384: 48, HS512: 64 };
+
+function secretLength(key: StaticKey): number | undefined {
+  if (key instanceof Uint8Array) return key.byteLength;
+  if (key instanceof KeyObject) return key.type === 'secret' ? key.symmetricKeySize : undefined;
+  const algorithm = (key as CryptoKey).algorithm as { name?: string; length?: number } | undefined;
+  return algorithm?.name === 'HMAC' && typeof algorithm.length === 'number'
+    ? algorithm.length / 8
+    : undefined;
 }
 
 const CURVES: Readonly<Record<string, string>> = {
@@ -221,6 +250,30 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
       `issuer ${trusted.issuer}: HMAC algorithms need a secret key and public-key algorithms a public key`,
     );
   }
+  if (symmetric) {
+    const bytes = secretLength(trusted.key!) ?? 0;
+    for (const alg of algorithms) {
+      const needed = HMAC_MIN_BYTES[alg] ?? 0;
+      if (bytes < needed) {
+        throw new TypeError(
+          `issuer ${trusted.issuer}: the ${alg} secret is ${bytes} bytes; RFC 7518 3.2 requires at least ${needed} (the hash output size)`,
+        );
+      }
+    }
+  }
+  for (const [name, value] of [
+    ['maxTokenAgeSec', trusted.maxTokenAgeSec],
+    ['maxLifetimeSec', trusted.maxLifetimeSec],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new TypeError(`issuer ${trusted.issuer}: ${name} must be a positive number of seconds`);
+    }
+  }
+  const limits = {
+    strict: trusted.requireAccessTokenType === true,
+    maxAgeSec: trusted.maxTokenAgeSec,
+    maxLifetimeSec: trusted.maxLifetimeSec,
+  };
   const options: JWTVerifyOptions = {
     algorithms,
     issuer: trusted.issuer,
@@ -229,7 +282,8 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
     clockTolerance,
     ...(trusted.requireAccessTokenType ? { typ: 'at+jwt' } : {}),
   };
-  if (trusted.jwks !== undefined) return { getKey: createLocalJWKSet(trusted.jwks), remote: false, options };
+  if (trusted.jwks !== undefined)
+    return { getKey: createLocalJWKSet(trusted.jwks), remote: false, options, ...limits };
   if (trusted.jwksUri !== undefined) {
     const remote = trusted.remote ?? {};
     const url = new URL(trusted.jwksUri);
@@ -242,7 +296,7 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
       timeoutDuration: remote.timeoutMs ?? 5_000,
       cacheMaxAge: remote.cacheMaxAgeMs ?? 600_000,
     });
-    return { getKey, remote: true, options };
+    return { getKey, remote: true, options, ...limits };
   }
   const key = staticKey(trusted.key!);
   // jose would otherwise fail per request on a mismatch; say so once, at start-up.
@@ -253,7 +307,7 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
       `issuer ${trusted.issuer}: algorithm ${misfit} does not fit the static key (${family})`,
     );
   }
-  return { getKey: key, remote: false, options };
+  return { getKey: key, remote: false, options, ...limits };
 }
 
 const CLAIM_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -346,6 +400,27 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
     if (revoked) throw reject('The access token was revoked');
   }
 
+  // Per-issuer limits: strict RFC 9068 claims, maximum age and lifetime.
+  function checkIssuerRules(payload: JWTPayload, issuer: PreparedIssuer): void {
+    if (issuer.strict) {
+      if (payload.iat === undefined) throw reject('The access token has no issue time');
+      if (payload.jti === undefined) throw reject('The access token has no identifier');
+      if (payload.sub === undefined) throw reject('The access token has no subject');
+      const clientId = payload['client_id'];
+      if (typeof clientId !== 'string' || clientId === '') throw reject('The access token has no client_id');
+    }
+    const nowSec = now() / 1000;
+    if (issuer.maxAgeSec !== undefined) {
+      if (payload.iat === undefined) throw reject('The access token has no issue time');
+      if (nowSec - payload.iat > issuer.maxAgeSec + tolerance) throw reject('The access token is too old');
+    }
+    if (issuer.maxLifetimeSec !== undefined) {
+      const lifetime = payload.exp! - (payload.iat ?? nowSec);
+      const slack = payload.iat === undefined ? tolerance : 0;
+      if (lifetime > issuer.maxLifetimeSec + slack) throw reject('The access token lifetime is too long');
+    }
+  }
+
   function principalFrom(payload: JWTPayload): Principal {
     for (const claim of ['exp', 'nbf', 'iat'] as const) {
       if (!numericDate(payload[claim])) throw reject(CLAIM_DESCRIPTIONS[claim]!);
@@ -397,7 +472,13 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       throw reject(describe(cause), cause);
     }
     const principal = principalFrom(payload);
-    return { principal, expiresAtMs: payload.exp! * 1000, jti: payload.jti };
+    checkIssuerRules(payload, issuer);
+    // With a maximum age, a cached verification must not outlive it either.
+    const expiresAtMs =
+      issuer.maxAgeSec !== undefined
+        ? Math.min(payload.exp!, payload.iat! + issuer.maxAgeSec + tolerance) * 1000
+        : payload.exp! * 1000;
+    return { principal, expiresAtMs, jti: payload.jti };
   }
 
   return {

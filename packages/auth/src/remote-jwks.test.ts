@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { coreOutcome } from '@plumbline/test-utils';
 import { exportJWK } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createJwtVerifier, MemoryRevocationStore } from './index.js';
 import { AUD, ISS, nowSec, sign, type TestKey } from '../test/fixtures.js';
+import { createJwtVerifier, MemoryRevocationStore } from './index.js';
 
 async function ecKey(kid: string): Promise<TestKey> {
   const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
