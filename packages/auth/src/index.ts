@@ -54,6 +54,7 @@ export {
   type Principal,
   scopesFromClaims,
 } from './principal.js';
+export { isKeySetUnavailable, type KeySetErrorEvent, KeySetUnavailableError } from './remote-jwks.js';
 export {
   MemoryRevocationStore,
   RedisRevocationStore,

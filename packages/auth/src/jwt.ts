@@ -3,7 +3,6 @@ import { HttpError } from '@plumbline/errors';
 import {
   type CryptoKey,
   createLocalJWKSet,
-  createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
   type JSONWebKeySet,
@@ -16,6 +15,7 @@ import {
 import { authError } from './challenge.js';
 import { Lru } from './lru.js';
 import { type Principal, scopesFromClaims } from './principal.js';
+import { createRemoteKeySet, type KeySetErrorEvent, KeySetUnavailableError } from './remote-jwks.js';
 import type { RevocationStore } from './revocation.js';
 
 /**
@@ -54,8 +54,13 @@ const KNOWN_ALGORITHMS = new Set([
  * ```
  */
 export interface RemoteJwksOptions {
-  /** Minimum time between two fetches triggered by an unknown `kid`. Default 30 000 ms. */
+  /**
+   * Minimum time between two fetches triggered by an unknown `kid`; also the first backoff after a
+   * failed fetch (at least 1 000 ms), doubling with each further failure. Default 30 000 ms.
+   */
   readonly cooldownMs?: number;
+  /** Longest backoff after repeated failed fetches. Default 300 000 ms. */
+  readonly maxBackoffMs?: number;
   /** Fetch timeout. Default 5 000 ms. */
   readonly timeoutMs?: number;
   /** Refetch a cached key set older than this. Default 600 000 ms. */
@@ -127,6 +132,11 @@ export interface JwtVerifierOptions {
   readonly realm?: string;
   /** Clock, in milliseconds. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Called once per failed remote key-set fetch (at most once per backoff period), for logging the
+   * outage; requests meanwhile are answered from the last good set, or 503 when there is none.
+   */
+  readonly onKeySetError?: (event: KeySetErrorEvent) => void;
 }
 
 /**
@@ -232,7 +242,16 @@ function algorithmFamily(alg: string): string {
   return 'ed25519';
 }
 
-function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): PreparedIssuer {
+interface RemoteContext {
+  readonly now: () => number;
+  readonly onKeySetError: ((event: KeySetErrorEvent) => void) | undefined;
+}
+
+function prepareIssuer(
+  trusted: TrustedIssuer,
+  clockTolerance: number,
+  context: RemoteContext,
+): PreparedIssuer {
   const sources = [trusted.jwks, trusted.jwksUri, trusted.key].filter((s) => s !== undefined);
   if (sources.length !== 1) {
     throw new TypeError(`issuer ${trusted.issuer}: give exactly one of jwks, jwksUri or key`);
@@ -291,10 +310,14 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
       throw new TypeError(`issuer ${trusted.issuer}: jwksUri must use https (http only on loopback)`);
     }
-    const getKey = createRemoteJWKSet(url, {
-      cooldownDuration: remote.cooldownMs ?? 30_000,
-      timeoutDuration: remote.timeoutMs ?? 5_000,
-      cacheMaxAge: remote.cacheMaxAgeMs ?? 600_000,
+    const getKey = createRemoteKeySet(url, {
+      issuer: trusted.issuer,
+      cooldownMs: remote.cooldownMs ?? 30_000,
+      timeoutMs: remote.timeoutMs ?? 5_000,
+      cacheMaxAgeMs: remote.cacheMaxAgeMs ?? 600_000,
+      maxBackoffMs: remote.maxBackoffMs ?? 300_000,
+      now: context.now,
+      onError: context.onKeySetError,
     });
     return { getKey, remote: true, options, ...limits };
   }
@@ -344,13 +367,9 @@ function describe(error: unknown): string {
   }
 }
 
-const KEY_SOURCE_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
-
-// A remote key set that cannot be fetched is our outage, not the client's fault: 503, fail closed.
+// A remote key set that was never fetched is our outage, not the client's fault: 503, fail closed.
 function isKeySourceFailure(error: unknown, remote: boolean): boolean {
-  if (!remote || error instanceof HttpError) return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code !== 'string' || !code.startsWith('ERR_J') || KEY_SOURCE_FAILURES.has(code);
+  return remote && error instanceof KeySetUnavailableError;
 }
 
 const numericDate = (value: unknown) =>
@@ -382,7 +401,10 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const issuers = new Map<string, PreparedIssuer>();
   for (const trusted of options.issuers) {
     if (issuers.has(trusted.issuer)) throw new TypeError(`issuer ${trusted.issuer} is listed twice`);
-    issuers.set(trusted.issuer, prepareIssuer(trusted, tolerance));
+    issuers.set(
+      trusted.issuer,
+      prepareIssuer(trusted, tolerance, { now, onKeySetError: options.onKeySetError }),
+    );
   }
   const cache = new Lru<string, CacheEntry>(options.cacheSize ?? 10_000);
 
