@@ -1,6 +1,6 @@
 // The issuer core; `issuer.ts` is the entry point that re-exports it (and keeps the token endpoint
 // importing this file rather than the entry, so the two never import each other).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { HttpError } from '@plumbline/errors';
 import {
   calculateJwkThumbprint,
@@ -11,7 +11,13 @@ import {
   type JWK,
   SignJWT,
 } from 'jose';
-import { MemoryRefreshTokenStore, type RefreshGrant, type RefreshTokenStore } from './refresh-store.js';
+import {
+  type AccessTokenRef,
+  MemoryRefreshTokenStore,
+  type RefreshGrant,
+  type RefreshTokenStore,
+} from './refresh-store.js';
+import type { RevocationStore } from './revocation.js';
 
 /**
  * A signing key: a private JWK (with `alg`), or nothing to have one generated at start-up.
@@ -52,6 +58,19 @@ export interface IssuerOptions {
   readonly refreshTokenTtlSec?: number;
   /** Refresh token families. Default an in-memory store (single process). */
   readonly refreshStore?: RefreshTokenStore;
+  /**
+   * The resource servers' `jti` revocation list. With it, a reused refresh token (or one revoked at
+   * the revocation endpoint) also revokes every live access token issued from its family, on every
+   * instance that shares the list. Give the verifier the same store.
+   */
+  readonly revocation?: RevocationStore;
+  /**
+   * Reuse grace interval: a refresh token presented again within this many seconds of its rotation,
+   * for the first time, returns the same successor (a client retrying a refresh whose answer it
+   * lost keeps its session). A second retry, or any older token, still revokes the family.
+   * Default 0: every reuse is treated as theft.
+   */
+  readonly refreshReuseGraceSec?: number;
   /** Clock, in milliseconds. Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -71,6 +90,23 @@ export interface AccessTokenRequest {
   readonly scopes: readonly string[];
   /** Overrides the issuer's default audience. */
   readonly audience?: string | readonly string[];
+  /** Identity and times reserved with {@link Issuer.reserveAccessToken} (default: fresh ones). */
+  readonly reservation?: AccessTokenReservation;
+}
+
+/**
+ * A reserved access token identity: its `jti`, `iat` and `exp` (seconds), known before the token is
+ * signed so a refresh token family can record it atomically with the rotation.
+ *
+ * @example
+ * ```ts
+ * const reservation = issuer.reserveAccessToken();
+ * const { refreshToken } = await issuer.rotateRefreshToken(token, 'cli', reservation);
+ * await issuer.signAccessToken({ clientId: 'cli', scopes, reservation });
+ * ```
+ */
+export interface AccessTokenReservation extends AccessTokenRef {
+  readonly iat: number;
 }
 
 /**
@@ -104,15 +140,54 @@ export interface Issuer {
   signAccessToken(request: AccessTokenRequest): Promise<IssuedAccessToken>;
   /** The public JSON Web Key Set to publish (private members never included). */
   jwks(): JSONWebKeySet;
-  /** Starts a refresh token family and returns its first token. */
-  issueRefreshToken(grant: RefreshGrant): Promise<string>;
+  /** Access token lifetime in seconds. */
+  readonly accessTokenTtlSec: number;
+  /** Reserves the identity of the next access token (see {@link AccessTokenReservation}). */
+  reserveAccessToken(): AccessTokenReservation;
+  /** Starts a refresh token family and returns its first token; `accessToken` joins the family. */
+  issueRefreshToken(grant: RefreshGrant, accessToken?: AccessTokenRef): Promise<string>;
   /**
-   * Rotates a refresh token: returns its replacement and the family's grant. A reused token revokes
-   * its family; every failure is 400 `invalid_grant`.
+   * Rotates a refresh token: returns its replacement and the family's grant; `accessToken` joins
+   * the family. A reused token revokes its family and the family's access tokens (with
+   * `revocation`); every failure is 400 `invalid_grant`.
    */
-  rotateRefreshToken(token: string, clientId: string): Promise<{ refreshToken: string; grant: RefreshGrant }>;
+  rotateRefreshToken(
+    token: string,
+    clientId: string,
+    accessToken?: AccessTokenRef,
+  ): Promise<{ refreshToken: string; grant: RefreshGrant }>;
+  /**
+   * Revokes the family of a refresh token owned by `clientId`, and the family's access tokens (with
+   * `revocation`). Returns false when there was nothing of that client's to revoke.
+   */
+  revokeRefreshToken(token: string, clientId: string): Promise<boolean>;
   /** The grant of a live, newest refresh token, without rotating it. */
   peekRefreshToken(token: string): Promise<RefreshGrant | undefined>;
+}
+
+// The successor kept for the grace interval is sealed under a key derived from the presented token:
+// only a caller holding that token can open it, and the store (which keeps SHA-256 of the token, a
+// different derivation) cannot.
+function graceKey(token: string): Buffer {
+  return createHash('sha256').update('plumbline refresh grace\0', 'utf8').update(token, 'utf8').digest();
+}
+
+function seal(successor: string, token: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', graceKey(token), iv);
+  const body = Buffer.concat([cipher.update(successor, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function unseal(sealed: string, token: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', graceKey(token), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
@@ -164,6 +239,12 @@ export async function createIssuer(options: IssuerOptions): Promise<Issuer> {
   const accessTtl = options.accessTokenTtlSec ?? 900;
   const refreshTtlMs = (options.refreshTokenTtlSec ?? 2_592_000) * 1000;
   const store = options.refreshStore ?? new MemoryRefreshTokenStore({ now });
+  const revocation = options.revocation;
+  const graceSec = options.refreshReuseGraceSec ?? 0;
+  if (!(Number.isFinite(graceSec) && graceSec >= 0)) {
+    throw new TypeError('refreshReuseGraceSec must be a number of seconds, 0 or more');
+  }
+  const graceMs = graceSec * 1000;
   let privateJwk: JWK;
   if (options.signingKey) {
     privateJwk = options.signingKey.privateJwk;
@@ -181,15 +262,24 @@ export async function createIssuer(options: IssuerOptions): Promise<Issuer> {
     ]) as JWK[],
   });
   const invalidGrant = () => new HttpError('invalid_grant');
+  const revokeAccessTokens = async (tokens: readonly AccessTokenRef[]) => {
+    if (revocation === undefined) return;
+    await Promise.all(tokens.map((t) => revocation.revoke(t.jti, t.exp)));
+  };
+  const reserve = (): AccessTokenReservation => {
+    const iat = Math.floor(now() / 1000);
+    return { jti: randomUUID(), iat, exp: iat + accessTtl };
+  };
 
   return {
     issuer: options.issuer,
     audience: options.audience,
     algorithm,
     kid,
+    accessTokenTtlSec: accessTtl,
+    reserveAccessToken: reserve,
     async signAccessToken(request) {
-      const iat = Math.floor(now() / 1000);
-      const jti = randomUUID();
+      const { jti, iat, exp } = request.reservation ?? reserve();
       const audience = request.audience ?? options.audience;
       const accessToken = await new SignJWT({ client_id: request.clientId, scope: request.scopes.join(' ') })
         .setProtectedHeader({ alg: algorithm, typ: 'at+jwt', kid })
@@ -197,24 +287,31 @@ export async function createIssuer(options: IssuerOptions): Promise<Issuer> {
         .setAudience(typeof audience === 'string' ? audience : [...audience])
         .setSubject(request.subject ?? request.clientId)
         .setIssuedAt(iat)
-        .setExpirationTime(iat + accessTtl)
+        .setExpirationTime(exp)
         .setJti(jti)
         .sign(privateKey);
-      return { accessToken, expiresIn: accessTtl, jti };
+      return { accessToken, expiresIn: exp - iat, jti };
     },
     jwks() {
       return published;
     },
-    async issueRefreshToken(grant) {
+    async issueRefreshToken(grant, accessToken) {
       const token = generateRefreshToken();
-      await store.createFamily(hashRefreshToken(token), grant, refreshTtlMs);
+      await store.createFamily(hashRefreshToken(token), grant, refreshTtlMs, accessToken);
       return token;
+    },
+    async revokeRefreshToken(token, clientId) {
+      if (!REFRESH_SHAPE.test(token)) return false;
+      const result = await store.revokeFamily(hashRefreshToken(token), clientId);
+      if (result.status !== 'revoked') return false;
+      await revokeAccessTokens(result.accessTokens);
+      return true;
     },
     async peekRefreshToken(token) {
       if (!REFRESH_SHAPE.test(token)) return undefined;
       return store.find(hashRefreshToken(token));
     },
-    async rotateRefreshToken(token, clientId) {
+    async rotateRefreshToken(token, clientId, accessToken) {
       if (!REFRESH_SHAPE.test(token)) throw invalidGrant();
       const next = generateRefreshToken();
       const result = await store.rotate(
@@ -222,9 +319,19 @@ export async function createIssuer(options: IssuerOptions): Promise<Issuer> {
         hashRefreshToken(next),
         clientId,
         refreshTtlMs,
+        {
+          ...(accessToken !== undefined ? { accessToken } : {}),
+          ...(graceMs > 0 ? { graceMs, sealedSuccessor: seal(next, token) } : {}),
+        },
       );
-      if (result.status !== 'rotated') throw invalidGrant();
-      return { refreshToken: next, grant: result.grant };
+      if (result.status === 'rotated') return { refreshToken: next, grant: result.grant };
+      if (result.status === 'grace') {
+        const successor = unseal(result.sealedSuccessor, token);
+        if (successor !== undefined) return { refreshToken: successor, grant: result.grant };
+      }
+      // A detected replay means the grant is compromised: end the family's access tokens too.
+      if (result.status === 'reused') await revokeAccessTokens(result.accessTokens);
+      throw invalidGrant();
     },
   };
 }

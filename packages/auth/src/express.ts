@@ -174,12 +174,23 @@ export function revocationEndpoint(options: RevocationEndpointOptions): RequestH
   return formEndpoint(createRevocationEndpoint(options));
 }
 
+function authorizationLines(req: Request): string | string[] | undefined {
+  const lines: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === 'authorization') lines.push(req.rawHeaders[i + 1]!);
+  }
+  return lines.length > 1 ? lines : lines[0];
+}
+
 function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
   return (req, res, next) => {
+    // Set first, so answers that leave through the error handler (413) are not cacheable either.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
     readForm(req)
       .then((body) =>
         endpoint({
-          authorization: req.headers.authorization,
+          authorization: authorizationLines(req),
           contentType: req.headers['content-type'],
           body,
         }),

@@ -237,6 +237,7 @@ const rows: Row[] = [
     body: 'grant_type=client_credentials&client_id=cli&client_secret=nope',
     status: 401,
     error: 'invalid_client',
+    wwwAuthenticate: 'Basic realm="plumbline"',
   },
   {
     name: 'unknown client',
@@ -251,12 +252,14 @@ const rows: Row[] = [
     body: 'grant_type=client_credentials',
     status: 401,
     error: 'invalid_client',
+    wwwAuthenticate: 'Basic realm="plumbline"',
   },
   {
     name: 'client_id without secret',
     body: 'grant_type=client_credentials&client_id=cli',
     status: 401,
     error: 'invalid_client',
+    wwwAuthenticate: 'Basic realm="plumbline"',
   },
   {
     name: 'Basic without a colon',
@@ -458,7 +461,7 @@ describe('revocation endpoint (RFC 7009)', () => {
     issuers: [{ issuer: ISSUER, audience: ISSUER, jwks: issuer.jwks(), requireAccessTokenType: true }],
     revocation,
   });
-  const revoke = createRevocationEndpoint({ clients, verifier: guarded, revocation });
+  const revoke = createRevocationEndpoint({ clients, issuer, verifier: guarded, revocation });
   const post = (body: string, authorization?: string) =>
     revoke({ contentType: FORM, body, ...(authorization ? { authorization } : {}) });
   const tokenOf = async (clientId: string) =>
@@ -497,9 +500,9 @@ describe('revocation endpoint (RFC 7009)', () => {
       undefined,
       401,
       'invalid_client',
-      undefined,
+      'Basic realm="plumbline"',
     ],
-    ['no client authentication', 'token=x', undefined, 401, 'invalid_client', undefined],
+    ['no client authentication', 'token=x', undefined, 401, 'invalid_client', 'Basic realm="plumbline"'],
     ['no token', '', basic('cli', 's3cret'), 400, 'invalid_request', undefined],
     [
       'two authentication methods',
@@ -532,7 +535,7 @@ describe('revocation endpoint (RFC 7009)', () => {
       isRevoked: async () => false,
       revoke: async () => Promise.reject(new HttpError('service_unavailable')),
     };
-    const failing = createRevocationEndpoint({ clients, verifier, revocation: down });
+    const failing = createRevocationEndpoint({ clients, issuer, verifier, revocation: down });
     const response = await failing({
       contentType: FORM,
       body: `token=${await tokenOf('cli')}`,
@@ -547,7 +550,7 @@ describe('revocation endpoint (RFC 7009)', () => {
 
   it.each(EXPRESS_VERSIONS)('works through the Express adapter on %s', async (_name, express) => {
     const app = express();
-    app.post('/oauth/revoke', revocationEndpoint({ clients, verifier: guarded, revocation }));
+    app.post('/oauth/revoke', revocationEndpoint({ clients, issuer, verifier: guarded, revocation }));
     const token = await tokenOf('cli');
     const res = await request(app)
       .post('/oauth/revoke')

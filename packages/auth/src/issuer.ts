@@ -6,6 +6,7 @@
  */
 export {
   type AccessTokenRequest,
+  type AccessTokenReservation,
   createIssuer,
   generateRefreshToken,
   hashRefreshToken,
@@ -15,10 +16,13 @@ export {
   type SigningKey,
 } from './create-issuer.js';
 export {
+  type AccessTokenRef,
   MemoryRefreshTokenStore,
   RedisRefreshTokenStore,
   type RefreshGrant,
   type RefreshTokenStore,
+  type RevokeFamilyResult,
+  type RotateOptions,
   type RotateResult,
 } from './refresh-store.js';
 export {

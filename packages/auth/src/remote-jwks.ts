@@ -1,8 +1,8 @@
 import {
+  type CompactJWSHeaderParameters,
   createLocalJWKSet,
   type FlattenedJWSInput,
   type JSONWebKeySet,
-  type JWSHeaderParameters,
   type JWTVerifyGetKey,
 } from 'jose';
 
@@ -127,7 +127,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): JWTV
     return pending;
   }
 
-  return async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
+  return async (header: CompactJWSHeaderParameters, token: FlattenedJWSInput) => {
     if (pending) await pending;
     const stale = now() - fetchedAt >= options.cacheMaxAgeMs;
     if ((local === undefined || stale) && now() >= blockedUntil) await fetchOnce();
