@@ -145,7 +145,7 @@ describe('refresh-token rotation (memory store)', () => {
 interface Row {
   readonly name: string;
   readonly body: string;
-  readonly authorization?: string;
+  readonly authorization?: string | readonly string[];
   readonly contentType?: string;
   readonly status: number;
   readonly error?: string;
@@ -223,6 +223,57 @@ const rows: Row[] = [
     body: 'grant_type=client_credentials&scope=a%22b',
     status: 400,
     error: 'invalid_scope',
+  },
+  // Issue 22 item 7: malformed percent-encoding is malformed, not "exceeds what the client may request".
+  {
+    name: 'scope with a broken percent escape (%zz)',
+    authorization: basic('cli', 's3cret'),
+    body: 'grant_type=client_credentials&scope=%zz',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'scope ending in a lone %',
+    authorization: basic('cli', 's3cret'),
+    body: 'grant_type=client_credentials&scope=read:items%',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'client_secret with a broken escape',
+    body: 'grant_type=client_credentials&client_id=cli&client_secret=s3cr%e',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'a well-formed escape still decodes (read%3Aitems)',
+    authorization: basic('cli', 's3cret'),
+    body: 'grant_type=client_credentials&scope=read%3Aitems',
+    status: 200,
+    scope: 'read:items',
+    refresh: false,
+  },
+  // Issue 22 item 7: two Authorization lines are refused whichever comes first.
+  {
+    name: 'two Authorization lines, good then bad',
+    authorization: [basic('cli', 's3cret'), basic('cli', 'nope')],
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'two Authorization lines, bad then good',
+    authorization: [basic('cli', 'nope'), basic('cli', 's3cret')],
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'two identical Authorization lines',
+    authorization: [basic('cli', 's3cret'), basic('cli', 's3cret')],
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
   },
   {
     name: 'wrong secret (Basic)',
@@ -356,7 +407,7 @@ for (const [name, express] of EXPRESS_VERSIONS) {
     let req = request(app)
       .post('/oauth/token')
       .set('Content-Type', row.contentType ?? FORM);
-    if (row.authorization) req = req.set('Authorization', row.authorization);
+    if (row.authorization) req = req.set('Authorization', row.authorization as string);
     return fromSupertest(await req.send(row.body));
   };
 }
@@ -446,7 +497,11 @@ describe('token endpoint refresh flow (Express)', () => {
       .post('/oauth/token')
       .type('form')
       .send(`grant_type=client_credentials&client_id=cli&client_secret=s3cret&pad=${'a'.repeat(17_000)}`);
-    expect([big.status, big.body.error_code]).toEqual([413, 'payload_too_large']);
+    expect([big.status, big.body.error_code, big.headers['cache-control']]).toEqual([
+      413,
+      'payload_too_large',
+      'no-store',
+    ]);
   });
 
   it('a repeated field parsed by express.urlencoded is refused', async () => {
