@@ -311,10 +311,9 @@ describe.each(backends)('auth hardening on $name state', (backend) => {
     const access = lines.find((l) =>
       (l['req'] as { url?: string } | undefined)?.url?.startsWith('/v2/projects'),
     );
-    expect((access?.['req'] as { url: string }).url).toBe(
-      '/v2/projects?page=1&access_token=[REDACTED]&API_KEY=[REDACTED]',
-    );
-    expect((access?.['req'] as { query: unknown }).query).toEqual({
+    const logged = access?.['req'] as { url: string; query: unknown } | undefined;
+    expect(logged?.url).toBe('/v2/projects?page=1&access_token=[REDACTED]&API_KEY=[REDACTED]');
+    expect(logged?.query).toEqual({
       page: '1',
       access_token: '[REDACTED]',
       API_KEY: '[REDACTED]',

@@ -410,12 +410,13 @@ const storeKinds: [string, Stores][] = [
   ],
 ];
 if (redis) {
-  let n = 0;
+  // Every scenario gets fresh key spaces.
+  const fresh = () => `${prefix}${uniquePrefix('s')}:`;
   storeKinds.push([
     'redis',
     {
-      refresh: () => new RedisRefreshTokenStore({ client: redis, prefix: `${prefix}rt${(n += 1)}:`, now }),
-      revocation: () => new RedisRevocationStore({ client: redis, prefix: `${prefix}rv${n}:` }),
+      refresh: () => new RedisRefreshTokenStore({ client: redis, prefix: fresh(), now }),
+      revocation: () => new RedisRevocationStore({ client: redis, prefix: fresh() }),
     },
   ]);
 }
