@@ -269,6 +269,13 @@ const rows: Row[] = [
     error: 'invalid_request',
   },
   {
+    name: 'two Authorization lines joined with a comma (fetch Headers, proxies)',
+    authorization: `${basic('cli', 's3cret')}, ${basic('cli', 'nope')}`,
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
     name: 'two identical Authorization lines',
     authorization: [basic('cli', 's3cret'), basic('cli', 's3cret')],
     body: 'grant_type=client_credentials',

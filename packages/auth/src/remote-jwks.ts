@@ -29,7 +29,15 @@ export interface KeySetErrorEvent {
   readonly servingLastGoodSet: boolean;
 }
 
-/** The cause of a 503 when a remote key set has never been fetched successfully. */
+/**
+ * The cause of a 503 when a remote key set has never been fetched successfully.
+ *
+ * @example
+ * ```ts
+ * const error = await verifier.verify(token).catch((e: unknown) => e);
+ * (error as Error).cause instanceof KeySetUnavailableError; // true during a cold outage
+ * ```
+ */
 export class KeySetUnavailableError extends Error {
   override name = 'KeySetUnavailableError';
 }

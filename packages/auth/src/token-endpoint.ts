@@ -187,6 +187,10 @@ function createClientAuthentication(
       throw new OAuthError('invalid_request', 'more than one Authorization header');
     }
     const authorization = typeof header === 'string' ? header : header?.[0];
+    // Fetch-style Headers and some proxies join repeated lines with a comma; Basic credentials never
+    // contain one (token68), so a comma means two Authorization lines as well.
+    if (authorization?.includes(','))
+      throw new OAuthError('invalid_request', 'more than one Authorization header');
     const bodyId = form.get('client_id');
     const bodySecret = form.get('client_secret');
     const basic =
