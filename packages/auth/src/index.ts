@@ -61,7 +61,9 @@ export {
 export { isKeySetUnavailable, type KeySetErrorEvent, KeySetUnavailableError } from './remote-jwks.js';
 export {
   MemoryRevocationStore,
+  type RedisClient,
   RedisRevocationStore,
   type RedisStoreOptions,
+  type RedisTransaction,
   type RevocationStore,
 } from './revocation.js';
