@@ -10,6 +10,7 @@ import { redisAvailable, uniquePrefix } from '@plumbline/test-utils';
 import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { type Backend, type RunningService, startService } from './harness.js';
 
 const redisUp = await redisAvailable();
@@ -376,6 +377,98 @@ describe.each(backends)('key-set outage on $name state', (backend) => {
       idpMode = 'ok';
       await svc.stop();
     }
+  });
+});
+
+describe.each(backends)('refresh reuse grace (REFRESH_REUSE_GRACE_SEC) on $name state', (backend) => {
+  it('the first retry of a just-rotated refresh token gets the same successor; the second is reuse', async () => {
+    const svc = await startService(backend, { REFRESH_REUSE_GRACE_SEC: '30' });
+    try {
+      const token = (body: Record<string, string>) =>
+        request(svc.url).post('/oauth/token').set('Authorization', basicOf(svc)).type('form').send(body);
+      const first = await token({ grant_type: 'client_credentials', scope: 'read:projects offline_access' });
+      const r1 = first.body.refresh_token as string;
+      const rotated = await token({ grant_type: 'refresh_token', refresh_token: r1 });
+      const retry = await token({ grant_type: 'refresh_token', refresh_token: r1 });
+      expect([rotated.status, retry.status, retry.body.refresh_token === rotated.body.refresh_token]).toEqual(
+        [200, 200, true],
+      );
+      const third = await token({ grant_type: 'refresh_token', refresh_token: r1 });
+      expect([third.status, third.body.error]).toEqual([400, 'invalid_grant']);
+      const use = await request(svc.url)
+        .get('/v2/projects?limit=1')
+        .set('Authorization', `Bearer ${retry.body.access_token}`);
+      expect(use.status).toBe(401);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
+describe('auth configuration', () => {
+  const external = {
+    AUTH_ISSUER: IDP_ISS,
+    AUTH_AUDIENCE: IDP_AUD,
+    AUTH_JWKS_URL: 'https://idp.test/jwks.json',
+  };
+  it.each([
+    ['defaults without an external issuer', {}, { externalIssuer: undefined, refreshReuseGraceSec: 0 }],
+    [
+      'external issuer defaults: one day of age and lifetime, strict mode off',
+      external,
+      {
+        externalIssuer: {
+          ...{ issuer: IDP_ISS, audience: IDP_AUD, jwksUrl: 'https://idp.test/jwks.json' },
+          maxTokenAgeSec: 86_400,
+          maxLifetimeSec: 86_400,
+          strictRfc9068: false,
+        },
+        refreshReuseGraceSec: 0,
+      },
+    ],
+    [
+      'external issuer overrides and a grace interval',
+      {
+        ...external,
+        AUTH_MAX_TOKEN_AGE_SEC: '3600',
+        AUTH_MAX_TOKEN_LIFETIME_SEC: '7200',
+        AUTH_STRICT_RFC9068: 'true',
+        REFRESH_REUSE_GRACE_SEC: '10',
+      },
+      {
+        externalIssuer: {
+          ...{ issuer: IDP_ISS, audience: IDP_AUD, jwksUrl: 'https://idp.test/jwks.json' },
+          maxTokenAgeSec: 3600,
+          maxLifetimeSec: 7200,
+          strictRfc9068: true,
+        },
+        refreshReuseGraceSec: 10,
+      },
+    ],
+  ])('%s', (_name, env, expected) => {
+    const config = loadConfig(env);
+    expect({
+      externalIssuer: config.externalIssuer,
+      refreshReuseGraceSec: config.refreshReuseGraceSec,
+    }).toEqual(expected);
+  });
+
+  it.each([
+    [{ ...external, AUTH_STRICT_RFC9068: 'yes' }, 'AUTH_STRICT_RFC9068 must be true or false, got "yes"'],
+    [
+      { ...external, AUTH_MAX_TOKEN_AGE_SEC: '0' },
+      'AUTH_MAX_TOKEN_AGE_SEC must be an integer from 1 to 31536000, got "0"',
+    ],
+    [
+      { ...external, AUTH_MAX_TOKEN_LIFETIME_SEC: '-5' },
+      'AUTH_MAX_TOKEN_LIFETIME_SEC must be an integer from 1 to 31536000, got "-5"',
+    ],
+    [
+      { REFRESH_REUSE_GRACE_SEC: '301' },
+      'REFRESH_REUSE_GRACE_SEC must be an integer from 0 to 300, got "301"',
+    ],
+  ])('%j → ConfigError', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });
 });
 
