@@ -174,14 +174,6 @@ export function revocationEndpoint(options: RevocationEndpointOptions): RequestH
   return formEndpoint(createRevocationEndpoint(options));
 }
 
-function authorizationLines(req: Request): string | string[] | undefined {
-  const lines: string[] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]!.toLowerCase() === 'authorization') lines.push(req.rawHeaders[i + 1]!);
-  }
-  return lines.length > 1 ? lines : lines[0];
-}
-
 function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
   return (req, res, next) => {
     // Set first, so answers that leave through the error handler (413) are not cacheable either.
@@ -190,7 +182,10 @@ function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
     readForm(req)
       .then((body) =>
         endpoint({
-          authorization: authorizationLines(req),
+          // Every Authorization line (Node keeps only the first in req.headers): two are refused.
+          authorization: req.rawHeaders.filter(
+            (_, i, raw) => i % 2 === 1 && /^authorization$/i.test(raw[i - 1]!),
+          ),
           contentType: req.headers['content-type'],
           body,
         }),
