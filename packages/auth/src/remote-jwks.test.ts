@@ -157,6 +157,25 @@ describe('remote JWKS on loopback', () => {
     ]);
   });
 
+  it.each([
+    ['not a key set', { nope: 1 }],
+    ['keys not an array', { keys: 'x' }],
+    ['a JSON string', 'keys'],
+  ])('a 200 with %s counts as a failed fetch → 503, reported', async (_name, body) => {
+    served = body;
+    const events: KeySetErrorEvent[] = [];
+    const verifier = createJwtVerifier({
+      issuers: [{ issuer: ISS, audience: AUD, jwksUri: url }],
+      onKeySetError: (event) => events.push(event),
+    });
+    expect(await outcome(async () => verifier.verify(await sign({}, first)))).toEqual([
+      503,
+      'service_unavailable',
+      null,
+    ]);
+    expect(events.map((e) => [e.consecutiveFailures, e.servingLastGoodSet])).toEqual([[1, false]]);
+  });
+
   it('the JWKS server is unreachable → 503 service_unavailable', async () => {
     const verifier = createJwtVerifier({
       issuers: [
