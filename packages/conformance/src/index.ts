@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+
+export { createRuleset, type RulesetOptions, type SpectralRuleset } from './create-ruleset.js';
 export {
   type Format,
   formatJson,
@@ -22,6 +24,5 @@ export {
 } from './openapi.js';
 export { ProbeConfigError, type ProbeOptions, probe } from './probe.js';
 export { LINT_RULES, PROBE_RULES, RULES, type RuleInfo, type RuleKind, type Severity } from './rules.js';
-export { createRuleset, type RulesetOptions, type SpectralRuleset } from './ruleset.js';
 export { type CliIo, EXIT, runCli, USAGE } from './run-cli.js';
 export { buildScorecard, type Evidence, type Outcome, type RuleResult, type Scorecard } from './scorecard.js';

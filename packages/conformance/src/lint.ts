@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Document, Spectral } from '@stoplight/spectral-core';
 // A CommonJS package whose named exports Node's ESM loader cannot detect: use the default export.
 import parsers from '@stoplight/spectral-parsers';
+import { createRuleset, type RulesetOptions } from './create-ruleset.js';
 import { LINT_RULES, type Severity } from './rules.js';
-import { createRuleset, type RulesetOptions } from './ruleset.js';
 import {
   buildScorecard,
   documentRule,

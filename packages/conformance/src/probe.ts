@@ -67,7 +67,7 @@ export interface ProbeOptions extends ClientLimits {
   readonly createBodies?: Readonly<Record<string, unknown>>;
   /** The largest page a collection may return without paging parameters. Default 100. */
   readonly maxPageSize?: number;
-  /** Paths that are not resources (see the ruleset). */
+  /** More paths that are not resources, in addition to {@link DEFAULT_IGNORED_PATHS}. */
   readonly ignorePaths?: readonly RegExp[];
 }
 
@@ -209,7 +209,7 @@ async function discover(run: Run): Promise<Target[]> {
   const documented =
     document === undefined
       ? []
-      : discoverCollections(document, run.options.ignorePaths ?? DEFAULT_IGNORED_PATHS);
+      : discoverCollections(document, [...DEFAULT_IGNORED_PATHS, ...(run.options.ignorePaths ?? [])]);
   const wanted = run.options.collections ?? documented.map((collection) => collection.path);
   if (wanted.length === 0)
     throw new ProbeConfigError('the OpenAPI document describes no paginated collection');

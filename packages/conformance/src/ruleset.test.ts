@@ -3,9 +3,10 @@ import parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { badOpenApi, goodOpenApi } from './__fixtures__/openapi.js';
+import { createRuleset } from './create-ruleset.js';
 import { lint, scoreFindings } from './lint.js';
 import { LINT_RULES } from './rules.js';
-import ruleset, { createRuleset } from './ruleset.js';
+import ruleset from './ruleset.js';
 
 const problem = {
   description: 'error',
@@ -279,6 +280,13 @@ describe('ruleset: single cases', () => {
     ]);
     const ignored = await lint(document, { ruleset: { ignorePaths: [/^\/internal\//] } });
     expect(ignored).toEqual([]);
+    // Extra ignored paths add to the defaults: /health and /.well-known stay ignored.
+    const withMeta = doc({
+      '/v1/internal/doStuff': { post: { responses: ok } },
+      '/health': { get: { responses: { '200': { description: 'ok' } } } },
+      '/.well-known/jwks.json': { get: { responses: { '200': { description: 'ok' } } } },
+    });
+    expect(await lint(withMeta, { ruleset: { ignorePaths: [/^\/internal\//] } })).toEqual([]);
     const disabled = await lint(document, {
       ruleset: { disable: ['plumbline-path-casing', 'plumbline-path-no-verbs'] },
     });
