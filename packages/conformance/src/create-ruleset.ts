@@ -9,7 +9,6 @@
 import {
   DEFAULT_IGNORED_PATHS,
   deref,
-  isCollectionPath,
   isIgnoredPath,
   isObject,
   isSearchAction,
@@ -23,6 +22,7 @@ import {
   pathsOf,
 } from './openapi.js';
 import { LINT_RULES } from './rules.js';
+import { normalizeName, prefixOf, structureOf } from './structure.js';
 
 type JsonPath = (string | number)[];
 
@@ -84,6 +84,17 @@ const IRREGULAR_PLURALS = new Set([
   'sheep',
   'fish',
   'aircraft',
+  // Collective nouns that name a list as a whole.
+  'activity',
+  'history',
+  'timeline',
+  'following',
+  'feedback',
+  'inventory',
+  // Acronym plurals that end like Latin singulars (analysis, basis).
+  'apis',
+  'kpis',
+  'sdks',
 ]);
 
 const VERBS = new Set([
@@ -147,14 +158,87 @@ const VERBS = new Set([
   'assign',
   'close',
   'open',
+  'sort',
+  'compare',
+  'promote',
+  'clear',
+  'verify',
+  'rerun',
+  'rerequest',
+  'merge',
+  'transfer',
+  'rename',
+  'publish',
+  'unpublish',
+  'attach',
+  'detach',
 ]);
 
-const FILTER_WORDS =
-  /^(active|inactive|archived|deleted|recent|latest|newest|oldest|popular|top|all|open|closed|done|pending|enabled|disabled|search|filter(ed)?(-.*)?|(sorted|sort|order|ordered)(-by)?(-.*)?|by-.+|top-.+)$/;
+/**
+ * Verbs that are also nouns: as the first word of a phrase ending in a plural noun they qualify it
+ * (`check-runs`, `query-results`, `run-logs`), so the segment names a collection, not an action.
+ */
+const NOUN_VERBS = new Set(['check', 'set', 'query', 'process', 'run', 'copy', 'move', 'report']);
 
+/**
+ * State words and adjectives: as a sub-path of a collection they select a subset of it
+ * (`/todos/completed`, `/projects/archived`), which CONVENTIONS 4.1 rules 5 and 6 send to the query.
+ */
+const STATE_WORDS = new Set([
+  'active',
+  'inactive',
+  'archived',
+  'deleted',
+  'completed',
+  'complete',
+  'incomplete',
+  'done',
+  'undone',
+  'pending',
+  'open',
+  'closed',
+  'enabled',
+  'disabled',
+  'recent',
+  'latest',
+  'newest',
+  'oldest',
+  'popular',
+  'trending',
+  'featured',
+  'top',
+  'all',
+  'published',
+  'unpublished',
+  'expired',
+  'starred',
+  'unread',
+  'local',
+  'visible',
+  'hidden',
+  'overdue',
+  'upcoming',
+]);
+
+/** Sort, filter and search phrases: `/sorted-by-name`, `/order-by-date`, `/by-owner`, `/filter`, `/search`. */
+const FILTER_PHRASE =
+  /^((sorted|ordered)(-by)?(-.+)?|(sort|order)-by(-.+)?|by-.+|filter(ed)?(-by)?(-.+)?|top-\d+|search)$/;
+
+const PAGE_ALIASES =
+  /^(per_?page|page_?size|pageSize|max_?results|maxResults|page_?token|pageToken|next_?token|starting_after|after|before|first|last)$/i;
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const EXTENSION = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
-const CREDENTIAL_QUERY = new Set(['access_token', 'api_key', 'apikey', 'token', 'api-key', 'key']);
+const CREDENTIAL_QUERY = new Set([
+  'access_token',
+  'api_key',
+  'apikey',
+  'api-key',
+  'auth_token',
+  'private_token',
+]);
+/** Names that are credentials only when the parameter says so (a cache `key`, a page `token` are not). */
+const AMBIGUOUS_CREDENTIAL_QUERY = new Set(['token', 'key']);
+const CREDENTIAL_WORDS = /\b(api|auth\w*|credential|secret|access|bearer|password)\b/i;
 const VERSION_QUERY = new Set(['version', 'api-version', 'api_version', 'v']);
 const VERSION_HEADER = new Set(['x-api-version', 'api-version', 'accept-version', 'x-version', 'version']);
 const VENDOR_MEDIA = /^application\/vnd\.[^;+]+\.v\d+(\+[a-z]+)?$|;\s*version=/i;
@@ -170,6 +254,33 @@ function words(segment: string): string[] {
 function isPlural(word: string): boolean {
   if (IRREGULAR_PLURALS.has(word)) return true;
   return word.endsWith('s') && !/(ss|us|is)$/.test(word);
+}
+
+/**
+ * The head noun of a segment: the last word, or the one before a preposition (`codes-of-conduct`,
+ * `branches-where-head`); a version suffix (`projectsV2`) is not a word.
+ */
+function headNoun(segment: string): string | undefined {
+  const list = words(segment.replace(EXTENSION, '')).filter((word) => !/^v\d+$/.test(word));
+  const of = list.findIndex((word) => ['of', 'where', 'for', 'with', 'by'].includes(word));
+  return of > 0 ? list[of - 1] : list.at(-1);
+}
+
+/**
+ * A collection by structure (members, paging or a list response: see structure.ts), or a path
+ * that accepts POST and ends in a plural noun (it creates members, as `POST /projects` does).
+ * Singletons (`/me`, `/config`) and actions (`/restore`, `/login`) are not collections.
+ */
+function isCollection(context: Context, path: string): boolean {
+  if (structureOf(context.document).collections.has(path)) return true;
+  const shape = parsePath(path);
+  const last = shape.segments.at(-1);
+  if (last === undefined || last.param || isSearchAction(shape)) return false;
+  const item = isObject(context.document)
+    ? deref(context.document, (context.document['paths'] as JsonObject)?.[path])
+    : undefined;
+  const noun = headNoun(last.text);
+  return isObject(item) && isObject(item['post']) && noun !== undefined && isPlural(noun);
 }
 
 function resourcePaths(context: Context): { path: string; shape: PathShape; item: JsonObject }[] {
@@ -210,15 +321,23 @@ function onlyPostMethods(item: JsonObject): boolean {
 
 const pluralNouns: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape }) => {
+    const structure = structureOf(context.document);
     const bad = shape.segments.filter((segment, index) => {
       if (segment.param || segment.text.includes('{')) return false;
-      // A static segment after another one is a sub-path: the filter and verb rules judge it.
+      // A static segment after another one without members of its own is a sub-path (a filter, an
+      // action, a singleton): the filter and verb rules judge it.
       const before = shape.segments[index - 1];
-      if (before !== undefined && !before.param) return false;
+      if (before !== undefined && !before.param && !structure.withMembers.has(prefixOf(path, index)))
+        return false;
+      // Structure first: a segment is a collection when its members follow it ({id}), or, as the
+      // last segment, when the document shows it has members, pages or answers with a list.
+      // A singleton (/me, /payment, /config) or an action (/restore) is not a collection.
       const next = shape.segments[index + 1];
-      const isCollection = next === undefined ? isCollectionPath(shape) : next.param;
-      const last = words(segment.text.replace(EXTENSION, '')).at(-1);
-      return isCollection && last !== undefined && !isPlural(last);
+      const collection = next === undefined ? isCollection(context, path) : next.param;
+      const noun = headNoun(segment.text);
+      // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
+      if (VERBS.has(words(segment.text)[0] ?? '')) return false;
+      return collection && noun !== undefined && !isPlural(noun);
     });
     return bad.length === 0
       ? []
@@ -228,8 +347,11 @@ const pluralNouns: Check = (context) =>
 const noVerbs: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape, item }) => {
     const verb = staticSegments(shape).find((segment, index, all) => {
-      const first = words(segment)[0];
+      const list = words(segment);
+      const first = list[0];
       if (first === undefined || !VERBS.has(first)) return false;
+      // `check-runs`: a noun-verb qualifying a plural noun names a collection.
+      if (list.length > 1 && NOUN_VERBS.has(first) && isPlural(list.at(-1)!)) return false;
       // POST /<collection>/search is allowed by CONVENTIONS 4.2 rule 7.
       return !(index === all.length - 1 && isSearchAction(shape) && onlyPostMethods(item));
     });
@@ -250,7 +372,16 @@ const casing: Check = (context) =>
 
 const nesting: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape }) => {
-    const collections = staticSegments(shape).length - (isSearchAction(shape) ? 1 : 0);
+    // Levels of the parent/child chain: each collection followed by a member id, plus a collection
+    // at the end. Namespaces (/analytics/libraries), filter or action sub-paths are not levels;
+    // their own rules judge them.
+    const { segments } = shape;
+    const parents = segments.filter(
+      (segment, index) => segment.param && segments[index - 1]?.param === false,
+    );
+    const last = segments.at(-1);
+    const collections =
+      parents.length + (last !== undefined && !last.param && !isSearchAction(shape) ? 1 : 0);
     return collections <= 2
       ? []
       : [{ message: `${path} nests ${collections} collections (at most 2)`, path: ['paths', path] }];
@@ -266,12 +397,22 @@ const noExtensions: Check = (context) =>
 
 const noFilterSubpaths: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape, item }) => {
+    const structure = structureOf(context.document);
     const bad = shape.segments.find((segment, index) => {
       const before = shape.segments[index - 1];
       if (segment.param || before === undefined || before.param) return false;
-      if (segment.text === 'search' && index === shape.segments.length - 1 && onlyPostMethods(item))
-        return false;
-      return FILTER_WORDS.test(segment.text.toLowerCase());
+      const text = segment.text.toLowerCase();
+      if (text === 'search' && index === shape.segments.length - 1 && onlyPostMethods(item)) return false;
+      // A segment with members of its own (/store/order/{orderId}) is a resource, whatever the word.
+      const prefix = prefixOf(path, index);
+      if (structure.withMembers.has(prefix)) return false;
+      if (FILTER_PHRASE.test(text) || STATE_WORDS.has(text)) return true;
+      // A field or a state of the parent collection's items: /todos/completed with `completed: boolean`.
+      const parent = prefixOf(path, index - 1);
+      const name = normalizeName(segment.text);
+      return (
+        structure.fields.get(parent)?.has(name) === true || structure.states.get(parent)?.has(name) === true
+      );
     });
     return bad === undefined
       ? []
@@ -291,7 +432,6 @@ const identifiers: Check = (context) => {
       const before = shape.segments[index - 1];
       return segment.param && (before === undefined || before.param);
     });
-    const last = shape.segments[shape.segments.length - 1];
     const memberMethod = ['put', 'patch', 'delete'].find((method) => isObject(item[method]));
     if (partial !== undefined)
       found.push({
@@ -303,7 +443,7 @@ const identifiers: Check = (context) => {
         message: `${orphan.text} in ${path} does not follow a collection`,
         path: ['paths', path],
       });
-    else if (memberMethod !== undefined && last !== undefined && !last.param && !isSearchAction(shape))
+    else if (memberMethod !== undefined && isCollection(context, path))
       found.push({
         message: `${memberMethod.toUpperCase()} ${path} targets a collection, not a member /{id}`,
         path: ['paths', path, memberMethod],
@@ -317,7 +457,7 @@ const identifiers: Check = (context) => {
 
 const post201: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
-    if (op.method !== 'post' || !isCollectionPath(parsePath(op.path))) return [];
+    if (op.method !== 'post' || !isCollection(context, op.path)) return [];
     const created = responsesOf(context, op).find(([status]) => status === '201')?.[1];
     const where = ['paths', op.path, 'post', 'responses'];
     if (created === undefined) return [{ message: `POST ${op.path} does not document 201`, path: where }];
@@ -394,11 +534,14 @@ const errorResponses: Check = (context) =>
 
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
-    if (op.method !== 'get' || !isCollectionPath(parsePath(op.path))) return [];
+    if (op.method !== 'get' || !isCollection(context, op.path)) return [];
     const query = parametersOf(context.document, op)
       .filter((p) => p.in === 'query')
       .map((p) => p.name);
-    return paginationStyle(query) !== undefined
+    // 4.4 rule 2 asks for a bounded page; the names of 4.4's table are one way to say it, the
+    // common aliases (per_page, page_size, page_token, after) another: both bound the page.
+    const bounded = paginationStyle(query) !== undefined || query.some((name) => PAGE_ALIASES.test(name));
+    return bounded
       ? []
       : [
           {
@@ -425,7 +568,11 @@ const securityHeaders: Check = (context) => {
   }
   for (const op of operationsOf(document)) {
     for (const parameter of parametersOf(document, op)) {
-      if (parameter.in === 'query' && CREDENTIAL_QUERY.has(parameter.name.toLowerCase()))
+      const name = parameter.name.toLowerCase();
+      const credential =
+        CREDENTIAL_QUERY.has(name) ||
+        (AMBIGUOUS_CREDENTIAL_QUERY.has(name) && CREDENTIAL_WORDS.test(parameter.description ?? ''));
+      if (parameter.in === 'query' && credential)
         found.push({
           message: `${op.method.toUpperCase()} ${op.path} takes the credential "${parameter.name}" in the query string`,
           path: parameter.path,
@@ -440,16 +587,27 @@ const versionConsistent: Check = (context) => {
   const strategies = new Map<string, JsonPath>();
   const servers = isObject(document) && Array.isArray(document['servers']) ? document['servers'] : [];
   const serverVersioned = servers.some(
-    (server) => isObject(server) && typeof server['url'] === 'string' && /\/v\d+\/?$/.test(server['url']),
+    (server) => isObject(server) && typeof server['url'] === 'string' && /\/v\d+(\/|$)/.test(server['url']),
   );
   if (serverVersioned) strategies.set('path', ['servers']);
   const paths = resourcePaths(context);
   const versioned = paths.filter(({ shape }) => shape.version !== undefined);
   if (versioned[0]) strategies.set('path', ['paths', versioned[0].path]);
-  for (const op of operationsOf(document)) {
+  const operations = operationsOf(document);
+  // A `version` query parameter on a few operations usually selects a version of the resource (a
+  // file's revision), not of the API: it counts as the API's strategy when it says "API" or is on
+  // at least half of the operations.
+  const queryVersions = operations.flatMap((op) =>
+    parametersOf(document, op).filter((p) => p.in === 'query' && VERSION_QUERY.has(p.name.toLowerCase())),
+  );
+  const queryStrategy =
+    queryVersions.length * 2 >= operations.length ||
+    queryVersions.some((p) => /\bapi\b/i.test(p.description ?? ''));
+  for (const op of operations) {
     for (const parameter of parametersOf(document, op)) {
       const name = parameter.name.toLowerCase();
-      if (parameter.in === 'query' && VERSION_QUERY.has(name)) strategies.set('query', parameter.path);
+      if (parameter.in === 'query' && VERSION_QUERY.has(name) && queryStrategy)
+        strategies.set('query', parameter.path);
       if (parameter.in === 'header' && VERSION_HEADER.has(name)) strategies.set('header', parameter.path);
     }
     for (const [status, response] of responsesOf(context, op)) {
