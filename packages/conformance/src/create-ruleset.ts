@@ -56,6 +56,8 @@ export interface RulesetOptions {
   readonly ignorePaths?: readonly RegExp[];
   /** Rule ids to leave out. */
   readonly disable?: readonly string[];
+  /** Called as each rule starts (progress on large documents). */
+  readonly onRule?: (id: string, index: number, total: number) => void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,19 +707,29 @@ export function createRuleset(options: RulesetOptions = {}): SpectralRuleset {
   const ignored = [...DEFAULT_IGNORED_PATHS, ...(options.ignorePaths ?? [])];
   const disabled = new Set(options.disable ?? []);
   const rules: Record<string, SpectralRule> = {};
-  for (const rule of LINT_RULES) {
-    const check = CHECKS[rule.id];
-    if (check === undefined || disabled.has(rule.id)) continue;
+  const enabled = LINT_RULES.filter((rule) => CHECKS[rule.id] !== undefined && !disabled.has(rule.id));
+  for (const [index, rule] of enabled.entries()) {
+    const check = CHECKS[rule.id]!;
     rules[rule.id] = {
-      description: `${rule.title} (CONVENTIONS ${rule.section}). Fix: ${rule.fix}`,
+      description: `${rule.title} (docs/conventions.md ${rule.section}). Fix: ${rule.fix}`,
+      documentationUrl: rule.link,
       message: '{{error}}',
       severity: rule.severity,
       given: '$',
       // biome-ignore lint/suspicious/noThenProperty: Spectral's rule format names this member `then`.
-      then: { function: (document: unknown) => check({ document, ignored }) },
+      then: {
+        function: (document: unknown) => {
+          options.onRule?.(rule.id, index, enabled.length);
+          return check({ document, ignored });
+        },
+      },
     };
   }
-  return { description: 'Plumbline conventions (CONVENTIONS.md / DESIGN.md)', rules };
+  return {
+    description:
+      'Plumbline conventions (docs/conventions.md, docs/design.md of github.com/plumbline/plumbline)',
+    rules,
+  };
 }
 
 export { DEFAULT_IGNORED_PATHS };
