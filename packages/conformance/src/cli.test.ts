@@ -115,7 +115,10 @@ describe('plumbline-conformance CLI', () => {
     [['frobnicate', 'x'], 'unknown command frobnicate'],
     [['lint', 'x.json', '--format', 'pdf'], 'unknown format pdf'],
     [['lint', 'x.json', '--min-score', '101'], '--min-score must be an integer from 0 to 100'],
-    [['probe', 'http://127.0.0.1:1', '--dry-run'], '--dry-run sends nothing: pass --openapi <file|url> or --collection'],
+    [
+      ['probe', 'http://127.0.0.1:1', '--dry-run'],
+      '--dry-run sends nothing: pass --openapi <file|url> or --collection',
+    ],
     [['lint', '/nonexistent/openapi.json'], 'cannot read /nonexistent/openapi.json: ENOENT'],
     [['probe', 'http://127.0.0.1:1', '--rps', '0'], '--rps must be a positive number'],
     [['probe', 'not a url'], 'base URL must be http(s): not a url'],
