@@ -5,7 +5,7 @@
  * workspace, as a user would.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,6 +33,31 @@ describe('conformance scorecard of the reference service', () => {
     ).toEqual([]);
   });
 
+  it("the conformance README's CI commands pass with the packaged binary", async () => {
+    // The two commands of the README's CI example, run as written, against this service.
+    const readme = await readFile(join(conformanceDir, 'README.md'), 'utf8');
+    const ci = /### In CI\n[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const commands = [...ci.matchAll(/run: npx plumbline-conformance (.+)$/gm)].map((m) => m[1]!);
+    expect(commands).toHaveLength(2);
+    const work = await mkdtemp(join(tmpdir(), 'plumbline-ci-'));
+    try {
+      for (const command of commands) {
+        const args = command.replaceAll('http://127.0.0.1:3000', svc.url).split(' ');
+        const { stderr } = await run(
+          process.execPath,
+          [join(conformanceDir, 'bin/plumbline-conformance.mjs'), ...args, '--rps', '200', '--quiet'],
+          { cwd: work, env: { ...process.env, PLUMBLINE_API_KEY: svc.credentials.apiKeys.readWrite } },
+        );
+        expect(stderr).toBe('');
+      }
+      const sarif = JSON.parse(await readFile(join(work, 'lint.sarif'), 'utf8'));
+      expect([sarif.version, sarif.runs[0].results]).toEqual(['2.1.0', []]);
+      expect(await readFile(join(work, 'conformance.html'), 'utf8')).toContain('<strong>100%</strong>');
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('probe: every live rule passes, writes included', async () => {
     const card = await probe({
       baseUrl: svc.url,
@@ -45,6 +70,9 @@ describe('conformance scorecard of the reference service', () => {
       formatTable(card, { verbose: true }),
     ).toEqual([]);
     expect(card.results.length).toBe(19);
+    // Everything the write probes created was deleted again.
+    expect(card.cleanup?.notDeleted).toEqual([]);
+    expect(card.cleanup?.deleted.length).toBe(card.cleanup?.created);
   });
 });
 
