@@ -278,9 +278,8 @@ function isCollection(context: Context, path: string): boolean {
   const shape = parsePath(path);
   const last = shape.segments.at(-1);
   if (last === undefined || last.param || isSearchAction(shape)) return false;
-  const item = isObject(context.document)
-    ? deref(context.document, (context.document['paths'] as JsonObject)?.[path])
-    : undefined;
+  const paths = isObject(context.document) ? context.document['paths'] : undefined;
+  const item = isObject(paths) ? deref(context.document, paths[path]) : undefined;
   const noun = headNoun(last.text);
   return isObject(item) && isObject(item['post']) && noun !== undefined && isPlural(noun);
 }
