@@ -17,6 +17,8 @@ export interface CorpusDocument {
   /** npm package and file inside it. */
   readonly package: string;
   readonly file: string;
+  /** Reviewed after the rules were final and never used to tune them: its precision is reported apart. */
+  readonly heldOut?: boolean;
 }
 
 export const CORPUS: readonly CorpusDocument[] = JSON.parse(
