@@ -184,7 +184,7 @@ const NOUN_VERBS = new Set(['check', 'set', 'query', 'process', 'run', 'copy', '
 
 /**
  * State words and adjectives: as a sub-path of a collection they select a subset of it
- * (`/todos/completed`, `/projects/archived`), which CONVENTIONS 4.1 rules 5 and 6 send to the query.
+ * (`/todos/completed`, `/projects/archived`), which docs/conventions.md 4.1 (5) and (6) send to the query.
  */
 const STATE_WORDS = new Set([
   'active',
@@ -353,7 +353,7 @@ const noVerbs: Check = (context) =>
       if (first === undefined || !VERBS.has(first)) return false;
       // `check-runs`: a noun-verb qualifying a plural noun names a collection.
       if (list.length > 1 && NOUN_VERBS.has(first) && isPlural(list.at(-1)!)) return false;
-      // POST /<collection>/search is allowed by CONVENTIONS 4.2 rule 7.
+      // POST /<collection>/search is allowed by docs/conventions.md 4.2 (7).
       return !(index === all.length - 1 && isSearchAction(shape) && onlyPostMethods(item));
     });
     return verb === undefined

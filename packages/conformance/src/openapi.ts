@@ -85,7 +85,7 @@ export function isIgnoredPath(shape: PathShape, ignored: readonly RegExp[]): boo
 }
 
 /**
- * True for a POST-only search action such as `/tasks/search` (CONVENTIONS 4.2 rule 7).
+ * True for a POST-only search action such as `/tasks/search` (docs/conventions.md 4.2 (7)).
  *
  * @example
  * ```ts
