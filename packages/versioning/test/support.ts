@@ -1,10 +1,23 @@
-// Shared by this package's tests only; not part of the build entries.
+// Shared by this package's tests only; outside src/ so the published build holds no test code.
+import { HttpError } from '@plumbline/errors';
 import { errorHandler, notFoundHandler } from '@plumbline/errors/express';
-import { coreOutcome, EXPRESS_VERSIONS, fromSupertest, type Outcome } from '@plumbline/test-utils';
+import { plumblineErrors } from '@plumbline/errors/fastify';
+import { problemDetails } from '@plumbline/errors/hono';
+import {
+  coreOutcome,
+  type EXPRESS_VERSIONS,
+  frameworkRunners,
+  fromSupertest,
+  type Outcome,
+} from '@plumbline/test-utils';
 import type { Express, RequestHandler } from 'express';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
 import request from 'supertest';
-import { getResolvedVersion } from './express.js';
-import { resolveVersion, type VersionPolicy } from './index.js';
+import { getResolvedVersion } from '../src/express.js';
+import { versioning as fastifyVersioning } from '../src/fastify.js';
+import { versioning as honoVersioning } from '../src/hono.js';
+import { type ResolvedVersion, resolveVersion, type VersionPolicy } from '../src/index.js';
 
 export type ExpressFactory = (typeof EXPRESS_VERSIONS)[number][1];
 
@@ -57,19 +70,51 @@ export function core(policy: VersionPolicy, spec: RequestSpec): Promise<Outcome>
   );
 }
 
-/** `core`, `express5` and `express4` runners for `describeAdapters`, all over the same policy. */
+// What the echo routes answer; with the path strategy a path without a version is not a route.
+function echoed(policy: VersionPolicy, resolved: ResolvedVersion | null | undefined, path: string) {
+  if (!resolved && policy.strategy === 'path') throw new HttpError('not_found');
+  return { version: resolved?.version, requested: resolved?.requested, defaulted: resolved?.defaulted, path };
+}
+
+/**
+ * `core`, `express5`, `express4`, `fastify` and `hono` runners for `describeAdapters`, all over
+ * the same policy. `mount` wires Express (versioning() or versionedRouter()); Fastify and Hono get
+ * their versioning adapter and a catch-all echo route.
+ */
 export function runners<C extends { readonly request: RequestSpec }>(
   policy: VersionPolicy,
   mount: (app: Express) => void,
 ): Record<string, (testCase: C) => Promise<Outcome>> {
-  const result: Record<string, (testCase: C) => Promise<Outcome>> = {
-    core: (testCase) => core(policy, testCase.request),
-  };
-  for (const [name, express] of EXPRESS_VERSIONS) {
-    const app = buildApp(express, mount);
-    result[name] = (testCase) => send(app, testCase.request);
-  }
-  return result;
+  const frameworks = frameworkRunners(
+    {
+      express: (express) => buildApp(express, mount),
+      fastify: async () => {
+        const app = Fastify();
+        await app.register(plumblineErrors, { onError: () => {}, requestId: false });
+        await app.register(fastifyVersioning, { policy });
+        app.get('/*', async (req) => echoed(policy, req.apiVersion, req.url.split('?', 1)[0]!));
+        return app;
+      },
+      hono: () => {
+        const app = new Hono();
+        const problems = problemDetails({ onError: () => {}, requestId: false });
+        app.use(problems.middleware);
+        app.onError(problems.onError);
+        app.notFound(problems.notFound);
+        app.use(honoVersioning(policy));
+        app.get('*', (c) => c.json(echoed(policy, c.get('apiVersion'), c.req.path)));
+        return app;
+      },
+    },
+    (testCase: C) => ({
+      path: `${testCase.request.path ?? '/projects'}${testCase.request.query === undefined ? '' : `?${testCase.request.query}`}`,
+      headers: testCase.request.headers ?? {},
+    }),
+  );
+  return { core: (testCase) => core(policy, testCase.request), ...frameworks } as Record<
+    string,
+    (testCase: C) => Promise<Outcome>
+  >;
 }
 
 /** RFC 9110 IMF-fixdate, the only date form a sender may generate. */

@@ -1,0 +1,74 @@
+/**
+ * Hono adapter for @plumbline/versioning (Hono 4 on Node, Bun, Deno and Workers): the
+ * `versioning()` middleware resolves the API version, sets the version headers on every response
+ * (errors included) and types `c.var.apiVersion`. The core decides everything; nothing here needs
+ * Node. @packageDocumentation
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { VersionPolicy } from './policy.js';
+import { combineHeader, createRequestVersioning, type VersioningOptions } from './request.js';
+import type { ResolvedVersion } from './resolve.js';
+
+export type { VersioningOptions };
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by `versioning()` of `@plumbline/versioning/hono`; absent on version-neutral routes. */
+    apiVersion: ResolvedVersion;
+  }
+}
+
+/**
+ * Resolves the API version once per request under the policy's strategy (the core's
+ * `createRequestVersioning`), sets `c.var.apiVersion` and the version headers before the handler
+ * runs, and throws the core's `HttpError` for a refused request (`problemDetails().onError` of
+ * `@plumbline/errors/hono` renders it). With the path strategy, mount per-version apps with
+ * `app.route('/v1', v1)`.
+ * @example
+ * ```ts
+ * const policy = createVersionPolicy({ strategy: 'path', versions: [{ version: '1', deprecated: true }, '2'] });
+ * app.use(versioning(policy));
+ * app.route('/v1', v1).route('/v2', v2);
+ * ```
+ */
+export function versioning(policy: VersionPolicy, options: VersioningOptions = {}): MiddlewareHandler {
+  const resolve = createRequestVersioning(policy, options);
+  return async (c, next) => {
+    const url = c.req.url;
+    const mark = url.indexOf('?');
+    const outcome = resolve({
+      path: c.req.path,
+      query: mark === -1 ? '' : url.slice(mark + 1),
+      headers: c.req.header(),
+    });
+    const current = c.res.headers;
+    for (const [name, value] of Object.entries(outcome.headers)) {
+      c.header(name, combineHeader(name, current.get(name) ?? undefined, value));
+    }
+    if (outcome.kind === 'error') throw outcome.error;
+    if (outcome.kind === 'resolved') c.set('apiVersion', outcome.resolved);
+    await next();
+  };
+}
+
+/**
+ * The API version resolved for this request, or `undefined` on version-neutral routes.
+ * @example
+ * ```ts
+ * app.get('/projects', (c) => c.json(getApiVersion(c) === '1' ? legacy() : current()));
+ * ```
+ */
+export function getApiVersion(c: Context): string | undefined {
+  return c.get('apiVersion')?.version;
+}
+
+/**
+ * Everything resolved for this request (`version`, `requested`, `defaulted`, `matchedPath`).
+ * @example
+ * ```ts
+ * if (getResolvedVersion(c)?.defaulted) console.info('client sent no version');
+ * ```
+ */
+export function getResolvedVersion(c: Context): ResolvedVersion | undefined {
+  return c.get('apiVersion');
+}
