@@ -1,0 +1,11 @@
+// The core and the Hono adapter must run on Workers, Deno and Bun: no Node-only API on their import graph.
+import { nodeOnlyUses } from '@plumbline/test-utils';
+import { expect, it } from 'vitest';
+
+it('the core and the Hono adapter use no Node-only API', () => {
+  expect(nodeOnlyUses(new URL('../src/', import.meta.url), ['index.ts', 'hono.ts'])).toEqual([]);
+});
+
+it('the check itself sees the Node-only Express adapter', () => {
+  expect(nodeOnlyUses(new URL('../src/', import.meta.url), ['express.ts']).length).toBeGreaterThan(0);
+});
