@@ -33,17 +33,20 @@ declare module 'hono' {
  */
 export function versioning(policy: VersionPolicy, options: VersioningOptions = {}): MiddlewareHandler {
   const resolve = createRequestVersioning(policy, options);
+  // Only the one header the strategy reads is copied out of the request (`vary` names it).
+  const header = policy.vary?.toLowerCase();
   return async (c, next) => {
     const url = c.req.url;
     const mark = url.indexOf('?');
     const outcome = resolve({
       path: c.req.path,
       query: mark === -1 ? '' : url.slice(mark + 1),
-      headers: c.req.header(),
+      headers: header === undefined ? {} : { [header]: c.req.header(header) },
     });
-    const current = c.res.headers;
     for (const [name, value] of Object.entries(outcome.headers)) {
-      c.header(name, combineHeader(name, current.get(name) ?? undefined, value));
+      // Reading c.res builds a Response; only the shared list headers need what is already there.
+      const shared = name === 'Vary' || name === 'Link';
+      c.header(name, shared ? combineHeader(name, c.res.headers.get(name) ?? undefined, value) : value);
     }
     if (outcome.kind === 'error') throw outcome.error;
     if (outcome.kind === 'resolved') c.set('apiVersion', outcome.resolved);
