@@ -23,8 +23,16 @@ declare module 'hono' {
 
 const NEGOTIATOR = new WeakMap<Request, ContentNegotiator>();
 
-function vary(c: Context): void {
-  c.header('Vary', mergeVary(c.res.headers.get('vary') ?? undefined, NEGOTIATION_VARY));
+// Reading c.res before the handler makes Hono build and copy extra Responses (it more than doubled the
+// cost of a request), so Vary is appended blind and its members de-duplicated on the final response.
+function tidyVary(c: Context): void {
+  const vary = c.res.headers.get('vary');
+  if (vary === null) return;
+  try {
+    c.res.headers.set('Vary', mergeVary(undefined, vary));
+  } catch {
+    // Immutable headers (a Response from fetch()): the appended value stays, duplicates and all.
+  }
 }
 
 /**
@@ -54,12 +62,13 @@ export function negotiate(options: NegotiateOptions = {}): MiddlewareHandler {
       accept: c.req.header('accept'),
       acceptLanguage: c.req.header('accept-language'),
     });
-    vary(c);
+    c.header('Vary', NEGOTIATION_VARY, { append: true });
     if (!result.ok) throw result.error;
     c.set('negotiation', result);
     NEGOTIATOR.set(c.req.raw, negotiator);
     c.header('Content-Language', result.language);
     await next();
+    tidyVary(c);
   };
 }
 
@@ -87,7 +96,7 @@ export function represent(c: Context, data: unknown, status = 200): Response {
   const negotiator = NEGOTIATOR.get(c.req.raw);
   if (!negotiation || !negotiator) throw new Error('represent() needs the negotiate() middleware first');
   const response = representation(negotiator, negotiation, data, status);
-  vary(c);
+  // Vary was added by negotiate(); the rest describes this representation.
   for (const [name, value] of Object.entries(response.headers)) if (name !== 'Vary') c.header(name, value);
   const { body } = response;
   return body === null ? c.body(null, status as 204) : c.body(body as string, status as 200);

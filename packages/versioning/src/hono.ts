@@ -4,9 +4,10 @@
  * (errors included) and types `c.var.apiVersion`. The core decides everything; nothing here needs
  * Node. @packageDocumentation
  */
+import { mergeVary } from '@plumbline/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { VersionPolicy } from './policy.js';
-import { combineHeader, createRequestVersioning, type VersioningOptions } from './request.js';
+import { createRequestVersioning, type VersioningOptions } from './request.js';
 import type { ResolvedVersion } from './resolve.js';
 
 export type { VersioningOptions };
@@ -15,6 +16,16 @@ declare module 'hono' {
   interface ContextVariableMap {
     /** Set by `versioning()` of `@plumbline/versioning/hono`; absent on version-neutral routes. */
     apiVersion: ResolvedVersion;
+  }
+}
+
+function tidyVary(c: Context): void {
+  const vary = c.res.headers.get('vary');
+  if (vary === null) return;
+  try {
+    c.res.headers.set('Vary', mergeVary(undefined, vary));
+  } catch {
+    // Immutable headers (a Response from fetch()): the appended value stays as it is.
   }
 }
 
@@ -43,14 +54,15 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
       query: mark === -1 ? '' : url.slice(mark + 1),
       headers: header === undefined ? {} : { [header]: c.req.header(header) },
     });
+    // Vary and Link are lists other middleware share: appended (no read of c.res, which would make
+    // Hono build extra Responses), Vary de-duplicated on the final response.
     for (const [name, value] of Object.entries(outcome.headers)) {
-      // Reading c.res builds a Response; only the shared list headers need what is already there.
-      const shared = name === 'Vary' || name === 'Link';
-      c.header(name, shared ? combineHeader(name, c.res.headers.get(name) ?? undefined, value) : value);
+      c.header(name, value, { append: name === 'Vary' || name === 'Link' });
     }
     if (outcome.kind === 'error') throw outcome.error;
     if (outcome.kind === 'resolved') c.set('apiVersion', outcome.resolved);
     await next();
+    if (outcome.headers['Vary'] !== undefined) tidyVary(c);
   };
 }
 
