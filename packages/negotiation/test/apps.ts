@@ -22,13 +22,13 @@ export const PROJECT = {
 };
 
 /** Route → negotiator options; each route represents `{ ok: true }`. */
-export const SIMPLE: Readonly<Record<string, NegotiatorOptions>> = {
+const SIMPLE: Readonly<Record<string, NegotiatorOptions>> = {
   '/plain': {},
   '/vendor': { vendor: 'plumbline' },
   '/lang': { languages: ['en', 'de', 'zh-Hant'], defaultLanguage: 'en' },
   '/custom-root': { serializers: { 'application/xml': xmlSerializer({ root: 'project' }) } },
 };
-export const BODY_TYPES = ['application/json', 'application/merge-patch+json'];
+const BODY_TYPES = ['application/json', 'application/merge-patch+json'];
 const MAIN: NegotiatorOptions = { languages: ['en', 'de'], vendor: 'plumbline' };
 const silent = { onError: () => {} };
 

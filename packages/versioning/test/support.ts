@@ -3,17 +3,10 @@ import { HttpError } from '@plumbline/errors';
 import { errorHandler, notFoundHandler } from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
 import { problemDetails } from '@plumbline/errors/hono';
-import {
-  coreOutcome,
-  type EXPRESS_VERSIONS,
-  frameworkRunners,
-  fromSupertest,
-  type Outcome,
-} from '@plumbline/test-utils';
+import { coreOutcome, type EXPRESS_VERSIONS, frameworkRunners, type Outcome } from '@plumbline/test-utils';
 import type { Express, RequestHandler } from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import request from 'supertest';
 import { getResolvedVersion } from '../src/express.js';
 import { versioning as fastifyVersioning } from '../src/fastify.js';
 import { versioning as honoVersioning } from '../src/hono.js';
@@ -49,18 +42,7 @@ export const echo: RequestHandler = (req, res) => {
   });
 };
 
-export function send(app: Express, spec: RequestSpec): Promise<Outcome> {
-  let test = request(app).get(
-    `${spec.path ?? '/projects'}${spec.query === undefined ? '' : `?${spec.query}`}`,
-  );
-  for (const [name, value] of Object.entries(spec.headers ?? {})) {
-    // Node writes one header line per array member, which is what "two header lines" means.
-    test = test.set(name, value as string);
-  }
-  return test.then(fromSupertest);
-}
-
-export function core(policy: VersionPolicy, spec: RequestSpec): Promise<Outcome> {
+function core(policy: VersionPolicy, spec: RequestSpec): Promise<Outcome> {
   return coreOutcome(() =>
     resolveVersion(policy, {
       path: spec.path ?? '/projects',
