@@ -50,14 +50,16 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-async function connectRedis(url: string): Promise<Redis> {
-  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever;
-  // the client keeps reconnecting in the background, so service resumes without a restart.
+async function connectRedis(url: string, timeouts: ServiceConfig['timeouts']): Promise<Redis> {
+  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever, and a
+  // Redis that accepts commands but never answers (frozen, partitioned) fails them at
+  // `commandTimeout`; the client keeps reconnecting in the background, so service resumes without a restart.
   const redis = new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     enableAutoPipelining: true,
-    connectTimeout: 2000,
+    connectTimeout: timeouts.redisConnectMs,
+    commandTimeout: timeouts.redisCommandMs,
     retryStrategy: (times) => Math.min(times * 100, 2000),
   });
   redis.on('error', () => {});
@@ -87,7 +89,12 @@ export async function createContext(
   options: ContextOptions = {},
 ): Promise<AppContext> {
   const prefix = options.redisPrefix ?? config.redisKeyPrefix;
-  const db = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.databaseFile);
+  const { timeouts } = config;
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, {
+        timeouts: { statementMs: timeouts.databaseStatementMs, connectMs: timeouts.databaseConnectMs },
+      })
+    : openSqlite(config.databaseFile, { busyTimeoutMs: timeouts.databaseStatementMs });
   await migrate(db);
   const repo = new Repository(db);
   let demoCredentials: DemoCredentials | undefined;
@@ -95,15 +102,16 @@ export async function createContext(
     demoCredentials = await createDemoCredentials(repo);
   }
 
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, timeouts) : undefined;
+  const timeoutMs = timeouts.redisCommandMs;
   const revocation: RevocationStore = redis
-    ? new RedisRevocationStore({ client: redis, prefix: `${prefix}revoked:` })
+    ? new RedisRevocationStore({ client: redis, prefix: `${prefix}revoked:`, timeoutMs })
     : new MemoryRevocationStore();
   const issuer = await createIssuer({
     issuer: config.tokenIssuer,
     audience: config.tokenAudience,
     refreshStore: redis
-      ? new RedisRefreshTokenStore({ client: redis, prefix: `{${prefix}refresh}:` })
+      ? new RedisRefreshTokenStore({ client: redis, prefix: `{${prefix}refresh}:`, timeoutMs })
       : new MemoryRefreshTokenStore(),
     ...(config.signingKeyJwk
       ? { signingKey: { privateJwk: JSON.parse(config.signingKeyJwk) as SigningKey['privateJwk'] } }
@@ -151,7 +159,7 @@ export async function createContext(
     );
   };
   const idempotencyStore = redis
-    ? createRedisStore({ client: redis, prefix: `${prefix}idem:` })
+    ? createRedisStore({ client: redis, prefix: `${prefix}idem:`, timeoutMs })
     : createMemoryStore({});
 
   return {
