@@ -72,7 +72,8 @@ function limiterStore(ctx: AppContext, name: string): Store | undefined {
   return new FallbackStore({
     primary: new RedisStore({
       prefix: `${ctx.config.redisKeyPrefix}rl:${name}:`,
-      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+      sendCommand: (command: string, ...args: string[]) =>
+        redis.call(command, ...args) as Promise<RedisReply>,
     }),
     timeoutMs: ctx.config.timeouts.redisCommandMs,
   });

@@ -18,13 +18,19 @@ import {
   RedisRefreshTokenStore,
   type SigningKey,
 } from '@plumbline/auth/issuer';
-import { createMemoryStore, createRedisStore, type IdempotencyStore } from '@plumbline/idempotency';
+import {
+  createMemoryStore,
+  createRedisStore,
+  createSqlStore,
+  type IdempotencyStore,
+  type SqlIdempotencyStore,
+} from '@plumbline/idempotency';
 import { Redis } from 'ioredis';
 import { type Collections, defineCollections } from './collections.js';
 import type { ServiceConfig } from './config.js';
 import { createDemoCredentials, type DemoCredentials, seedDemoData } from './seed.js';
 import { type Db, openPostgres, openSqlite } from './storage/db.js';
-import { migrate } from './storage/migrations.js';
+import { IDEMPOTENCY_TABLE, migrate } from './storage/migrations.js';
 import { Repository } from './storage/repository.js';
 
 export interface OAuthClientRecord {
@@ -44,7 +50,10 @@ export interface AppContext {
   readonly revocation: RevocationStore;
   readonly apiKeys: ApiKeyStore;
   readonly findClient: (clientId: string) => Promise<OAuthClientRecord | undefined>;
+  /** Shared idempotency records (Redis or memory): search POSTs, and creating POSTs with IDEMPOTENCY_STORE=shared. */
   readonly idempotencyStore: IdempotencyStore;
+  /** Idempotency records in the database, written in each creating POST's own transaction; undefined with IDEMPOTENCY_STORE=shared. */
+  readonly transactionalIdempotencyStore: SqlIdempotencyStore | undefined;
   /** Credentials created on this start (first start of an empty database), to print once. */
   readonly demoCredentials: DemoCredentials | undefined;
   close(): Promise<void>;
@@ -161,6 +170,20 @@ export async function createContext(
   const idempotencyStore = redis
     ? createRedisStore({ client: redis, prefix: `${prefix}idem:`, timeoutMs })
     : createMemoryStore({});
+  const transactionalIdempotencyStore =
+    config.idempotencyStore === 'database'
+      ? createSqlStore({ dialect: db.dialect, table: IDEMPOTENCY_TABLE })
+      : undefined;
+  // Expired records are deleted when their key comes again; this sweeps out the rest.
+  const purge = transactionalIdempotencyStore
+    ? setInterval(
+        () =>
+          void transactionalIdempotencyStore
+            .purgeExpired((sql, params) => db.allNative(sql, params))
+            .catch(() => {}),
+        60 * 60 * 1000,
+      ).unref()
+    : undefined;
 
   return {
     config,
@@ -174,8 +197,10 @@ export async function createContext(
     apiKeys,
     findClient,
     idempotencyStore,
+    transactionalIdempotencyStore,
     demoCredentials,
     async close() {
+      clearInterval(purge);
       await Promise.allSettled([db.close(), redis?.quit()]);
     },
   };

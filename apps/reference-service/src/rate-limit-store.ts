@@ -76,7 +76,10 @@ export class FallbackStore implements Store {
       });
   }
 
-  async #either<T>(shared: (store: Store) => Promise<T> | T, local: (store: MemoryStore) => Promise<T>): Promise<T> {
+  async #either<T>(
+    shared: (store: Store) => Promise<T> | T,
+    local: (store: MemoryStore) => Promise<T>,
+  ): Promise<T> {
     if (!this.local) {
       try {
         return await deadline(() => shared(this.#primary), this.#timeoutMs);

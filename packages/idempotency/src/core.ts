@@ -430,7 +430,9 @@ export interface TransactionalIdempotency {
   claim(
     query: SqlQuery,
     prepared: PreparedIdempotentRequest,
-  ): Promise<{ readonly action: 'replay'; readonly response: StoredResponse } | { readonly action: 'execute' }>;
+  ): Promise<
+    { readonly action: 'replay'; readonly response: StoredResponse } | { readonly action: 'execute' }
+  >;
   /** In the same transaction, before commit: stores the response when it may be stored. */
   complete(
     query: SqlQuery,
@@ -462,7 +464,9 @@ export interface TransactionalIdempotency {
  * });
  * ```
  */
-export function createTransactionalIdempotency(options: TransactionalIdempotencyOptions): TransactionalIdempotency {
+export function createTransactionalIdempotency(
+  options: TransactionalIdempotencyOptions,
+): TransactionalIdempotency {
   const store = options.store;
   const { retentionMs, maxBodyBytes, retryAfter, unavailable, toStored, prepare, replayHeaders } =
     shared(options);

@@ -91,7 +91,8 @@ function hold(res: Response): { ended: Promise<CapturedResponse>; restore(): voi
     res.statusCode = status;
     const headers = typeof rest[0] === 'string' ? rest[1] : rest[0];
     if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-      for (const [name, value] of Object.entries(headers)) if (value !== undefined) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(headers))
+        if (value !== undefined) res.setHeader(name, value);
     }
     return res;
   }) as Response['writeHead'];
@@ -193,7 +194,8 @@ export function idempotencyTransaction<Tx>(options: IdempotencyTransactionOption
           }
           // The commit (or the record's write) failed after the handler answered: that answer is
           // void. Drop the headers it set, and let the error handler answer instead.
-          if (held) for (const name of res.getHeaderNames()) if (!held.before.has(name)) res.removeHeader(name);
+          if (held)
+            for (const name of res.getHeaderNames()) if (!held.before.has(name)) res.removeHeader(name);
           next(error);
         },
       );

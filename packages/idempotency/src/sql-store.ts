@@ -19,7 +19,10 @@ export type SqlDialect = 'postgres' | 'sqlite';
  * const query: SqlQuery = async (sql, params) => (await client.query(sql, [...params])).rows;
  * ```
  */
-export type SqlQuery = (sql: string, params: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+export type SqlQuery = (
+  sql: string,
+  params: readonly unknown[],
+) => Promise<readonly Record<string, unknown>[]>;
 
 /**
  * What the record for a key says, read inside the transaction that holds the key: nothing (run
