@@ -357,6 +357,10 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
       try {
         result = await store.claim(key, { fingerprint, token, leaseMs });
       } catch (error) {
+        // A claim that timed out may still be applied later (a frozen Redis runs its queue once it
+        // thaws), leaving the key "in flight" for a whole lease. A release under the same token,
+        // sent after it on the same connection, undoes exactly that claim and nothing else.
+        store.release(key, token).catch(() => {});
         throw unavailable(error);
       }
       switch (result.state) {
