@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { holdTableLock, startFreezableRedis, startStallingProxy, type Timed, timed } from './dependencies.js';
 import {
-  type Cluster,
   type Credentials,
   createProject,
   DATABASE_URL,
