@@ -177,6 +177,12 @@ export function openPostgres(
   });
   // An idle client losing its connection emits on the pool; without a listener that would crash.
   pool.on('error', () => {});
+  // So does a client the pool has already dropped (after a failed query) when the server's
+  // "terminating connection" message arrives after the failure: every client keeps a listener.
+  // The failure itself reaches the caller through its query.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const make = (query: (text: string, params: unknown[]) => Promise<pg.QueryResult>): Db => {
     const db: Db = {
       dialect: 'postgres',
@@ -205,6 +211,12 @@ export function openPostgres(
           throw mapDbError(error);
         }
         let broken = false;
+        // A checked-out client has no pool listener: a connection lost while the transaction waits
+        // for the handler would otherwise be an unhandled 'error' event, and crash the process.
+        const lost = () => {
+          broken = true;
+        };
+        client.on('error', lost);
         try {
           await client.query('BEGIN');
           const result = await work(make((text, params) => client.query(text, params)));
@@ -223,6 +235,9 @@ export function openPostgres(
           }
           throw mapped;
         } finally {
+          // A destroyed client may still report its lost connection after the release: keep
+          // listening then. A healthy one goes back to the pool, which listens while it is idle.
+          if (!broken) client.removeListener('error', lost);
           client.release(broken);
         }
       },
