@@ -66,7 +66,7 @@ describe('FallbackStore: the rate limiter when Redis fails or stalls', () => {
     ['hangs', 'no answer within the deadline'],
   ] as const)(
     'on %s (%s) counts locally, and does not ask the shared store again for a while',
-    async (behaviour) => {
+    async (behaviour, _what) => {
       const t = setup(behaviour);
       expect((await t.store.increment('ip:1')).totalHits).toBe(1);
       expect((await t.store.increment('ip:1')).totalHits).toBe(2);
