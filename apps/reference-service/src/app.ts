@@ -34,7 +34,7 @@ import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { buildOpenApi } from './openapi.js';
-import { FallbackStore } from './rate-limit-store.js';
+import { type Circuit, FallbackStore } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { versionRouter } from './routes.js';
 
@@ -65,7 +65,7 @@ const limitQueryString: RequestHandler = (req, _res, next) => {
   next();
 };
 
-function limiterStore(ctx: AppContext, name: string): Store | undefined {
+function limiterStore(ctx: AppContext, name: string, circuit: Circuit): Store | undefined {
   const redis = ctx.redis;
   if (!redis) return undefined;
   // When Redis fails or stalls, each instance counts locally (FallbackStore explains the policy).
@@ -76,6 +76,7 @@ function limiterStore(ctx: AppContext, name: string): Store | undefined {
         redis.call(command, ...args) as Promise<RedisReply>,
     }),
     timeoutMs: ctx.config.timeouts.redisCommandMs,
+    circuit,
   });
 }
 
@@ -120,7 +121,9 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
 
   // Failed requests count per client address, before authentication: guessing keys or secrets is
   // throttled even though a guesser never becomes a principal.
-  const failureStore = limiterStore(ctx, 'fail');
+  // One circuit for both limiters: a request passing both waits for at most one Redis deadline.
+  const circuit: Circuit = { localUntil: 0 };
+  const failureStore = limiterStore(ctx, 'fail', circuit);
   app.use(
     rateLimit({
       windowMs: 60_000,
@@ -135,7 +138,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       ...(failureStore ? { store: failureStore } : {}),
     }),
   );
-  const principalStore = limiterStore(ctx, 'principal');
+  const principalStore = limiterStore(ctx, 'principal', circuit);
   const principalLimit = rateLimit({
     windowMs: 60_000,
     limit: config.rateLimitPerMinute,

@@ -22,6 +22,16 @@ export interface FallbackStoreOptions {
   readonly retryAfterMs?: number;
   /** Clock, for tests. */
   readonly now?: () => number;
+  /**
+   * Shared by the stores of one Redis, so that one failure switches them all to local counting
+   * (a request passing two limiters then waits for at most one deadline). Default: its own.
+   */
+  readonly circuit?: Circuit;
+}
+
+/** Until when (epoch ms) the stores sharing it count locally. */
+export interface Circuit {
+  localUntil: number;
 }
 
 function deadline<T>(work: () => Promise<T> | T, ms: number): Promise<T> {
@@ -51,19 +61,20 @@ export class FallbackStore implements Store {
   readonly #timeoutMs: number;
   readonly #retryAfterMs: number;
   readonly #now: () => number;
-  #localUntil = 0;
+  readonly #circuit: Circuit;
 
   constructor(options: FallbackStoreOptions) {
     this.#primary = options.primary;
     this.#timeoutMs = options.timeoutMs;
     this.#retryAfterMs = options.retryAfterMs ?? 5000;
     this.#now = options.now ?? Date.now;
+    this.#circuit = options.circuit ?? { localUntil: 0 };
     if (options.primary.prefix !== undefined) this.prefix = options.primary.prefix;
   }
 
   /** True while the shared store is considered down and counting is local. */
   get local(): boolean {
-    return this.#now() < this.#localUntil;
+    return this.#now() < this.#circuit.localUntil;
   }
 
   init(options: Options): void {
@@ -72,7 +83,7 @@ export class FallbackStore implements Store {
     void Promise.resolve()
       .then(() => this.#primary.init?.(options))
       .catch(() => {
-        this.#localUntil = this.#now() + this.#retryAfterMs;
+        this.#circuit.localUntil = this.#now() + this.#retryAfterMs;
       });
   }
 
@@ -84,7 +95,7 @@ export class FallbackStore implements Store {
       try {
         return await deadline(() => shared(this.#primary), this.#timeoutMs);
       } catch {
-        this.#localUntil = this.#now() + this.#retryAfterMs;
+        this.#circuit.localUntil = this.#now() + this.#retryAfterMs;
       }
     }
     return local(this.#local);

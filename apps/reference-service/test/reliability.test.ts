@@ -88,6 +88,24 @@ describe('FallbackStore: the rate limiter when Redis fails or stalls', () => {
     t.store.shutdown();
   });
 
+  it('stores sharing a circuit switch together: one failure spares the other store its wait', async () => {
+    const calls: string[] = [];
+    const circuit = { localUntil: 0 };
+    const make = () =>
+      new FallbackStore({ primary: primary(() => 'hangs', calls), timeoutMs: 20, circuit, now: () => 0 });
+    const [first, second] = [make(), make()];
+    first.init({ windowMs: 60_000 } as Options);
+    second.init({ windowMs: 60_000 } as Options);
+    await first.increment('ip:1');
+    expect([second.local, (await second.increment('ip:1')).totalHits, calls]).toEqual([
+      true,
+      1,
+      ['increment ip:1'],
+    ]);
+    first.shutdown();
+    second.shutdown();
+  });
+
   it('decrement, resetKey and get fall back the same way', async () => {
     const t = setup('hangs');
     await t.store.increment('ip:1');

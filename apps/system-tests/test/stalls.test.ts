@@ -1,7 +1,7 @@
 /**
  * Dependencies that stop answering without going away: a frozen Redis (SIGSTOP), a PostgreSQL
- * session holding the lock a write needs, and a network path to PostgreSQL that swallows every byte
- * (a proxy that accepts and never forwards). For each: every request is answered within its deadline
+ * session holding the lock a write needs, and a network path to Redis or to PostgreSQL that
+ * swallows every byte (a proxy that accepts and never forwards). For each: every request is answered within its deadline
  * plus a margin (a hang shows up as status 0), with the right status, no 5xx but 503 (with
  * Retry-After), and service comes back without a restart once the stall ends. The worst response
  * time of each kind of request is reported as a test annotation.
@@ -194,6 +194,84 @@ describe.skipIf(!ready)('stalled dependencies', () => {
       ]);
     } finally {
       await cluster.stop();
+      await redis.destroy();
+    }
+  });
+
+  it('the network path to Redis swallows every byte: the same answers as a frozen Redis, and recovery', async (context) => {
+    const redis = await startFreezableRedis();
+    const proxy = await startStallingProxy(redis.port);
+    const cluster = await startCluster({
+      count: 1,
+      database: db,
+      credentials: seeded,
+      redisUrl: `redis://127.0.0.1:${proxy.port}`,
+      env: DEADLINES,
+    });
+    try {
+      const { url } = cluster.at(0);
+      const credentials = cluster.credentials;
+      const jwt = (await token(url, credentials, 'read:projects')).access_token;
+      const run = randomUUID();
+      const probes: Probe[] = [
+        { name: 'GET /health', expected: 200, send: (signal) => request(`${url}/health`, { signal }) },
+        {
+          name: 'GET /ready',
+          expected: 503,
+          checks: { database: 'ok', redis: 'down' },
+          send: (signal) => request(`${url}/ready`, { signal }),
+        },
+        {
+          name: 'GET /v2/projects (API key)',
+          expected: 200,
+          send: (signal) =>
+            request(`${url}/v2/projects?limit=1`, { headers: { 'x-api-key': credentials.apiKey }, signal }),
+        },
+        {
+          name: 'GET /v2/projects (bearer)',
+          expected: 503,
+          send: (signal) =>
+            request(`${url}/v2/projects?limit=1`, { headers: { authorization: `Bearer ${jwt}` }, signal }),
+        },
+        {
+          name: 'POST /v2/projects',
+          expected: 201,
+          send: (signal) =>
+            keyed(
+              url,
+              '/v2/projects',
+              credentials,
+              randomUUID(),
+              { name: `cut off ${randomUUID()}` },
+              signal,
+            ),
+        },
+        {
+          name: 'POST /v2/projects/search',
+          expected: 503,
+          send: (signal) =>
+            keyed(url, '/v2/projects/search', credentials, `search-${run}`, { limit: 1 }, signal),
+        },
+      ];
+      proxy.stall();
+      const during = await probe(probes, REDIS_COMMAND_MS * 3 + MARGIN_MS, 3);
+      proxy.resume();
+      await report(context, 'Redis path swallowing bytes', during.worst);
+      expectAnswered(during.results);
+
+      expect(await eventually(async () => (await request(`${url}/ready`)).status === 200)).toBe(true);
+      const bearer = await request(`${url}/v2/projects?limit=1`, {
+        headers: { authorization: `Bearer ${jwt}` },
+      });
+      const search = await keyed(url, '/v2/projects/search', credentials, `search-${run}`, { limit: 1 });
+      expect([bearer.status, search.status, search.headers.get('idempotent-replayed')]).toEqual([
+        200,
+        200,
+        null,
+      ]);
+    } finally {
+      await cluster.stop();
+      await proxy.close();
       await redis.destroy();
     }
   });
