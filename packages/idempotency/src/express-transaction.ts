@@ -176,6 +176,7 @@ export function idempotencyTransaction<Tx>(options: IdempotencyTransactionOption
       .then(
         (result) => {
           held?.restore();
+          (req as WithTransaction)[TRANSACTION] = undefined;
           if ('replay' in result) {
             const replay = result.replay;
             res.statusCode = replay.status;
