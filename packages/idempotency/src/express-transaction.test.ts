@@ -66,6 +66,12 @@ describe.each(EXPRESS_VERSIONS)('idempotencyTransaction() on %s over SQLite', (_
         .setHeader('X-Trace', 'not replayed');
       res.json({ id: row?.['id'], name });
     };
+    app.post('/written', idem, (_req, res) => {
+      res.status(201).type('text/plain');
+      res.write('héllo ', () => {});
+      res.write(Buffer.from('wörld'));
+      res.end('21', 'hex');
+    });
     app.post('/invalid', idem, (_req, res) => {
       res.status(400).type('application/xml').send('<problem/>');
     });
@@ -152,6 +158,17 @@ describe.each(EXPRESS_VERSIONS)('idempotencyTransaction() on %s over SQLite', (_
     const retry = await post('lost', { name: 'lost' });
     expect([retry.status, retry.headers['idempotent-replayed']]).toEqual([201, undefined]);
     expect(await rows()).toEqual(['a', 'lost']);
+  });
+
+  it('a response written in pieces (string with a callback, bytes, another encoding) is held, sent and replayed whole', async () => {
+    const first = await post('pieces', {}, '/written');
+    const second = await post('pieces', {}, '/written');
+    expect([first.status, first.text, second.text, second.headers['idempotent-replayed']]).toEqual([
+      201,
+      'héllo wörld!',
+      'héllo wörld!',
+      'true',
+    ]);
   });
 
   it('no body and an empty JSON body are the same request', async () => {

@@ -80,7 +80,9 @@ function hold(res: Response): { ended: Promise<CapturedResponse>; restore(): voi
   const before = new Set(res.getHeaderNames());
   const chunks: Buffer[] = [];
   const record = (chunk: unknown, encoding: unknown) => {
-    if (typeof chunk === 'string') chunks.push(Buffer.from(chunk, (encoding as BufferEncoding) || 'utf8'));
+    // `encoding` may be the callback (`write(chunk, cb)`): only a string names an encoding.
+    if (typeof chunk === 'string')
+      chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
     else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
   };
   let done: (response: CapturedResponse) => void = () => {};
