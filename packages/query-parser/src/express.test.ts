@@ -2,6 +2,8 @@ import { errorHandler } from '@plumbline/errors/express';
 import { coreOutcome, describeAdapters, EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-utils';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { testApp } from '../test/app.js';
+import { tasks } from '../test/fixtures.js';
 import { collectionQuery, getCollectionQuery, sendPage } from './express.js';
 import {
   applyToArray,
@@ -11,8 +13,6 @@ import {
   parseQuery,
   parseSearchBody,
 } from './index.js';
-import { testApp } from './test-app.js';
-import { tasks } from './test-fixtures.js';
 
 const rows = Array.from({ length: 12 }, (_, i) => ({
   id: i + 1,
