@@ -2,7 +2,6 @@
  * Fastify 5 adapter for @plumbline/auth: hooks that read the request, call the core and throw the
  * core's `HttpError` for the `@plumbline/errors/fastify` error handler. A hook applies in the
  * encapsulation context it is added to, so authentication covers exactly the routes you scope it to.
- *
  * @packageDocumentation
  */
 import { HttpError } from '@plumbline/errors';
@@ -35,7 +34,6 @@ const MAX_FORM_BYTES = 16 * 1024;
  * An `onRequest` hook that authenticates by API key or bearer JWT and sets `request.principal`.
  * Failures are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
  * `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
- *
  * @example
  * ```ts
  * app.register(async (api) => {
@@ -67,7 +65,6 @@ export function getPrincipal(request: FastifyRequest): Principal | undefined {
 /**
  * A `preHandler` hook requiring every listed scope (`{ mode: 'any' }` last for any of them). No
  * principal → 401 `unauthorized`; a missing scope → 403 `insufficient_scope` with its challenge.
- *
  * @example
  * ```ts
  * app.post('/projects', { preHandler: requireScopes('write:projects') }, create);
@@ -85,7 +82,6 @@ export function requireScopes(...args: readonly (string | HasScopesOptions)[]): 
 /**
  * An `onRequest` hook refusing plain HTTP with 403 `https_required`: secure when the socket is
  * TLS, or a trusted proxy sent `X-Forwarded-Proto: https`; loopback passes when `allowLoopback`.
- *
  * @example
  * ```ts
  * app.addHook('onRequest', requireHttps({ trustProxy: ['10.0.0.2'] }));
@@ -132,7 +128,6 @@ function formEndpoint(endpoint: TokenEndpoint, path: string): FastifyPluginAsync
 /**
  * The OAuth 2.0 token endpoint as a plugin (`client_credentials` and `refresh_token` grants,
  * RFC 6749 JSON bodies, `Cache-Control: no-store`). It parses its own form body.
- *
  * @example
  * ```ts
  * await app.register(tokenEndpoint({ issuer, clients: [{ clientId: 'cli', secret, scopes: ['read:projects'] }] }));
@@ -145,7 +140,6 @@ export function tokenEndpoint(options: TokenEndpointOptions & EndpointPath): Fas
 /**
  * The RFC 7009 revocation endpoint as a plugin (form-encoded `token=...`, client authentication as
  * for the token endpoint; 200 for unknown tokens too).
- *
  * @example
  * ```ts
  * await app.register(revocationEndpoint({ clients, verifier, revocation }));

@@ -1,7 +1,6 @@
 /**
  * Hono adapter for @plumbline/auth: Web-standard middleware. Reads the request, calls the core and
  * throws the core's `HttpError` for the `@plumbline/errors/hono` error handler.
- *
  * @packageDocumentation
  */
 import { HttpError } from '@plumbline/errors';
@@ -42,7 +41,6 @@ function rawHeaders(c: Context, apiKeyHeader: string): readonly string[] {
  * Middleware that authenticates by API key or bearer JWT and sets `c.get('principal')`. Failures
  * are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
  * `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
- *
  * @example
  * ```ts
  * app.use('/v1/*', authenticate({ jwt: { issuers: [{ issuer, audience, jwks }] } }));
@@ -76,7 +74,6 @@ export function getPrincipal(c: Context): Principal | undefined {
 /**
  * Requires every listed scope (`{ mode: 'any' }` last for any of them). No principal → 401
  * `unauthorized`; a missing scope → 403 `insufficient_scope` with its challenge.
- *
  * @example
  * ```ts
  * app.post('/v1/projects', requireScopes('write:projects'), create);
@@ -96,7 +93,6 @@ export function requireScopes(...args: readonly (string | HasScopesOptions)[]): 
  * Refuses plain HTTP with 403 `https_required`: secure when the request URL is `https:` (TLS on
  * Node, the client's scheme on Workers), or a trusted proxy sent `X-Forwarded-Proto: https`. The
  * peer address (for `trustProxy` and loopback) is known on `@hono/node-server` only.
- *
  * @example
  * ```ts
  * app.use(requireHttps({ trustProxy: ['10.0.0.2'] }));
@@ -130,7 +126,6 @@ function formEndpoint(endpoint: TokenEndpoint): Handler {
 /**
  * The OAuth 2.0 token endpoint handler (`POST`, form-encoded; `client_credentials` and
  * `refresh_token` grants, RFC 6749 JSON bodies, `Cache-Control: no-store`).
- *
  * @example
  * ```ts
  * app.post('/oauth/token', tokenEndpoint({ issuer, clients: [{ clientId: 'cli', secret, scopes: ['read:projects'] }] }));
@@ -142,7 +137,6 @@ export function tokenEndpoint(options: TokenEndpointOptions): Handler {
 
 /**
  * The RFC 7009 revocation endpoint handler (form-encoded `token=...`; 200 for unknown tokens too).
- *
  * @example
  * ```ts
  * app.post('/oauth/revoke', revocationEndpoint({ clients, verifier, revocation }));

@@ -2,7 +2,6 @@
  * Fastify 5 adapter for @plumbline/idempotency: a plugin whose `preHandler` hook claims or replays
  * and whose `onSend` hook records the payload Fastify is about to write (a string, a buffer, or a
  * stream, teed as it flows) and settles the claim.
- *
  * @packageDocumentation
  */
 import { pipeline, Readable, Transform } from 'node:stream';
@@ -17,7 +16,6 @@ import type { StoredResponse } from './store.js';
 /**
  * Options of the {@link idempotency} plugin: the core options plus how to read principal, route
  * and whether a key is required from the request.
- *
  * @example
  * ```ts
  * const options: IdempotencyPluginOptions = { store, required: true, principal: (r) => r.principal?.clientId };
@@ -131,7 +129,6 @@ const plugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options
  * it is sent (an object, a string, a buffer, a Node or Web stream) and stored; a retry with the same
  * key and request gets it back byte for byte with `Idempotent-Replayed: true`. Errors (400, 409,
  * 422, 503) are thrown for the `@plumbline/errors/fastify` error handler.
- *
  * @example
  * ```ts
  * await app.register(async (orders) => {

@@ -1,7 +1,6 @@
 /**
  * Hono adapter for @plumbline/idempotency: Web-standard middleware. It claims or replays before
  * the handler, then records the `Response` the handler produced as its body streams to the client.
- *
  * @packageDocumentation
  */
 import { HttpError } from '@plumbline/errors';
@@ -14,7 +13,6 @@ import { ResponseRecording } from './recording.js';
 /**
  * Options for {@link idempotency}: the core options plus how to read principal, route and
  * whether a key is required from the request.
- *
  * @example
  * ```ts
  * const options: IdempotencyMiddlewareOptions = { store, required: true, principal: (c) => c.get('principal')?.clientId };
@@ -53,7 +51,6 @@ async function readBody(c: Context): Promise<unknown> {
  * `ReadableStream`) and stored, and a retry with the same key and request gets it back byte for
  * byte with `Idempotent-Replayed: true`. Errors (400, 409, 422, 503) are thrown for the
  * `@plumbline/errors/hono` error handler.
- *
  * @example
  * ```ts
  * app.post('/orders', idempotency({ store: createMemoryStore(), required: true }), async (c) =>

@@ -12,6 +12,7 @@ describe('public exports', () => {
       'buildPage',
       'countInArray',
       'defineCollection',
+      'expectCollectionQuery',
       'isCollection',
       'pageHeaders',
       'parseCollectionRequest',

@@ -10,6 +10,7 @@ import type { Page } from './page.js';
 import type { CollectionQuery } from './parse.js';
 import {
   assertSearchContentType,
+  expectCollectionQuery,
   MAX_SEARCH_BODY_BYTES,
   pageHeaders,
   parseCollectionRequest,
@@ -21,7 +22,6 @@ const QUERY = Symbol.for('@plumbline/query-parser.query');
 
 /**
  * Options for {@link collectionQuery}.
- *
  * @example
  * ```ts
  * const options: CollectionQueryOptions = { scope: (req) => ({ project_id: req.params['projectId'] }) };
@@ -53,7 +53,6 @@ function readJsonBody(req: Request): Promise<unknown> {
  * Middleware that parses the collection query for {@link getCollectionQuery}: `GET` reads the raw
  * query string, `POST` (`/<collection>/search`) the JSON body (`req.body`, or at most 1 MiB read
  * here; 415 `unsupported_media_type` when not JSON). Every problem goes to `next(err)` as one 400.
- *
  * @example
  * ```ts
  * app.get('/v1/tasks', collectionQuery(tasks), (req, res) => {
@@ -89,7 +88,6 @@ export function collectionQuery(
 /**
  * The query {@link collectionQuery} stored on the request, typed by the collection. Throws when
  * the middleware did not run for this request or ran for another collection (a wiring bug).
- *
  * @example
  * ```ts
  * const query = getCollectionQuery(req, tasks); // CollectionQuery<'id' | 'title' | ...>
@@ -99,22 +97,15 @@ export function getCollectionQuery<F extends string>(
   req: Request,
   collection: Collection<F>,
 ): CollectionQuery<F> {
-  const query = (req as unknown as Record<symbol, CollectionQuery | undefined>)[QUERY];
-  if (query === undefined)
-    throw new Error('getCollectionQuery: collectionQuery() did not run for this request');
-  if (query.collection !== (collection as Collection)) {
-    throw new Error('getCollectionQuery: the request was parsed for another collection');
-  }
-  return query as unknown as CollectionQuery<F>;
+  return expectCollectionQuery(
+    (req as unknown as Record<symbol, CollectionQuery | undefined>)[QUERY],
+    collection,
+  );
 }
-
-const text = (value: unknown) =>
-  value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : String(value);
 
 /**
  * Sets the headers of a page built by `buildPage` (`Link` added to any set before, `Vary: Prefer`,
  * `Preference-Applied`), for services that send the body themselves (in XML, say).
- *
  * @example
  * ```ts
  * setPageHeaders(res, page);
@@ -124,8 +115,8 @@ const text = (value: unknown) =>
 export function setPageHeaders(res: Response, page: Page): void {
   const query = (res.req as unknown as Record<symbol, CollectionQuery | undefined>)[QUERY];
   const headers = pageHeaders(page, query, {
-    link: text(res.getHeader('Link')),
-    vary: text(res.getHeader('Vary')),
+    link: res.getHeader('Link'),
+    vary: res.getHeader('Vary'),
   });
   if (headers.link !== undefined) res.setHeader('Link', headers.link);
   res.setHeader('Vary', headers.vary);
@@ -134,7 +125,6 @@ export function setPageHeaders(res: Response, page: Page): void {
 
 /**
  * Sends a page built by `buildPage` as JSON, with the headers of {@link setPageHeaders}.
- *
  * @example
  * ```ts
  * sendPage(res, buildPage(query, rows, { baseUrl: req.baseUrl + req.path, total }));

@@ -1,15 +1,20 @@
 /**
- * Fastify 5 adapter for @plumbline/query-parser. Thin: a `preHandler` hook reads the raw query
- * string (never Fastify's parsed `request.query`) or the parsed search body, calls the core and
- * puts the result on `request.collectionQuery`.
- *
+ * Fastify 5 adapter for @plumbline/query-parser: route hooks read the raw query string (never
+ * `request.query`) or the search body, call the core and set `request.collectionQuery`.
  * @packageDocumentation
  */
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
 import type { CollectionQuery } from './parse.js';
-import { assertSearchContentType, pageHeaders, parseCollectionRequest, rawQueryOf } from './request.js';
+import {
+  assertSearchContentType,
+  expectCollectionQuery,
+  pageHeaders,
+  parseCollectionRequest,
+  parseSearchText,
+  rawQueryOf,
+} from './request.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,12 +25,9 @@ declare module 'fastify' {
 
 /**
  * Options for {@link collectionQuery}.
- *
  * @example
  * ```ts
- * const options: CollectionQueryOptions = {
- *   scope: (request) => ({ project_id: (request.params as { projectId: string }).projectId }),
- * };
+ * const options: CollectionQueryOptions = { scope: (r) => ({ project_id: (r.params as { id: string }).id }) };
  * ```
  */
 export interface CollectionQueryOptions {
@@ -34,39 +36,74 @@ export interface CollectionQueryOptions {
 }
 
 /**
- * A `preHandler` hook that parses the collection query of a route into `request.collectionQuery`.
- * `GET` reads the raw query string; `POST` (for `/<collection>/search`) takes the body Fastify's
- * JSON parser produced and answers 415 `unsupported_media_type` to any other `Content-Type`.
- * Problems are thrown as one 400 `HttpError` for the `@plumbline/errors/fastify` error handler.
- *
+ * The route hooks {@link collectionQuery} returns: pass them as the route options, or spread them.
  * @example
  * ```ts
- * app.get('/v1/tasks', { preHandler: collectionQuery(tasks) }, (request, reply) => {
+ * app.get('/v1/tasks', { ...collectionQuery(tasks), schema: { tags: ['tasks'] } }, list);
+ * ```
+ */
+export interface CollectionQueryHooks {
+  readonly onRequest: onRequestHookHandler;
+  readonly preHandler: preHandlerHookHandler;
+}
+
+const SEARCH_TYPE = Symbol('@plumbline/query-parser.searchType');
+
+/**
+ * Route hooks setting `request.collectionQuery`: `GET` parses the raw query string, `POST` (search)
+ * a JSON body (415 `unsupported_media_type` otherwise, before Fastify reads it; Fastify's text
+ * parser and `bodyLimit` read it, the core parses it as on every framework). Problems are thrown.
+ * @example
+ * ```ts
+ * app.get('/v1/tasks', collectionQuery(tasks), (request, reply) => {
  *   const query = getCollectionQuery(request, tasks);
  *   return sendPage(reply, buildPage(query, applyToArray(query, rows), { baseUrl: '/v1/tasks' }));
  * });
+ * app.post('/v1/tasks/search', collectionQuery(tasks), list);
  * ```
  */
 export function collectionQuery(
   collection: Collection,
   options: CollectionQueryOptions = {},
-): preHandlerAsyncHookHandler {
-  return async function collectionQueryHook(request) {
-    if (request.method === 'POST') assertSearchContentType(request.headers['content-type']);
-    request.collectionQuery = parseCollectionRequest(collection, {
-      method: request.method,
-      query: rawQueryOf(request.url),
-      prefer: request.headers['prefer'],
-      body: request.body,
-      scope: options.scope?.(request),
-    });
+): CollectionQueryHooks {
+  return {
+    onRequest: function searchContentType(request, _reply, done) {
+      if (request.method !== 'POST') return done();
+      const type = request.headers['content-type'];
+      try {
+        assertSearchContentType(type);
+      } catch (error) {
+        return done(error as Error);
+      }
+      (request as unknown as Record<symbol, unknown>)[SEARCH_TYPE] = type;
+      request.headers['content-type'] = 'text/plain; charset=utf-8'; // so the JSON is read as text
+      done();
+    },
+    preHandler: function collectionQueryHook(request, _reply, done) {
+      try {
+        let body: unknown;
+        if (request.method === 'POST') {
+          request.headers['content-type'] = (request as unknown as Record<symbol, string>)[SEARCH_TYPE];
+          body = parseSearchText(typeof request.body === 'string' ? request.body : '');
+        }
+        request.collectionQuery = parseCollectionRequest(collection, {
+          method: request.method,
+          query: rawQueryOf(request.url),
+          prefer: request.headers['prefer'],
+          body,
+          scope: options.scope?.(request),
+        });
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    },
   };
 }
 
 /**
  * The query {@link collectionQuery} stored on the request, typed by the collection. Throws when
  * the hook did not run for this route or ran for another collection (a wiring bug, so a 500).
- *
  * @example
  * ```ts
  * const query = getCollectionQuery(request, tasks); // CollectionQuery<'id' | 'title' | ...>
@@ -76,24 +113,12 @@ export function getCollectionQuery<F extends string>(
   request: FastifyRequest,
   collection: Collection<F>,
 ): CollectionQuery<F> {
-  const query = request.collectionQuery;
-  if (query === undefined)
-    throw new Error('getCollectionQuery: collectionQuery() did not run for this request');
-  if (query.collection !== (collection as Collection)) {
-    throw new Error('getCollectionQuery: the request was parsed for another collection');
-  }
-  return query as unknown as CollectionQuery<F>;
-}
-
-function text(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  return Array.isArray(value) ? value.join(', ') : String(value);
+  return expectCollectionQuery(request.collectionQuery, collection);
 }
 
 /**
  * Sets the headers of a page built by `buildPage`: `Link` (added to any `Link` already set),
  * `Vary: Prefer`, and `Preference-Applied: count=exact` when a requested total is present.
- *
  * @example
  * ```ts
  * setPageHeaders(reply, page);
@@ -102,8 +127,8 @@ function text(value: unknown): string | undefined {
  */
 export function setPageHeaders(reply: FastifyReply, page: Page): void {
   const headers = pageHeaders(page, reply.request.collectionQuery, {
-    link: text(reply.getHeader('link')),
-    vary: text(reply.getHeader('vary')),
+    link: reply.getHeader('link'),
+    vary: reply.getHeader('vary'),
   });
   if (headers.link !== undefined) reply.header('Link', headers.link);
   reply.header('Vary', headers.vary);
@@ -113,7 +138,6 @@ export function setPageHeaders(reply: FastifyReply, page: Page): void {
 /**
  * Sends a page built by `buildPage` as JSON, with the headers of {@link setPageHeaders}. Return
  * its result from an async handler.
- *
  * @example
  * ```ts
  * return sendPage(reply, buildPage(query, rows, { baseUrl: '/v1/tasks', total }));

@@ -2,7 +2,6 @@
  * Hono adapter for @plumbline/query-parser: Web-standard middleware (Node, Bun, Deno, Workers).
  * Thin: it reads the raw query string or the search body, calls the core and stores the result
  * as the `collectionQuery` context variable.
- *
  * @packageDocumentation
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -11,6 +10,7 @@ import type { Page } from './page.js';
 import type { CollectionQuery } from './parse.js';
 import {
   assertSearchContentType,
+  expectCollectionQuery,
   pageHeaders,
   parseCollectionRequest,
   parseSearchText,
@@ -27,7 +27,6 @@ declare module 'hono' {
 
 /**
  * Options for {@link collectionQuery}.
- *
  * @example
  * ```ts
  * const options: CollectionQueryOptions = { scope: (c) => ({ project_id: c.req.param('projectId') }) };
@@ -43,7 +42,6 @@ export interface CollectionQueryOptions {
  * raw query string; `POST` (for `/<collection>/search`) reads the JSON body (at most 1 MiB) and
  * answers 415 `unsupported_media_type` to any other `Content-Type`. Problems are thrown as one
  * 400 `HttpError` for the `@plumbline/errors/hono` error handler.
- *
  * @example
  * ```ts
  * app.get('/v1/tasks', collectionQuery(tasks), (c) => {
@@ -79,7 +77,6 @@ export function collectionQuery(
 /**
  * The query {@link collectionQuery} stored on the context, typed by the collection. Throws when
  * the middleware did not run for this request or ran for another collection (a wiring bug).
- *
  * @example
  * ```ts
  * const query = getCollectionQuery(c, tasks); // CollectionQuery<'id' | 'title' | ...>
@@ -89,19 +86,12 @@ export function getCollectionQuery<F extends string>(
   c: Context,
   collection: Collection<F>,
 ): CollectionQuery<F> {
-  const query = c.get('collectionQuery') as CollectionQuery | undefined;
-  if (query === undefined)
-    throw new Error('getCollectionQuery: collectionQuery() did not run for this request');
-  if (query.collection !== (collection as Collection)) {
-    throw new Error('getCollectionQuery: the request was parsed for another collection');
-  }
-  return query as unknown as CollectionQuery<F>;
+  return expectCollectionQuery(c.get('collectionQuery') as CollectionQuery | undefined, collection);
 }
 
 /**
  * Sets the headers of a page built by `buildPage`: `Link` (added to any `Link` already set),
  * `Vary: Prefer`, and `Preference-Applied: count=exact` when a requested total is present.
- *
  * @example
  * ```ts
  * setPageHeaders(c, page);
@@ -121,7 +111,6 @@ export function setPageHeaders(c: Context, page: Page): void {
 
 /**
  * A JSON response of a page built by `buildPage`, with the headers of {@link setPageHeaders}.
- *
  * @example
  * ```ts
  * return sendPage(c, buildPage(query, rows, { baseUrl: '/v1/tasks', total }));

@@ -40,6 +40,7 @@ export {
 export {
   assertSearchContentType,
   type CollectionRequest,
+  expectCollectionQuery,
   MAX_SEARCH_BODY_BYTES,
   pageHeaders,
   parseCollectionRequest,

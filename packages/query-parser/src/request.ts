@@ -1,4 +1,4 @@
-import { HttpError } from '@plumbline/errors';
+import { HttpError, mergeVary } from '@plumbline/errors';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
 import { type CollectionQuery, type ParseOptions, parseQuery, parseSearchBody } from './parse.js';
@@ -148,6 +148,16 @@ export function rawQueryOf(url: string): string {
   return mark < 0 ? '' : url.slice(mark + 1);
 }
 
+/** A response header value as the frameworks report it (Node gives numbers and arrays). */
+type HeaderValue = string | number | readonly string[] | null | undefined;
+
+const text = (value: HeaderValue): string | undefined =>
+  value === undefined || value === null
+    ? undefined
+    : typeof value === 'object'
+      ? value.join(', ')
+      : String(value);
+
 /**
  * The response headers of a page, given the values already set: `Link` with the page relations
  * added to any earlier value (versioning's `rel="deprecation"`, say), `Vary` with `Prefer` added,
@@ -161,15 +171,33 @@ export function rawQueryOf(url: string): string {
 export function pageHeaders(
   page: Page,
   query: CollectionQuery | undefined,
-  existing: { readonly link?: string | undefined; readonly vary?: string | undefined } = {},
+  existing: { readonly link?: HeaderValue; readonly vary?: HeaderValue } = {},
 ): { link?: string; vary: string; preferenceApplied?: string } {
-  const out: { link?: string; vary: string; preferenceApplied?: string } = { vary: 'Prefer' };
-  const link = existing.link ?? '';
+  const out: { link?: string; vary: string; preferenceApplied?: string } = { vary: '' };
+  const link = text(existing.link) ?? '';
   if (page.link !== '') out.link = link === '' ? page.link : `${link}, ${page.link}`;
-  const vary = existing.vary ?? '';
-  const listed = vary.split(',').map((v) => v.trim().toLowerCase());
-  if (vary.trim() === '*' || listed.includes('prefer')) out.vary = vary;
-  else if (vary.trim() !== '') out.vary = `${vary}, Prefer`;
+  out.vary = mergeVary(text(existing.vary), 'Prefer');
   if (query?.count && page.body.page.total !== undefined) out.preferenceApplied = 'count=exact';
   return out;
+}
+
+/**
+ * The query an adapter stored for a request, checked against the collection the handler expects:
+ * throws (a wiring bug, so a 500) when none was stored or it was parsed for another collection.
+ *
+ * @example
+ * ```ts
+ * const query = expectCollectionQuery(c.get('collectionQuery'), tasks);
+ * ```
+ */
+export function expectCollectionQuery<F extends string>(
+  query: CollectionQuery | undefined,
+  collection: Collection<F>,
+): CollectionQuery<F> {
+  if (query === undefined)
+    throw new Error('getCollectionQuery: collectionQuery() did not run for this request');
+  if (query.collection !== (collection as Collection)) {
+    throw new Error('getCollectionQuery: the request was parsed for another collection');
+  }
+  return query as unknown as CollectionQuery<F>;
 }
