@@ -53,16 +53,13 @@ export function getRequestId(req: Request): string | undefined {
  * What `onError` receives (the core's `ErrorEvent` for Express requests).
  * @example
  * ```ts
- * const log = (event: ErrorEvent) => logger.error(event.original);
+ * const options: ErrorHandlerOptions = { onError: (event: ErrorEvent) => log.error(event.original) };
  * ```
  */
 export type ErrorEvent = CoreErrorEvent<Request>;
 /**
- * Options for {@link errorHandler}: the core renderer's options plus `onError`.
- * @example
- * ```ts
- * const options: ErrorHandlerOptions = { docsBaseUrl: 'https://api.example.com/errors' };
- * ```
+ * Options for {@link errorHandler}: the core renderer's options plus `onError` (see {@link ErrorEvent}).
+ * @example `errorHandler({ docsBaseUrl: 'https://api.example.com/errors' })`
  */
 export type ErrorHandlerOptions = CoreErrorHandlerOptions<Request>;
 
@@ -145,11 +142,8 @@ export function methodNotAllowed(
 export function asyncHandler<Req extends Request = Request, Res extends Response = Response>(
   handler: (req: Req, res: Res, next: NextFunction) => unknown,
 ): (req: Req, res: Res, next: NextFunction) => void {
+  // A synchronous throw inside the executor rejects the promise too.
   return (req, res, next) => {
-    try {
-      Promise.resolve(handler(req, res, next)).catch(next);
-    } catch (error) {
-      next(error);
-    }
+    new Promise((resolve) => resolve(handler(req, res, next))).catch(next);
   };
 }

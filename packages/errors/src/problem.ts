@@ -29,7 +29,7 @@ export interface ProblemFieldError {
 }
 
 /**
- * The error body every Plumbline error is sent with (DESIGN.md section 3).
+ * The error body every Plumbline error is sent with ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-errors | design: errors}).
  *
  * @example
  * ```ts
@@ -180,7 +180,8 @@ function pickStringHeaders(value: unknown): Record<string, string> | undefined {
 }
 
 /**
- * Builds the problem document for an error: the members of DESIGN.md section 3, `detail` and
+ * Builds the problem document for an error: the members listed in
+ * {@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-errors | design: errors}, `detail` and
  * `message` localized from the catalogue (or the error's own `detail` when it may be exposed). A
  * 5xx, or any error with `expose: false`, gets the generic catalogue message: never the original
  * message, a stack, a driver message or SQL.
@@ -260,7 +261,8 @@ const MAX_ACCEPT_LENGTH = 1024;
  * (highest q first, `q=0` dropped) and the first that names XML (`application/xml`, `text/xml`,
  * any `+xml`, `text/*`) gives XML, the first that names JSON (`application/json`, any `+json`,
  * `application/*`, `*\/*`) gives JSON; a missing, empty, unparseable or unmatched header gives
- * JSON. Errors are never refused with 406. Headers over 1 KiB are cut to their first 1 KiB.
+ * JSON. Errors are never refused with 406. Headers over 1 KiB are cut to their first 1 KiB;
+ * decisions are remembered per header (at most 256).
  *
  * @example
  * ```ts
@@ -271,8 +273,22 @@ const MAX_ACCEPT_LENGTH = 1024;
  */
 export function problemMediaType(accept: string | undefined): string {
   if (!accept) return PROBLEM_JSON;
-  const ranges = new Negotiator({ headers: { accept: accept.slice(0, MAX_ACCEPT_LENGTH) } }).mediaTypes();
-  for (const range of ranges) {
+  const key = accept.slice(0, MAX_ACCEPT_LENGTH);
+  let chosen = decided.get(key);
+  if (chosen === undefined) {
+    chosen = decideProblemType(key);
+    // Clients repeat a handful of Accept headers; a full cache starts over rather than grow.
+    if (decided.size >= DECIDED_LIMIT) decided.clear();
+    decided.set(key, chosen);
+  }
+  return chosen;
+}
+
+const DECIDED_LIMIT = 256;
+const decided = new Map<string, string>();
+
+function decideProblemType(accept: string): string {
+  for (const range of new Negotiator({ headers: { accept } }).mediaTypes()) {
     const type = range.toLowerCase();
     if (type === 'text/*' || wantsXml(type)) return PROBLEM_XML;
     if (type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json'))

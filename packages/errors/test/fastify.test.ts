@@ -1,4 +1,5 @@
 // What only Fastify forces: its content-type parser, schema validation and 404 become our problems.
+import { send } from '@plumbline/test-utils';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { plumblineErrors } from '../src/fastify.js';
@@ -74,5 +75,27 @@ describe('plumblineErrors on Fastify', () => {
     await fastify.inject({ url: '/boom' });
     await fastify.inject({ url: '/missing' });
     expect(seen).toEqual([500, 404]);
+  });
+
+  it('closes the connection when the response had already started', async () => {
+    const events: boolean[] = [];
+    const fastify = Fastify();
+    await fastify.register(plumblineErrors, { onError: (event) => events.push(event.headersSent) });
+    fastify.get('/late', async (_request, reply) => {
+      reply.raw.writeHead(200, { 'Content-Type': 'text/plain' });
+      reply.raw.write('partial');
+      throw new Error('late failure');
+    });
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = fastify.server.address() as { port: number };
+    const outcome = await send(port, { path: '/late' }).then(
+      (res) => ({ ok: true, status: res.status, text: String(res.body) }),
+      (error: Error) => ({ ok: false, message: error.message }),
+    );
+    await fastify.close();
+    // Either the socket was torn down or the partial body ended without a second response.
+    if (outcome.ok) expect((outcome as { text: string }).text).not.toMatch(/problem|internal_error/);
+    else expect((outcome as { message: string }).message).toMatch(/aborted|socket hang up|ECONNRESET/i);
+    expect(events).toEqual([true]);
   });
 });

@@ -21,4 +21,6 @@ export {
   frameworkSenders,
 } from './frameworks.js';
 export { type HttpRequestSpec, listen, type RunningServer, send } from './http.js';
+export { nodeOnlyUses } from './portability.js';
+export { cleanReadmeExamples, readmeBlock, runReadmeExample } from './readme.js';
 export { DATABASE_URL, postgresAvailable, REDIS_URL, redisAvailable, uniquePrefix } from './services.js';
