@@ -72,7 +72,7 @@ const apps: FrameworkApps = {
   express: (express) => {
     const app = express();
     app.post('/oauth/token', ex.tokenEndpoint({ issuer, clients }));
-    app.post('/oauth/revoke', ex.revocationEndpoint({ clients, verifier, revocation }));
+    app.post('/oauth/revoke', ex.revocationEndpoint({ clients, issuer, verifier, revocation }));
     app.get('/https', ex.requireHttps({ allowLoopback: false, trustProxy: ['127.0.0.1'] }), (_q, res) => {
       res.json({ secure: true });
     });
@@ -88,7 +88,7 @@ const apps: FrameworkApps = {
     const app = Fastify();
     await app.register(plumblineErrors, silent);
     await app.register(fa.tokenEndpoint({ issuer, clients }));
-    await app.register(fa.revocationEndpoint({ clients, verifier, revocation }));
+    await app.register(fa.revocationEndpoint({ clients, issuer, verifier, revocation }));
     const https = fa.requireHttps({ allowLoopback: false, trustProxy: ['127.0.0.1'] });
     app.get('/https', { onRequest: https }, async () => ({ secure: true }));
     await app.register(async (api) => {
@@ -107,7 +107,7 @@ const apps: FrameworkApps = {
     app.onError(problems.onError);
     app.notFound(problems.notFound);
     app.post('/oauth/token', ho.tokenEndpoint({ issuer, clients }));
-    app.post('/oauth/revoke', ho.revocationEndpoint({ clients, verifier, revocation }));
+    app.post('/oauth/revoke', ho.revocationEndpoint({ clients, issuer, verifier, revocation }));
     const https = ho.requireHttps({ allowLoopback: false, trustProxy: ['127.0.0.1'] });
     app.get('/https', https, (c) => c.json({ secure: true }));
     app.use('/me', ho.authenticate(options));
