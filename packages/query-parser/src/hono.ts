@@ -99,13 +99,10 @@ export function getCollectionQuery<F extends string>(
  * ```
  */
 export function setPageHeaders(c: Context, page: Page): void {
-  const current = c.res.headers;
-  const headers = pageHeaders(page, c.get('collectionQuery') as CollectionQuery | undefined, {
-    link: current.get('link') ?? undefined,
-    vary: current.get('vary') ?? undefined,
-  });
-  if (headers.link !== undefined) c.header('Link', headers.link);
-  c.header('Vary', headers.vary);
+  // Appended, not merged with what is set: reading `c.res` would make Hono build a Response early.
+  const headers = pageHeaders(page, c.get('collectionQuery') as CollectionQuery | undefined);
+  if (headers.link !== undefined) c.header('Link', headers.link, { append: true });
+  c.header('Vary', headers.vary, { append: true });
   if (headers.preferenceApplied !== undefined) c.header('Preference-Applied', headers.preferenceApplied);
 }
 
