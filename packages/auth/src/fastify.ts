@@ -1,7 +1,6 @@
 /**
- * Fastify 5 adapter for @plumbline/auth: hooks that read the request, call the core and throw the
- * core's `HttpError` for the `@plumbline/errors/fastify` error handler. A hook applies in the
- * encapsulation context it is added to, so authentication covers exactly the routes you scope it to.
+ * Fastify 5 adapter for @plumbline/auth: hooks that call the core and throw its `HttpError` for the
+ * `@plumbline/errors/fastify` handler, applying in the encapsulation context they are added to.
  * @packageDocumentation
  */
 import { HttpError } from '@plumbline/errors';
@@ -24,7 +23,7 @@ declare module 'fastify' {
   }
 }
 
-/** A hook usable as `onRequest` or `preHandler`. */
+/** A hook usable as `onRequest` or `preHandler`. @example `const hooks: AuthHook[] = [requireHttps()];` */
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 const REALM = Symbol.for('@plumbline/auth.realm');
@@ -100,7 +99,7 @@ export function requireHttps(options: RequireHttpsOptions = {}): AuthHook {
   };
 }
 
-/** Where a form endpoint is mounted. */
+/** Where a form endpoint is mounted. @example `tokenEndpoint({ issuer, clients, path: '/token' })` */
 export interface EndpointPath {
   /** Route path. Default `/oauth/token` (token) or `/oauth/revoke` (revocation). */
   readonly path?: string;

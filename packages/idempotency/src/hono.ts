@@ -35,7 +35,10 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 // Hono keeps the parsed body, so the handler's own `c.req.json()` still works.
 async function readBody(c: Context): Promise<unknown> {
   if (c.req.raw.body === null) return undefined;
-  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) return new Uint8Array(await c.req.arrayBuffer());
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    return bytes.byteLength === 0 ? undefined : bytes; // no bytes is no body, as on Express
+  }
   const text = await c.req.text();
   if (text === '') return undefined;
   try {
