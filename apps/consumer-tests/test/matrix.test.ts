@@ -8,7 +8,6 @@
  * has the framework (the peer a user of that subpath has), every other entry in one without any peer.
  * The result table is written to docs/consumers.md; every failing cell fails its test.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -23,6 +22,7 @@ import {
   run,
   runOk,
   specifier,
+  startReferenceService,
   userEnv,
   writeFiles,
 } from './support.js';
@@ -73,36 +73,15 @@ interface Projects {
 let projects: Projects;
 let openapiJson: string;
 
-/** Starts the built reference service on a free loopback port and returns its OpenAPI document. */
+/** The reference service's OpenAPI document, as a user gets it from GET /openapi.json. */
 async function referenceOpenApi(): Promise<string> {
-  const main = join(repoRoot, 'apps/reference-service/dist/main.mjs');
-  if (!existsSync(main)) throw new Error(`${main} is missing: build the reference service first`);
-  const child: ChildProcess = spawn(process.execPath, [main], {
-    cwd: join(repoRoot, 'apps/reference-service'),
-    env: { ...userEnv(registry), PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const service = await startReferenceService(userEnv(registry));
   try {
-    const base = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`reference service did not start:\n${out}`)), 60_000);
-      const onData = (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`reference service exited with ${code}:\n${out}`)));
-    });
-    const res = await fetch(`${base}/openapi.json`);
+    const res = await fetch(`${service.base}/openapi.json`);
     expect(res.status).toBe(200);
     return `${JSON.stringify(await res.json(), null, 2)}\n`;
   } finally {
-    child.kill('SIGTERM');
+    service.stop();
   }
 }
 

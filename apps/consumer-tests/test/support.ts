@@ -3,8 +3,8 @@
  * processes that never throw, and the environment a user's npm would see (none of pnpm's or Vitest's
  * variables leak into it).
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -215,4 +215,62 @@ export async function npmProject(
     timeoutMs: 600_000,
   });
   return dir;
+}
+
+export interface ReferenceService {
+  /** e.g. http://127.0.0.1:40123 */
+  readonly base: string;
+  /** What it printed on start (the banner with the demo credentials). */
+  readonly banner: string;
+  readonly apiKey: string;
+  stop(): void;
+}
+
+/**
+ * Starts the built reference service (`node apps/reference-service/dist/main.mjs`, as its README
+ * says) on a free loopback port, in development mode so it prints demo credentials.
+ */
+export async function startReferenceService(env: NodeJS.ProcessEnv): Promise<ReferenceService> {
+  const main = join(repoRoot, 'apps/reference-service/dist/main.mjs');
+  if (!existsSync(main)) throw new Error(`${main} is missing: build the reference service first`);
+  const child: ChildProcess = spawn(process.execPath, [main], {
+    cwd: join(repoRoot, 'apps/reference-service'),
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`reference service did not start:\n${out}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        // The banner ends with the token command of the demo credentials.
+        if (match && out.includes('/oauth/token')) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`reference service exited with ${code}:\n${out}`)));
+    });
+    const apiKey = /API key, read-write:\s+(\S+)/.exec(out)?.[1];
+    if (!apiKey) throw new Error(`no demo API key in the banner:\n${out}`);
+    return {
+      base,
+      banner: out,
+      apiKey,
+      stop: () => {
+        // Nothing of the child may keep the test worker alive once it is told to stop.
+        child.kill('SIGTERM');
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        child.unref();
+      },
+    };
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
 }
