@@ -141,7 +141,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     });
     for (const pkg of publicPackages()) {
       if (!existsSync(join(releaseDir, 'packages', pkg.dir, 'dist'))) {
-        throw new Error(`packages/${pkg.dir}/dist is missing: run the build first (pnpm test:consumers does)`);
+        throw new Error(
+          `packages/${pkg.dir}/dist is missing: run the build first (pnpm test:consumers does)`,
+        );
       }
     }
     const env = userEnv(registry, { npm_config_registry: url, CI: 'true' });
@@ -154,7 +156,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const changeset = join(releaseDir, 'node_modules/.bin/changeset');
     await runOk(changeset, ['version'], { cwd: releaseDir, env });
     // `changeset publish` tags the release in git, as it would in the real repository.
-    const git = { cwd: releaseDir, env: { ...env, GIT_AUTHOR_NAME: 'release', GIT_AUTHOR_EMAIL: 'release@localhost', GIT_COMMITTER_NAME: 'release', GIT_COMMITTER_EMAIL: 'release@localhost' } };
+    const git = {
+      cwd: releaseDir,
+      env: {
+        ...env,
+        GIT_AUTHOR_NAME: 'release',
+        GIT_AUTHOR_EMAIL: 'release@localhost',
+        GIT_COMMITTER_NAME: 'release',
+        GIT_COMMITTER_EMAIL: 'release@localhost',
+      },
+    };
     await runOk('git', ['init', '-q', '-b', 'main'], git);
     await runOk('git', ['add', '-A'], git);
     await runOk('git', ['commit', '-q', '-m', 'Version packages'], git);
@@ -162,7 +173,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
     const published: Record<string, string> = {};
     for (const pkg of publicPackages()) {
-      const manifest = JSON.parse(readFileSync(join(releaseDir, 'packages', pkg.dir, 'package.json'), 'utf8')) as {
+      const manifest = JSON.parse(
+        readFileSync(join(releaseDir, 'packages', pkg.dir, 'package.json'), 'utf8'),
+      ) as {
         version: string;
       };
       published[pkg.name] = manifest.version;

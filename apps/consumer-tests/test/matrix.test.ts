@@ -88,7 +88,12 @@ async function referenceOpenApi(): Promise<string> {
 beforeAll(async () => {
   const [bare, frameworks, express4, jest, vitest, spectral, doc] = await Promise.all([
     npmProject(registry, 'bare', { ...all, '@types/node': '^20.19.0' }, { type: 'module' }),
-    npmProject(registry, 'frameworks', { ...all, ...frameworkDeps, '@types/node': '^20.19.0' }, { type: 'module' }),
+    npmProject(
+      registry,
+      'frameworks',
+      { ...all, ...frameworkDeps, '@types/node': '^20.19.0' },
+      { type: 'module' },
+    ),
     npmProject(registry, 'express4', { ...all, express: '^4.21.0' }),
     npmProject(registry, 'jest', { ...all, ...frameworkDeps, jest: '^30.0.0' }),
     npmProject(registry, 'vitest', { ...all, ...frameworkDeps, vitest: '~4.1.0' }, { type: 'module' }),
@@ -105,10 +110,14 @@ beforeAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Node ESM / CJS
 
-const projectFor = (subpath: string) => (frameworkOf(subpath) ? projects.frameworks : projects.bare);
-
 /** Loads subpaths with import() or require() in one project, then runs the core use; returns failures. */
-async function loadIn(dir: string, pkg: PublicPackage, subpaths: readonly string[], style: 'esm' | 'cjs', use: boolean) {
+async function loadIn(
+  dir: string,
+  pkg: PublicPackage,
+  subpaths: readonly string[],
+  style: 'esm' | 'cjs',
+  use: boolean,
+) {
   const specs = subpaths.map((s) => specifier(pkg, s));
   const load = style === 'esm' ? 'const load = (s) => import(s);' : 'const load = async (s) => require(s);';
   const body = `
@@ -130,9 +139,16 @@ ${load}
 `;
   // ESM: a .mjs file with createRequire for node:assert; CJS: a .cjs file.
   const file = join(dir, `load-${style}-${pkg.dir}.${style === 'esm' ? 'mjs' : 'cjs'}`);
-  const prefix = style === 'esm' ? "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n" : '';
+  const prefix =
+    style === 'esm'
+      ? "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n"
+      : '';
   writeFileSync(file, prefix + body);
-  const result = await run(process.execPath, [file], { cwd: dir, env: userEnv(registry), timeoutMs: 120_000 });
+  const result = await run(process.execPath, [file], {
+    cwd: dir,
+    env: userEnv(registry),
+    timeoutMs: 120_000,
+  });
   if (result.code !== 0) return [`${style}: exited ${result.code}: ${result.summary}`];
   return JSON.parse(result.stdout) as string[];
 }
@@ -172,8 +188,10 @@ function typecheck(files: readonly string[], options: ts.CompilerOptions): strin
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const cacheKey = `${fileName}\0${JSON.stringify(languageVersion)}`;
     // Only files outside the generated sources are shared (node_modules, TypeScript's lib files).
-    if (!fileName.includes('/node_modules/')) return original(fileName, languageVersion, onError, shouldCreate);
-    if (!sourceCache.has(cacheKey)) sourceCache.set(cacheKey, original(fileName, languageVersion, onError, shouldCreate));
+    if (!fileName.includes('/node_modules/'))
+      return original(fileName, languageVersion, onError, shouldCreate);
+    if (!sourceCache.has(cacheKey))
+      sourceCache.set(cacheKey, original(fileName, languageVersion, onError, shouldCreate));
     return sourceCache.get(cacheKey);
   };
   const program = ts.createProgram(files, options, host);
@@ -198,13 +216,19 @@ function tsCheck(pkg: PublicPackage, mode: Mode): string[] {
       const esm = `import * as entry from '${spec}';\nexport const names: readonly string[] = Object.keys(entry);\n`;
       if (mode === 'nodenext') {
         files[`${name}.mts`] = esm;
-        files[`${name}.cts`] = `import entry = require('${spec}');\nexport const names: readonly string[] = Object.keys(entry);\n`;
+        files[`${name}.cts`] =
+          `import entry = require('${spec}');\nexport const names: readonly string[] = Object.keys(entry);\n`;
       } else {
         files[`${name}.ts`] = esm;
       }
     }
     writeFiles(dir, files);
-    failures.push(...typecheck(Object.keys(files).map((f) => join(dir, f)), modeOptions[mode]));
+    failures.push(
+      ...typecheck(
+        Object.keys(files).map((f) => join(dir, f)),
+        modeOptions[mode],
+      ),
+    );
   }
   return failures;
 }
@@ -227,7 +251,9 @@ async function attwCheck(pkg: PublicPackage): Promise<string[]> {
   if (result.code === 0) return [];
   const problems = result.stdout
     .split('\n')
-    .filter((line) => /❌|🐛|💀|⚠️|🥴|❗️|🚭|🕵️|🎭|👺|Masquerading|Resolution failed|Internal resolution/i.test(line));
+    .filter((line) =>
+      /❌|🐛|💀|⚠️|🥴|❗️|🚭|🕵️|🎭|👺|Masquerading|Resolution failed|Internal resolution/i.test(line),
+    );
   return [`attw exited ${result.code}: ${problems.slice(0, 8).join(' / ') || result.summary}`];
 }
 
@@ -235,7 +261,12 @@ async function attwCheck(pkg: PublicPackage): Promise<string[]> {
 // Jest 30 and Vitest, no configuration: one run each for all packages, results per test file.
 
 interface RunnerReport {
-  testResults: { name: string; status: string; message?: string; assertionResults: { fullName?: string; title: string; status: string; failureMessages?: string[] }[] }[];
+  testResults: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults: { fullName?: string; title: string; status: string; failureMessages?: string[] }[];
+  }[];
 }
 
 function reportFailures(report: RunnerReport, file: string): string[] {
@@ -245,7 +276,9 @@ function reportFailures(report: RunnerReport, file: string): string[] {
   const failed = entry.assertionResults
     .filter((a) => a.status !== 'passed')
     .map((a) => `${a.title}: ${(a.failureMessages ?? []).join(' ').split('\n').slice(0, 2).join(' ')}`);
-  return failed.length ? failed : [`${file}: ${(entry.message ?? entry.status).split('\n').slice(0, 6).join(' ')}`];
+  return failed.length
+    ? failed
+    : [`${file}: ${(entry.message ?? entry.status).split('\n').slice(0, 6).join(' ')}`];
 }
 
 let jestRun: Promise<RunnerReport> | undefined;
@@ -331,11 +364,17 @@ if (!version.startsWith('${major}.')) throw new Error('express ' + version + ' i
   (e) => { process.stderr.write(String((e && e.stack) || e)); process.exitCode = 1; },
 );
 `.replace(
-      "const version",
-      major === 4 ? 'const version' : "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nconst version",
+      'const version',
+      major === 4
+        ? 'const version'
+        : "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nconst version",
     ),
   );
-  const result = await run(process.execPath, [file], { cwd: dir, env: userEnv(registry), timeoutMs: 120_000 });
+  const result = await run(process.execPath, [file], {
+    cwd: dir,
+    env: userEnv(registry),
+    timeoutMs: 120_000,
+  });
   return result.code === 0 && result.stdout === 'ok' ? [] : [result.summary];
 }
 
@@ -358,15 +397,40 @@ const hasExpress = (pkg: PublicPackage) => pkg.subpaths.includes('./express');
 const SETUPS: readonly Setup[] = [
   { id: 'esm', title: 'Node 20 ESM', applies: () => true, check: (p) => nodeCheck(p, 'esm') },
   { id: 'cjs', title: 'Node 20 CJS', applies: () => true, check: (p) => nodeCheck(p, 'cjs') },
-  { id: 'ts-nodenext', title: 'TS nodenext', applies: () => true, check: async (p) => tsCheck(p, 'nodenext') },
-  { id: 'ts-node10', title: 'TS commonjs (node10)', applies: () => true, check: async (p) => tsCheck(p, 'node10') },
+  {
+    id: 'ts-nodenext',
+    title: 'TS nodenext',
+    applies: () => true,
+    check: async (p) => tsCheck(p, 'nodenext'),
+  },
+  {
+    id: 'ts-node10',
+    title: 'TS commonjs (node10)',
+    applies: () => true,
+    check: async (p) => tsCheck(p, 'node10'),
+  },
   { id: 'ts-bundler', title: 'TS bundler', applies: () => true, check: async (p) => tsCheck(p, 'bundler') },
   { id: 'attw', title: 'attw (all profiles)', applies: () => true, check: attwCheck },
-  { id: 'jest', title: 'Jest 30', applies: () => true, check: async (p) => reportFailures(await runJest(), `${p.dir}.test.js`) },
-  { id: 'vitest', title: 'Vitest 4', applies: () => true, check: async (p) => reportFailures(await runVitest(), `${p.dir}.test.js`) },
+  {
+    id: 'jest',
+    title: 'Jest 30',
+    applies: () => true,
+    check: async (p) => reportFailures(await runJest(), `${p.dir}.test.js`),
+  },
+  {
+    id: 'vitest',
+    title: 'Vitest 4',
+    applies: () => true,
+    check: async (p) => reportFailures(await runVitest(), `${p.dir}.test.js`),
+  },
   { id: 'express4', title: 'Express 4 app', applies: hasExpress, check: (p) => expressCheck(p, 4) },
   { id: 'express5', title: 'Express 5 app', applies: hasExpress, check: (p) => expressCheck(p, 5) },
-  { id: 'spectral', title: 'Spectral (README command)', applies: (p) => p.subpaths.includes('./ruleset'), check: () => spectralCheck() },
+  {
+    id: 'spectral',
+    title: 'Spectral (README command)',
+    applies: (p) => p.subpaths.includes('./ruleset'),
+    check: () => spectralCheck(),
+  },
 ];
 
 for (const setup of SETUPS) {
@@ -380,7 +444,9 @@ for (const setup of SETUPS) {
         failures = [String(error instanceof Error ? error.message : error)];
       }
       // Project paths are temporary: name the project instead, and report each message once.
-      failures = [...new Set(failures.map((f) => f.replaceAll(`${registry.workRoot}/projects/`, '<project>/')))];
+      failures = [
+        ...new Set(failures.map((f) => f.replaceAll(`${registry.workRoot}/projects/`, '<project>/'))),
+      ];
       results.set(key(setup.id, name), { ok: failures.length === 0, failures });
       expect(failures).toEqual([]);
     });

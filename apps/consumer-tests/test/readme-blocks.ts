@@ -75,11 +75,13 @@ export function isLiteral(text: string): boolean {
   if ((file as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics.length > 0) return false;
   const literal = (node: ts.Expression): boolean => {
     if (ts.isParenthesizedExpression(node)) return literal(node.expression);
-    if (ts.isStringLiteral(node) || ts.isNumericLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return true;
+    if (ts.isStringLiteral(node) || ts.isNumericLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+      return true;
     if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) return true;
     if (node.kind === ts.SyntaxKind.NullKeyword) return true;
     if (ts.isIdentifier(node)) return node.text === 'undefined';
-    if (ts.isPrefixUnaryExpression(node)) return node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand);
+    if (ts.isPrefixUnaryExpression(node))
+      return node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand);
     if (ts.isArrayLiteralExpression(node)) return node.elements.every(literal);
     if (ts.isObjectLiteralExpression(node)) {
       return node.properties.every(

@@ -6,7 +6,6 @@
  * is compared with the real command. A block that is not run is listed in NOT_RUN with the reason:
  * a block with no plan, or an entry that matches no block, fails the test.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -196,7 +195,11 @@ const openapiObjectOrText = await (await fetch('http://127.0.0.1:3000/openapi.js
     },
   },
   // --- JavaScript that is a Spectral ruleset file, and shown terminal output
-  { file: 'packages/conformance/README.md', contains: '// .spectral.mjs', plan: { kind: 'spectral-ruleset' } },
+  {
+    file: 'packages/conformance/README.md',
+    contains: '// .spectral.mjs',
+    plan: { kind: 'spectral-ruleset' },
+  },
   {
     file: 'packages/conformance/README.md',
     contains: 'Usage:\n  plumbline-conformance lint',
@@ -205,17 +208,25 @@ const openapiObjectOrText = await (await fetch('http://127.0.0.1:3000/openapi.js
   {
     file: 'packages/conformance/README.md',
     contains: '$ npx plumbline-conformance lint http://127.0.0.1:3000/openapi.json',
-    plan: { kind: 'cli-output', command: 'npx plumbline-conformance lint http://127.0.0.1:3000/openapi.json' },
+    plan: {
+      kind: 'cli-output',
+      command: 'npx plumbline-conformance lint http://127.0.0.1:3000/openapi.json',
+    },
   },
   {
     file: 'packages/conformance/README.md',
     contains: '$ PLUMBLINE_API_KEY=plk_... npx plumbline-conformance probe',
     plan: {
       kind: 'cli-output',
-      command: 'PLUMBLINE_API_KEY=$DEMO_API_KEY npx plumbline-conformance probe http://127.0.0.1:3000 --allow-writes --rps 50',
+      command:
+        'PLUMBLINE_API_KEY=$DEMO_API_KEY npx plumbline-conformance probe http://127.0.0.1:3000 --allow-writes --rps 50',
     },
   },
-  { file: 'apps/reference-service/README.md', contains: 'Plumbline reference service listening on', plan: { kind: 'banner' } },
+  {
+    file: 'apps/reference-service/README.md',
+    contains: 'Plumbline reference service listening on',
+    plan: { kind: 'banner' },
+  },
 ];
 
 /** Blocks that are not run, each with the reason. */
@@ -223,12 +234,20 @@ const NOT_RUN: readonly Entry[] = [
   {
     file: 'README.md',
     contains: 'npx -y pnpm@10 install && npx -y pnpm@10 start',
-    plan: { kind: 'not-run', reason: 'repository quick start (workspace install, a long-running server); CI runs the same install and tests' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'repository quick start (workspace install, a long-running server); CI runs the same install and tests',
+    },
   },
   {
     file: 'README.md',
     contains: '$ curl -i http://127.0.0.1:3000/nope',
-    plan: { kind: 'not-run', reason: 'reference service transcript; the 404 problem body is asserted by apps/reference-service/test/e2e.test.ts' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'reference service transcript; the 404 problem body is asserted by apps/reference-service/test/e2e.test.ts',
+    },
   },
   {
     file: 'apps/reference-service/README.md',
@@ -238,49 +257,81 @@ const NOT_RUN: readonly Entry[] = [
   {
     file: 'apps/reference-service/README.md',
     contains: 'export API_KEY=plk_...',
-    plan: { kind: 'not-run', reason: 'placeholders to fill from the start banner; readme.test.ts of the service sets them' },
+    plan: {
+      kind: 'not-run',
+      reason: 'placeholders to fill from the start banner; readme.test.ts of the service sets them',
+    },
   },
   {
     file: 'apps/reference-service/README.md',
     section: 'Tour',
     langs: ['sh'],
-    plan: { kind: 'not-run', reason: 'Tour command: apps/reference-service/test/readme.test.ts runs it against a fresh service and checks its status' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'Tour command: apps/reference-service/test/readme.test.ts runs it against a fresh service and checks its status',
+    },
   },
   {
     file: 'apps/reference-service/README.md',
     section: 'Tour',
     langs: ['http'],
-    plan: { kind: 'not-run', reason: 'response shown for the Tour command above it (status checked by apps/reference-service/test/readme.test.ts)' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'response shown for the Tour command above it (status checked by apps/reference-service/test/readme.test.ts)',
+    },
   },
   {
     file: 'packages/auth/README.md',
     contains: 'POST /projects HTTP/1.1',
-    plan: { kind: 'not-run', reason: 'HTTP exchange of the Express example; the same 403 insufficient_scope is checked by the Express 4/5 apps of the consumer matrix' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'HTTP exchange of the Express example; the same 403 insufficient_scope is checked by the Express 4/5 apps of the consumer matrix',
+    },
   },
   {
     file: 'packages/auth/README.md',
     contains: 'POST /oauth/token HTTP/1.1',
-    plan: { kind: 'not-run', reason: 'HTTP exchange of the token endpoint; asserted by packages/auth/src/issuer.test.ts' },
+    plan: {
+      kind: 'not-run',
+      reason: 'HTTP exchange of the token endpoint; asserted by packages/auth/src/issuer.test.ts',
+    },
   },
   {
     file: 'packages/errors/README.md',
     contains: 'GET /projects/42 HTTP/1.1',
-    plan: { kind: 'not-run', reason: 'HTTP exchange of the Express example; the same German 404 problem is checked by the Express 4/5 apps of the consumer matrix' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'HTTP exchange of the Express example; the same German 404 problem is checked by the Express 4/5 apps of the consumer matrix',
+    },
   },
   {
     file: 'packages/conformance/README.md',
     contains: 'npx plumbline-conformance lint openapi.yaml',
-    plan: { kind: 'not-run', reason: 'CLI invocations against a file and a service of the reader; the lint and probe commands are run by the output blocks below' },
+    plan: {
+      kind: 'not-run',
+      reason:
+        'CLI invocations against a file and a service of the reader; the lint and probe commands are run by the output blocks below',
+    },
   },
   {
     file: 'packages/conformance/README.md',
     contains: 'FAIL    error     probe-sort-unknown-400',
-    plan: { kind: 'not-run', reason: 'excerpt of a failing report against a hypothetical non-conforming API' },
+    plan: {
+      kind: 'not-run',
+      reason: 'excerpt of a failing report against a hypothetical non-conforming API',
+    },
   },
   {
     file: 'packages/conformance/README.md',
     contains: 'npx spectral lint openapi.json --ruleset node_modules/@plumbline/conformance/dist/ruleset.mjs',
-    plan: { kind: 'not-run', reason: 'run exactly as written by the Spectral column of the consumer matrix (matrix.test.ts)' },
+    plan: {
+      kind: 'not-run',
+      reason: 'run exactly as written by the Spectral column of the consumer matrix (matrix.test.ts)',
+    },
   },
 ];
 
@@ -292,7 +343,8 @@ const SHOWN_CHECKS: Readonly<Record<string, string | { readonly notReached: stri
   '{ mediaType, contentType, language, vendor? }': {
     notReached: 'inside a route handler of the example app, which serves no request here',
   },
-  "'plk_' + 32 base62 + 6 base62 CRC32; show once, store hashApiKey(key)": '(v) => /^plk_[0-9A-Za-z]{38}$/.test(v)',
+  "'plk_' + 32 base62 + 6 base62 CRC32; show once, store hashApiKey(key)":
+    '(v) => /^plk_[0-9A-Za-z]{38}$/.test(v)',
   '{ status, headers, body: Uint8Array }':
     "(v) => typeof v.status === 'number' && typeof v.headers === 'object' && v.body instanceof Uint8Array",
   'body: { data: [...], page: { limit, offset, has_more, next_cursor?, total? }, links: { self, first, prev?, next?, last? } }': `(v) => {
@@ -314,7 +366,9 @@ function isInstallBlock(block: Block): boolean {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
-  return block.lang === 'sh' && lines.length > 0 && lines.every((l) => INSTALL_LINE.test(l.replace(/\s+#.*$/, '')));
+  return (
+    block.lang === 'sh' && lines.length > 0 && lines.every((l) => INSTALL_LINE.test(l.replace(/\s+#.*$/, '')))
+  );
 }
 
 const isCode = (block: Block) => ['ts', 'typescript', 'js', 'javascript', 'mjs'].includes(block.lang);
@@ -339,13 +393,28 @@ const planned: Planned[] = blocks.map((block) => {
   const id = `${block.file}:${block.line}`;
   const found = [...PLANS, ...NOT_RUN].filter((entry) => matches(entry, block));
   for (const entry of found) used.add(entry);
-  if (found.length > 1) return { block, id, plan: { kind: 'unplanned', reason: `${found.length} entries match this block` } };
+  if (found.length > 1)
+    return { block, id, plan: { kind: 'unplanned', reason: `${found.length} entries match this block` } };
   if (found[0]) return { block, id, plan: found[0].plan };
   if (isCode(block)) return { block, id, plan: { kind: 'run' } };
   if (isInstallBlock(block)) {
-    return { block, id, plan: { kind: 'not-run', reason: 'install command; release.test.ts installs every package alone from the registry' } };
+    return {
+      block,
+      id,
+      plan: {
+        kind: 'not-run',
+        reason: 'install command; release.test.ts installs every package alone from the registry',
+      },
+    };
   }
-  return { block, id, plan: { kind: 'unplanned', reason: `a \`${block.lang || 'plain'}\` block: give it a plan or a NOT_RUN reason` } };
+  return {
+    block,
+    id,
+    plan: {
+      kind: 'unplanned',
+      reason: `a \`${block.lang || 'plain'}\` block: give it a plan or a NOT_RUN reason`,
+    },
+  };
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -402,7 +471,10 @@ function instrument(p: Planned, plan: RunPlan): { source: string; shown: Shown[]
     const i = s.line - 1;
     const record = s.variable
       ? lines[i]!.replace(s.statement.trim(), `${s.statement.trim()} __shown(${index}, ${s.variable});`)
-      : lines[i]!.replace(s.statement.trim(), `__shown(${index}, (${s.statement.trim().replace(/;$/, '')}));`);
+      : lines[i]!.replace(
+          s.statement.trim(),
+          `__shown(${index}, (${s.statement.trim().replace(/;$/, '')}));`,
+        );
     lines[i] = record;
   });
   // ES module imports are hoisted: the prelude's and the block's may stand anywhere at the top level.
@@ -441,7 +513,10 @@ function compileAll(runnable: readonly Planned[]): Map<string, string[]> {
       d.file && d.start !== undefined
         ? `block line ${d.file.getLineAndCharacterOfPosition(d.start).line + 1 - (offsets.get(name) ?? 0)}: `
         : '';
-    byFile.set(name, [...(byFile.get(name) ?? []), `${at}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`]);
+    byFile.set(name, [
+      ...(byFile.get(name) ?? []),
+      `${at}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    ]);
   }
   return byFile;
 }
@@ -450,7 +525,11 @@ function compileAll(runnable: readonly Planned[]): Map<string, string[]> {
 async function execute(p: Planned, plan: RunPlan): Promise<string[]> {
   const { source, shown } = instrument(p, plan);
   const js = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      verbatimModuleSyntax: false,
+    },
   }).outputText;
   const expectations = shown.map((s) => {
     if (s.literal) return `(v) => __same(v, (${s.literal}))`;
@@ -496,8 +575,14 @@ process.exit(0);
     [`${base}.body.mjs`]: js,
   });
   const unchecked = shown.filter((s) => !s.literal && !s.oneOf && !SHOWN_CHECKS[s.text]);
-  const result = await run(process.execPath, [join(dir, `${base}.run.mjs`)], { cwd: dir, env: env(), timeoutMs: 120_000 });
-  const failures = unchecked.map((s) => `line ${s.line}: shown output "${s.text}" is not a literal and has no entry in SHOWN_CHECKS`);
+  const result = await run(process.execPath, [join(dir, `${base}.run.mjs`)], {
+    cwd: dir,
+    env: env(),
+    timeoutMs: 120_000,
+  });
+  const failures = unchecked.map(
+    (s) => `line ${s.line}: shown output "${s.text}" is not a literal and has no entry in SHOWN_CHECKS`,
+  );
   if (result.code !== 0) return [...failures, result.summary];
   return [...failures, ...(JSON.parse(result.stdout) as string[])];
 }
@@ -509,7 +594,11 @@ async function spectralRuleset(p: Planned): Promise<string[]> {
   // The block is the .spectral.mjs of a project that lints the reference service's document.
   const doc = await (await fetch(`${service.base}/openapi.json`)).text();
   writeFiles(dir, { '.spectral.mjs': p.block.code, 'openapi.json': doc });
-  const result = await run('npx', ['spectral', 'lint', 'openapi.json'], { cwd: dir, env: env(), timeoutMs: 300_000 });
+  const result = await run('npx', ['spectral', 'lint', 'openapi.json'], {
+    cwd: dir,
+    env: env(),
+    timeoutMs: 300_000,
+  });
   return result.code === 0 ? [] : [result.summary];
 }
 
@@ -517,7 +606,11 @@ async function cliOutput(p: Planned, command: string): Promise<string[]> {
   const result = await run('bash', ['-c', local(command)], { cwd: dir, env: env(), timeoutMs: 300_000 });
   const shown = p.block.code.replace(/^\$ .*\n/, '').trimEnd();
   const actual = result.stdout.replaceAll(service.base, 'http://127.0.0.1:3000').trimEnd();
-  return actual === shown ? [] : [`\`${command}\` printed (exit ${result.code}):\n${actual}\n${result.stderr}\n--- the README shows:\n${shown}`];
+  return actual === shown
+    ? []
+    : [
+        `\`${command}\` printed (exit ${result.code}):\n${actual}\n${result.stderr}\n--- the README shows:\n${shown}`,
+      ];
 }
 
 function banner(p: Planned): string[] {
@@ -533,15 +626,21 @@ function banner(p: Planned): string[] {
         .replace(/ \/ \S+$/, ' / \\S+'),
     )
     .join('\n');
-  return new RegExp(`^${pattern}`).test(service.banner) ? [] : [`the start banner was:\n${service.banner}\n--- the README shows:\n${p.block.code}`];
+  return new RegExp(`^${pattern}`).test(service.banner)
+    ? []
+    : [`the start banner was:\n${service.banner}\n--- the README shows:\n${p.block.code}`];
 }
 
 // ---------------------------------------------------------------------------------------------
 
 describe('README code blocks', () => {
   it('every plan, NOT_RUN and SHOWN_CHECKS entry matches a block', () => {
-    const stale = [...PLANS, ...NOT_RUN].filter((entry) => !used.has(entry)).map((e) => `${e.file}: ${e.contains ?? e.section}`);
-    const texts = new Set(planned.filter((p) => isCode(p.block)).flatMap((p) => shownOutputs(p.block.code).map((s) => s.text)));
+    const stale = [...PLANS, ...NOT_RUN]
+      .filter((entry) => !used.has(entry))
+      .map((e) => `${e.file}: ${e.contains ?? e.section}`);
+    const texts = new Set(
+      planned.filter((p) => isCode(p.block)).flatMap((p) => shownOutputs(p.block.code).map((s) => s.text)),
+    );
     const staleChecks = Object.keys(SHOWN_CHECKS).filter((text) => !texts.has(text));
     expect([...stale, ...staleChecks]).toEqual([]);
   });
@@ -549,32 +648,35 @@ describe('README code blocks', () => {
   let compiled: Map<string, string[]> | undefined;
   const runnable = planned.filter((p) => p.plan.kind === 'run');
 
-  it.each(planned.map((p) => [`${p.id} (${p.block.lang || 'plain'}, ${p.plan.kind})`, p] as const))('%s', async (_name, p) => {
-    let failures: string[] = [];
-    switch (p.plan.kind) {
-      case 'run': {
-        compiled ??= compileAll(runnable);
-        const diagnostics = compiled.get(join(dir, fileName(p))) ?? [];
-        failures = diagnostics.length ? diagnostics.map((d) => `compile: ${d}`) : await execute(p, p.plan);
-        break;
+  it.each(planned.map((p) => [`${p.id} (${p.block.lang || 'plain'}, ${p.plan.kind})`, p] as const))(
+    '%s',
+    async (_name, p) => {
+      let failures: string[] = [];
+      switch (p.plan.kind) {
+        case 'run': {
+          compiled ??= compileAll(runnable);
+          const diagnostics = compiled.get(join(dir, fileName(p))) ?? [];
+          failures = diagnostics.length ? diagnostics.map((d) => `compile: ${d}`) : await execute(p, p.plan);
+          break;
+        }
+        case 'spectral-ruleset':
+          failures = await spectralRuleset(p);
+          break;
+        case 'cli-output':
+          failures = await cliOutput(p, p.plan.command);
+          break;
+        case 'banner':
+          failures = banner(p);
+          break;
+        case 'not-run':
+          // Listed with its reason in NOT_RUN (or an install command); nothing to execute.
+          expect(p.plan.reason.length).toBeGreaterThan(10);
+          return;
+        case 'unplanned':
+          failures = [p.plan.reason];
+          break;
       }
-      case 'spectral-ruleset':
-        failures = await spectralRuleset(p);
-        break;
-      case 'cli-output':
-        failures = await cliOutput(p, p.plan.command);
-        break;
-      case 'banner':
-        failures = banner(p);
-        break;
-      case 'not-run':
-        // Listed with its reason in NOT_RUN (or an install command); nothing to execute.
-        expect(p.plan.reason.length).toBeGreaterThan(10);
-        return;
-      case 'unplanned':
-        failures = [p.plan.reason];
-        break;
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+  );
 });

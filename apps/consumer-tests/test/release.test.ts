@@ -7,7 +7,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { cacheRoot, projectDir, publicPackages, run, runOk, specifier, userEnv, writeJson } from './support.js';
+import {
+  cacheRoot,
+  projectDir,
+  publicPackages,
+  run,
+  runOk,
+  specifier,
+  userEnv,
+  writeJson,
+} from './support.js';
 
 const registry = inject('registry');
 const published = inject('published');
@@ -15,7 +24,14 @@ const packages = publicPackages();
 
 interface Packument {
   'dist-tags': Record<string, string>;
-  versions: Record<string, { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; dist: { tarball: string } }>;
+  versions: Record<
+    string,
+    {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      dist: { tarball: string };
+    }
+  >;
 }
 
 async function packument(name: string): Promise<Packument> {
@@ -36,7 +52,10 @@ for (const name of names) {
 process.stdout.write(JSON.stringify(failures));
 `;
   const file = join(dir, 'load.mjs');
-  writeFileSync(file, `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${script}`);
+  writeFileSync(
+    file,
+    `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${script}`,
+  );
   const result = await runOk(process.execPath, [file], { cwd: dir, env: userEnv(registry) });
   return JSON.parse(result.stdout) as string[];
 }
@@ -49,7 +68,9 @@ function leaves(value: unknown): string[] {
 }
 
 const coreSubpaths = (pkg: (typeof packages)[number]) =>
-  pkg.subpaths.filter((subpath) => !['./express', './fastify', './hono'].includes(subpath)).map((s) => specifier(pkg, s));
+  pkg.subpaths
+    .filter((subpath) => !['./express', './fastify', './hono'].includes(subpath))
+    .map((s) => specifier(pkg, s));
 
 describe('the release', () => {
   it('published every public package at the version changeset gave it', async () => {
@@ -61,34 +82,52 @@ describe('the release', () => {
     }
   });
 
-  it.each(packages.map((p) => [p.name, p] as const))('%s: published manifest has no workspace: ranges', async (name) => {
-    const version = (await packument(name)).versions[published[name]!]!;
-    const ranges = { ...version.dependencies, ...version.peerDependencies };
-    const workspaceRanges = Object.entries(ranges).filter(([, range]) => range.startsWith('workspace:'));
-    expect(workspaceRanges).toEqual([]);
-    for (const [dep, range] of Object.entries(version.dependencies ?? {})) {
-      // An internal dependency points at the version released with it.
-      if (dep.startsWith('@plumbline/')) expect(range, dep).toBe(`^${published[dep]}`);
-    }
-  });
+  it.each(packages.map((p) => [p.name, p] as const))(
+    '%s: published manifest has no workspace: ranges',
+    async (name) => {
+      const version = (await packument(name)).versions[published[name]!]!;
+      const ranges = { ...version.dependencies, ...version.peerDependencies };
+      const workspaceRanges = Object.entries(ranges).filter(([, range]) => range.startsWith('workspace:'));
+      expect(workspaceRanges).toEqual([]);
+      for (const [dep, range] of Object.entries(version.dependencies ?? {})) {
+        // An internal dependency points at the version released with it.
+        if (dep.startsWith('@plumbline/')) expect(range, dep).toBe(`^${published[dep]}`);
+      }
+    },
+  );
 
-  it.each(packages.map((p) => [p.name, p] as const))('%s: tarball holds LICENSE, README and every exported file', async (name) => {
-    const dir = projectDir(registry, `pack-check-${name.replace('/', '-')}`);
-    const packed = await runOk('npm', ['pack', `${name}@${published[name]}`, '--json'], { cwd: dir, env: userEnv(registry) });
-    const [info] = JSON.parse(packed.stdout) as [{ files: { path: string }[] }];
-    const files = new Set(info.files.map((f) => f.path));
-    const manifest = JSON.parse(readFileSync(join(registry.workRoot, 'release/packages', name.slice('@plumbline/'.length), 'package.json'), 'utf8')) as { exports: unknown };
-    const targets = leaves(manifest.exports).map((target) => target.replace(/^\.\//, ''));
-    const missing = ['LICENSE', 'README.md', 'package.json', ...targets].filter((file) => !files.has(file));
-    expect(missing).toEqual([]);
-  });
+  it.each(packages.map((p) => [p.name, p] as const))(
+    '%s: tarball holds LICENSE, README and every exported file',
+    async (name) => {
+      const dir = projectDir(registry, `pack-check-${name.replace('/', '-')}`);
+      const packed = await runOk('npm', ['pack', `${name}@${published[name]}`, '--json'], {
+        cwd: dir,
+        env: userEnv(registry),
+      });
+      const [info] = JSON.parse(packed.stdout) as [{ files: { path: string }[] }];
+      const files = new Set(info.files.map((f) => f.path));
+      const manifest = JSON.parse(
+        readFileSync(
+          join(registry.workRoot, 'release/packages', name.slice('@plumbline/'.length), 'package.json'),
+          'utf8',
+        ),
+      ) as { exports: unknown };
+      const targets = leaves(manifest.exports).map((target) => target.replace(/^\.\//, ''));
+      const missing = ['LICENSE', 'README.md', 'package.json', ...targets].filter((file) => !files.has(file));
+      expect(missing).toEqual([]);
+    },
+  );
 });
 
 describe('each package installed alone with npm', () => {
   it.each(packages.map((p) => [p.name, p] as const))('%s', async (name, pkg) => {
     const dir = projectDir(registry, `alone-${pkg.dir}`);
     writeJson(join(dir, 'package.json'), { name: `alone-${pkg.dir}`, version: '1.0.0', private: true });
-    const install = await run('npm', ['install', `${name}@${published[name]}`], { cwd: dir, env: userEnv(registry), timeoutMs: 600_000 });
+    const install = await run('npm', ['install', `${name}@${published[name]}`], {
+      cwd: dir,
+      env: userEnv(registry),
+      timeoutMs: 600_000,
+    });
     expect(install.code, install.summary).toBe(0);
     // npm prints nothing on a clean install at loglevel error: no peer, deprecation or engine warnings.
     expect(install.stderr.trim(), install.summary).toBe('');
@@ -103,7 +142,12 @@ describe('all packages installed with pnpm', () => {
     mkdirSync(join(cacheRoot, 'pnpm-store'), { recursive: true });
     const install = await run(
       'pnpm',
-      ['add', '--store-dir', join(cacheRoot, 'pnpm-store'), ...packages.map((p) => `${p.name}@${published[p.name]}`)],
+      [
+        'add',
+        '--store-dir',
+        join(cacheRoot, 'pnpm-store'),
+        ...packages.map((p) => `${p.name}@${published[p.name]}`),
+      ],
       { cwd: dir, env: userEnv(registry), timeoutMs: 600_000 },
     );
     expect(install.code, install.summary).toBe(0);

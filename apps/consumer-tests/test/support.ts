@@ -38,7 +38,9 @@ export function publicPackages(): PublicPackage[] {
   for (const dir of readdirSync(join(repoRoot, 'packages')).sort()) {
     let manifest: Manifest;
     try {
-      manifest = JSON.parse(readFileSync(join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as Manifest;
+      manifest = JSON.parse(
+        readFileSync(join(repoRoot, 'packages', dir, 'package.json'), 'utf8'),
+      ) as Manifest;
     } catch {
       continue;
     }
@@ -108,7 +110,12 @@ export function run(command: string, args: readonly string[], options: RunOption
     const finish = (code: number | null) => {
       clearTimeout(timer);
       const tail = `${stdout}\n${stderr}`.trim().split('\n').slice(-40).join('\n');
-      resolve({ code, stdout, stderr, summary: `$ ${command} ${args.join(' ')} (in ${options.cwd}) → ${code}\n${tail}` });
+      resolve({
+        code,
+        stdout,
+        stderr,
+        summary: `$ ${command} ${args.join(' ')} (in ${options.cwd}) → ${code}\n${tail}`,
+      });
     };
     child.on('error', (error) => {
       stderr += String(error);
@@ -120,7 +127,11 @@ export function run(command: string, args: readonly string[], options: RunOption
 }
 
 /** Runs a command and throws with its output when it fails. */
-export async function runOk(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+export async function runOk(
+  command: string,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<RunResult> {
   const result = await run(command, args, options);
   if (result.code !== 0) throw new Error(result.summary);
   return result;
