@@ -182,7 +182,13 @@ const modeOptions: Record<Mode, ts.CompilerOptions> = {
 };
 const sourceCache = new Map<string, ts.SourceFile | undefined>();
 
-function typecheck(files: readonly string[], options: ts.CompilerOptions): string[] {
+interface Diagnostic {
+  /** File the diagnostic is in ('' for global ones). */
+  readonly file: string;
+  readonly text: string;
+}
+
+function typecheck(files: readonly string[], options: ts.CompilerOptions): Diagnostic[] {
   const host = ts.createCompilerHost(options);
   const original = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
@@ -197,40 +203,60 @@ function typecheck(files: readonly string[], options: ts.CompilerOptions): strin
   const program = ts.createProgram(files, options, host);
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const text = ts.flattenDiagnosticMessageText(d.messageText, ' ');
-    if (!d.file || d.start === undefined) return `TS${d.code}: ${text}`;
+    if (!d.file || d.start === undefined) return { file: '', text: `TS${d.code}: ${text}` };
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
     const file = d.file.fileName.replace(/^.*\/node_modules\//, '');
-    return `${file}:${line + 1} TS${d.code}: ${text}`;
+    return { file: d.file.fileName, text: `${file}:${line + 1} TS${d.code}: ${text}` };
   });
 }
 
-function tsCheck(pkg: PublicPackage, mode: Mode): string[] {
-  const failures: string[] = [];
+/**
+ * One program per mode and project with an importing file per package and subpath (`.mts` and `.cts`
+ * under nodenext). A diagnostic belongs to the package whose consumer file or declaration file it is
+ * in; one in any other file (TypeScript's libs, a framework's types) belongs to every package.
+ */
+const tsRuns = new Map<Mode, Map<string, string[]>>();
+function tsRun(mode: Mode): Map<string, string[]> {
+  const cached = tsRuns.get(mode);
+  if (cached) return cached;
+  const byPackage = new Map<string, string[]>(packages.map((p) => [p.dir, []]));
   for (const dir of [projects.bare, projects.frameworks]) {
-    const subpaths = pkg.subpaths.filter((s) => (dir === projects.bare) === !frameworkOf(s));
-    if (subpaths.length === 0) continue;
     const files: Record<string, string> = {};
-    for (const subpath of subpaths) {
-      const spec = specifier(pkg, subpath);
-      const name = `ts-${mode}/${pkg.dir}/${subpath === '.' ? 'index' : subpath.slice(2)}`;
-      const esm = `import * as entry from '${spec}';\nexport const names: readonly string[] = Object.keys(entry);\n`;
-      if (mode === 'nodenext') {
-        files[`${name}.mts`] = esm;
-        files[`${name}.cts`] =
-          `import entry = require('${spec}');\nexport const names: readonly string[] = Object.keys(entry);\n`;
-      } else {
-        files[`${name}.ts`] = esm;
+    for (const pkg of packages) {
+      for (const subpath of pkg.subpaths.filter((s) => (dir === projects.bare) === !frameworkOf(s))) {
+        const spec = specifier(pkg, subpath);
+        const name = `ts-${mode}/${pkg.dir}/${subpath === '.' ? 'index' : subpath.slice(2)}`;
+        const esm = `import * as entry from '${spec}';\nexport const names: readonly string[] = Object.keys(entry);\n`;
+        if (mode === 'nodenext') {
+          files[`${name}.mts`] = esm;
+          files[`${name}.cts`] =
+            `import entry = require('${spec}');\nexport const names: readonly string[] = Object.keys(entry);\n`;
+        } else {
+          files[`${name}.ts`] = esm;
+        }
       }
     }
+    if (Object.keys(files).length === 0) continue;
     writeFiles(dir, files);
-    failures.push(
-      ...typecheck(
-        Object.keys(files).map((f) => join(dir, f)),
-        modeOptions[mode],
-      ),
+    const diagnostics = typecheck(
+      Object.keys(files).map((f) => join(dir, f)),
+      modeOptions[mode],
     );
+    for (const d of diagnostics) {
+      const owner = packages.find(
+        (p) =>
+          d.file.includes(`/node_modules/${p.name}/`) ||
+          d.file.startsWith(join(dir, `ts-${mode}`, p.dir, '/')),
+      );
+      for (const pkg of owner ? [owner] : packages) byPackage.get(pkg.dir)!.push(d.text);
+    }
   }
-  return failures;
+  tsRuns.set(mode, byPackage);
+  return byPackage;
+}
+
+function tsCheck(pkg: PublicPackage, mode: Mode): string[] {
+  return tsRun(mode).get(pkg.dir) ?? [];
 }
 
 // ---------------------------------------------------------------------------------------------
