@@ -36,7 +36,7 @@ import { docsRouter } from './docs.js';
 import { buildOpenApi } from './openapi.js';
 import { versionRouter } from './routes.js';
 
-/** The version policy: v1 is deprecated and has a sunset date; v2 is current (DESIGN.md section 4). */
+/** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
 export const versionPolicy = createVersionPolicy({
   strategy: 'path',
   versions: [
@@ -53,7 +53,7 @@ export const versionPolicy = createVersionPolicy({
 
 const MAX_QUERY_BYTES = 4096;
 
-/** DESIGN.md Limits: a query string longer than 4 KiB is refused before anything parses it. */
+/** docs/design.md#d-limits: a query string longer than 4 KiB is refused before anything parses it. */
 const limitQueryString: RequestHandler = (req, _res, next) => {
   const at = req.originalUrl.indexOf('?');
   if (at >= 0 && req.originalUrl.length - at - 1 > MAX_QUERY_BYTES) {

@@ -1,7 +1,7 @@
 /**
  * The collections' query grammar, declared once with @plumbline/query-parser: what may be filtered
  * (and with which operators), sorted, searched and selected. Anything else is a 400, never ignored
- * (CONVENTIONS 4.4 rules 3-5).
+ * (docs/conventions.md 4.4 (3) to (5)).
  */
 import { defineCollection } from '@plumbline/query-parser';
 import { PROJECT_STATUSES, TASK_STATUSES } from './domain/schemas.js';

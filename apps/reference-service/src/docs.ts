@@ -1,6 +1,6 @@
 /**
  * Version-neutral documentation the API links to: one page per error code (the `type` of every
- * problem points here) and the deprecation and sunset pages of the version policy's `Link` headers.
+ * problem points here; each page links to the section of docs/design.md that explains the code) and the deprecation and sunset pages of the version policy's `Link` headers.
  */
 
 import { STATUS_CODES } from 'node:http';
@@ -14,7 +14,48 @@ import {
 } from '@plumbline/errors';
 import { type Request, type Response, Router } from 'express';
 
-function describeCode(code: (typeof ERROR_CODES)[number], language: string) {
+type ErrorCode = (typeof ERROR_CODES)[number];
+
+const DESIGN_URL = 'https://github.com/plumbline/plumbline/blob/main/docs/design.md';
+
+/** The section of docs/design.md that explains a code; codes not listed are covered by `d-errors`. */
+const DESIGN_SECTION: Partial<Record<ErrorCode, string>> = {
+  gone: 'd-delete',
+  idempotency_key_missing: 'd-idempotency',
+  idempotency_key_invalid: 'd-idempotency',
+  idempotency_key_in_use: 'd-idempotency',
+  idempotency_key_reused: 'd-idempotency',
+  invalid_sort: 'd-sort',
+  sort_field_not_allowed: 'd-sort',
+  search_too_short: 'd-search',
+  search_too_long: 'd-search',
+  invalid_pagination: 'd-pagination',
+  conflicting_pagination: 'd-pagination',
+  limit_too_large: 'd-pagination',
+  invalid_cursor: 'd-pagination',
+  unknown_parameter: 'd-filters',
+  duplicate_parameter: 'd-filters',
+  field_not_filterable: 'd-filters',
+  operator_not_allowed: 'd-filters',
+  field_not_selectable: 'd-filters',
+  not_acceptable: 'd-negotiation',
+  unsupported_media_type: 'd-negotiation',
+  credentials_in_query: 'd-auth',
+  unauthorized: 'd-auth',
+  invalid_token: 'd-auth',
+  insufficient_scope: 'd-auth',
+  https_required: 'd-auth',
+  invalid_grant: 'd-auth',
+  unsupported_api_version: 'd-versioning',
+  ambiguous_api_version: 'd-versioning',
+  invalid_api_version: 'd-versioning',
+  api_version_sunset: 'd-versioning',
+  payload_too_large: 'd-limits',
+  rate_limited: 'd-limits',
+  query_too_long: 'd-limits',
+};
+
+function describeCode(code: ErrorCode, language: string) {
   const status = ERROR_STATUS[code];
   return {
     error_code: code,
@@ -22,6 +63,7 @@ function describeCode(code: (typeof ERROR_CODES)[number], language: string) {
     title: STATUS_CODES[status] ?? 'Error',
     description: defaultCatalogue.format(code, undefined, language, status),
     type: `/errors/${code}`,
+    documentation: `${DESIGN_URL}#${DESIGN_SECTION[code] ?? 'd-errors'}`,
   };
 }
 

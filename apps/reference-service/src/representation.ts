@@ -36,7 +36,7 @@ export function sendCollection(
   represent(res, { ...page.body, data });
 }
 
-/** Sends a created member: 201 with `Location` (CONVENTIONS 4.2 rule 6). */
+/** Sends a created member: 201 with `Location` (docs/conventions.md 4.2 (6)). */
 export function sendCreated(res: Response, location: string, body: Record<string, unknown>): void {
   res.location(location);
   represent(res, body, 201);

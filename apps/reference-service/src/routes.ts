@@ -323,7 +323,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     .all(methodNotAllowed(['POST']));
   taskMember('/tasks/:taskId');
 
-  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, CONVENTIONS 4.1 rule 2)
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
 
   const taskScope = (req: Request) => ({ task_id: idParam(req, 'taskId') });
   const existingTask: RequestHandler = async (req, _res, next) => {

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey } from '@plumbline/auth';
 import type { Repository } from './storage/repository.js';
 
-/** Scopes of the demo clients: `read:` / `write:` per collection (CONVENTIONS 5: `<action>:<resource>`). */
+/** Scopes of the demo clients: `read:` / `write:` per collection (docs/conventions.md 5 (11): `<action>:<resource>`). */
 export const COLLECTION_SCOPES = {
   read: ['read:projects', 'read:tasks', 'read:comments'],
   write: ['write:projects', 'write:tasks', 'write:comments'],

@@ -1,8 +1,9 @@
 /**
- * End to end, through real HTTP on loopback, one table per CONVENTIONS section. Each backend runs the
- * same tables: SQLite with in-memory state, and PostgreSQL with Redis state.
+ * End to end, through real HTTP on loopback, one table per section of docs/conventions.md. Each
+ * backend runs the same tables: SQLite with in-memory state, and PostgreSQL with Redis state.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { postgresAvailable, redisAvailable } from '@plumbline/test-utils';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ describe.each(backends)('reference service on $name', (backend) => {
     const text = await res.text();
     let parsed: unknown = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text !== '') parsed = JSON.parse(text);
-    // Whatever happened, no error body may leak internals (CONVENTIONS 7.1 rule 3).
+    // Whatever happened, no error body may leak internals (docs/conventions.md 7.1 (3)).
     if (res.status >= 400) expect(text).not.toMatch(STACK);
     return { status: res.status, headers: res.headers, text, body: parsed };
   }
@@ -615,6 +616,31 @@ describe.each(backends)('reference service on $name', (backend) => {
       ['/docs/deprecations/v1', 200],
     ])('GET %s → %i without credentials', async (path, status) => {
       expect((await call('GET', path, { auth: null })).status).toBe(status);
+    });
+
+    it.each([
+      ['invalid_sort', 'd-sort'],
+      ['idempotency_key_reused', 'd-idempotency'],
+      ['gone', 'd-delete'],
+      ['api_version_sunset', 'd-versioning'],
+      ['internal_error', 'd-errors'],
+    ])('the page of %s links to docs/design.md#%s', async (code, section) => {
+      const reply = await call('GET', `/errors/${code}`, { auth: null });
+      expect([reply.status, reply.body.error_code, reply.body.documentation]).toEqual([
+        200,
+        code,
+        `https://github.com/plumbline/plumbline/blob/main/docs/design.md#${section}`,
+      ]);
+    });
+
+    it('every error page links to an anchor that docs/design.md has', async () => {
+      const design = await readFile(new URL('../../../docs/design.md', import.meta.url), 'utf8');
+      const reply = await call('GET', '/errors', { auth: null });
+      const anchors = new Set<string>(
+        reply.body.data.map((page: { documentation: string }) => page.documentation.split('#')[1]),
+      );
+      expect([...anchors].filter((anchor) => !design.includes(`<a id="${anchor}"></a>`))).toEqual([]);
+      expect(anchors.size).toBeGreaterThan(5);
     });
 
     it('query strings over 4 KiB are refused', async () => {

@@ -1,5 +1,5 @@
 /**
- * CONVENTIONS 5 rule 1: all traffic uses HTTPS. Plain HTTP is refused (403 https_required) outside
+ * docs/conventions.md 5 (1): all traffic uses HTTPS. Plain HTTP is refused (403 https_required) outside
  * development loopback, a trusted proxy's X-Forwarded-Proto counts, and TLS_CERT_FILE/TLS_KEY_FILE
  * serve HTTPS with HSTS.
  */

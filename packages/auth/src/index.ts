@@ -56,7 +56,9 @@ export {
 } from './principal.js';
 export {
   MemoryRevocationStore,
+  type RedisClient,
   RedisRevocationStore,
   type RedisStoreOptions,
+  type RedisTransaction,
   type RevocationStore,
 } from './revocation.js';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { failClosed, type RedisStoreOptions } from './revocation.js';
+import { failClosed, type RedisClient, type RedisStoreOptions } from './revocation.js';
 
 /**
  * What a refresh token family grants; fixed for the family's life.
@@ -166,7 +165,7 @@ function grantFrom(clientId: string, subject: string, scopes: string): RefreshGr
  * ```
  */
 export class RedisRefreshTokenStore implements RefreshTokenStore {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #timeoutMs: number;
 

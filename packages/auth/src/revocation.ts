@@ -1,5 +1,4 @@
 import { HttpError } from '@plumbline/errors';
-import type { Redis } from 'ioredis';
 
 /**
  * A `jti` revocation list. `expiresAt` is the token's `exp` (seconds): after it the token is
@@ -54,6 +53,39 @@ export class MemoryRevocationStore implements RevocationStore {
 }
 
 /**
+ * The Redis calls the auth stores make, written out so the package's types never import `ioredis`
+ * (an optional peer): an ioredis `Redis` satisfies it, and a project without ioredis installed
+ * still type-checks with `skipLibCheck: false`.
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const client: RedisClient = new Redis(process.env.REDIS_URL!);
+ * ```
+ */
+export interface RedisClient {
+  exists(key: string): Promise<number>;
+  set(key: string, value: string, mode: 'EXAT', unixSeconds: number): Promise<unknown>;
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  multi(): RedisTransaction;
+}
+
+/**
+ * The `MULTI` chain the refresh-token store uses (see {@link RedisClient}).
+ *
+ * @example
+ * ```ts
+ * await client.multi().set('k', 'v', 'PX', 1000).exec();
+ * ```
+ */
+export interface RedisTransaction {
+  hset(key: string, fields: Record<string, string>): RedisTransaction;
+  pexpire(key: string, ms: number): RedisTransaction;
+  set(key: string, value: string, mode: 'PX', ms: number): RedisTransaction;
+  exec(): Promise<[error: Error | null, result: unknown][] | null>;
+}
+
+/**
  * Options for {@link RedisRevocationStore}.
  *
  * @example
@@ -63,7 +95,7 @@ export class MemoryRevocationStore implements RevocationStore {
  */
 export interface RedisStoreOptions {
   /** An ioredis client (the package never creates one). */
-  readonly client: Redis;
+  readonly client: RedisClient;
   /** Key prefix. Default `plumbline:auth:` plus a store-specific suffix. */
   readonly prefix?: string;
   /** A call taking longer than this fails closed with 503. Default 1000 ms. */
@@ -105,7 +137,7 @@ export async function failClosed<T>(operation: () => Promise<T>, timeoutMs: numb
  * ```
  */
 export class RedisRevocationStore implements RevocationStore {
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #timeoutMs: number;
 

@@ -228,7 +228,7 @@ const noVerbs: Check = (context) =>
     const verb = staticSegments(shape).find((segment, index, all) => {
       const first = words(segment)[0];
       if (first === undefined || !VERBS.has(first)) return false;
-      // POST /<collection>/search is allowed by CONVENTIONS 4.2 rule 7.
+      // POST /<collection>/search is allowed by docs/conventions.md 4.2 (7).
       return !(index === all.length - 1 && isSearchAction(shape) && onlyPostMethods(item));
     });
     return verb === undefined

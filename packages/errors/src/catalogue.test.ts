@@ -13,7 +13,7 @@ import {
 } from './index.js';
 
 describe('catalogue', () => {
-  it('covers every code of DESIGN.md section 3 with its status', () => {
+  it('covers every code of the catalogue (docs/design.md#d-errors) with its status', () => {
     expect(ERROR_STATUS).toMatchObject({
       bad_request: 400,
       validation_failed: 400,

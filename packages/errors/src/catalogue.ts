@@ -1,5 +1,5 @@
 /**
- * The error_code catalogue (DESIGN.md section 3): every code a Plumbline package raises, with the
+ * The error_code catalogue ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-errors | design: errors}): every code a Plumbline package raises, with the
  * HTTP status it is sent with by default. Codes are stable: clients match on them.
  */
 export const ERROR_STATUS = {

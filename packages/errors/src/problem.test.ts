@@ -54,7 +54,7 @@ describe('toHttpError', () => {
 });
 
 describe('toProblem', () => {
-  it('builds every member of DESIGN.md section 3', () => {
+  it('builds every member of the problem body (docs/design.md#d-errors)', () => {
     const problem = toProblem(new HttpError('search_too_short', { params: { min: 3 } }), {
       instance: '/v1/projects',
       requestId: 'req-1',

@@ -28,7 +28,7 @@ export interface ProblemFieldError {
 }
 
 /**
- * The error body every Plumbline error is sent with (DESIGN.md section 3).
+ * The error body every Plumbline error is sent with ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-errors | design: errors}).
  *
  * @example
  * ```ts
@@ -135,7 +135,8 @@ function pickStringHeaders(value: unknown): Record<string, string> | undefined {
 }
 
 /**
- * Builds the problem document for an error: the members of DESIGN.md section 3, `detail` and
+ * Builds the problem document for an error: the members listed in
+ * {@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-errors | design: errors}, `detail` and
  * `message` localized from the catalogue (or the error's own `detail` when it may be exposed). A
  * 5xx, or any error with `expose: false`, gets the generic catalogue message: never the original
  * message, a stack, a driver message or SQL.

@@ -222,8 +222,8 @@ export function lookupKey(parts: {
 }
 
 /**
- * Builds the idempotency state machine over a store (CONVENTIONS 4.3, DESIGN.md section 4, IETF
- * httpapi Idempotency-Key draft). `begin` parses the key, fingerprints the request and claims the
+ * Builds the idempotency state machine over a store ({@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#s-4-3 | conventions 4.3},
+ * {@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-idempotency | design: idempotency key}, IETF httpapi Idempotency-Key draft). `begin` parses the key, fingerprints the request and claims the
  * key atomically; the caller then replays, or runs the operation and settles the claim. A store
  * failure throws 503 `service_unavailable` (fail closed: the operation must not run).
  *

@@ -279,7 +279,8 @@ function sendReplay(
 }
 
 /**
- * Express middleware for idempotent POSTs (CONVENTIONS 4.3, DESIGN.md section 4). Mount it after
+ * Express middleware for idempotent POSTs ({@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#s-4-3 | conventions 4.3},
+ * {@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-idempotency | design: idempotency key}). Mount it after
  * the body parser and authentication, per route or on a router. A request with a key is claimed;
  * the handler's response is captured however it is sent (`res.json`, `res.send`, `write` + `end`,
  * piped streams) and stored, and a retry with the same key and request gets it back byte for byte

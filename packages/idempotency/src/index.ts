@@ -27,5 +27,5 @@ export {
 } from './fingerprint.js';
 export { DEFAULT_KEY_HEADERS, type HeaderValue, MAX_KEY_LENGTH, parseIdempotencyKey } from './key.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
-export { createRedisStore, type RedisStoreOptions } from './redis-store.js';
+export { createRedisStore, type RedisScriptClient, type RedisStoreOptions } from './redis-store.js';
 export type { ClaimRequest, ClaimResult, IdempotencyStore, StoredResponse } from './store.js';

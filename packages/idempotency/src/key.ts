@@ -1,7 +1,7 @@
 import { HttpError } from '@plumbline/errors';
 
 /**
- * The longest key accepted, in characters (DESIGN.md section 4).
+ * The longest key accepted, in characters ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-idempotency | design: idempotency key}).
  *
  * @example
  * ```ts

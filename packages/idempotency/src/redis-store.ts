@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
 import type { ClaimRequest, ClaimResult, IdempotencyStore, StoredResponse } from './store.js';
 
 /**
@@ -13,7 +12,7 @@ import type { ClaimRequest, ClaimResult, IdempotencyStore, StoredResponse } from
  */
 export interface RedisStoreOptions {
   /** An `ioredis` client or Cluster; its own `keyPrefix` is applied on top of `prefix`. */
-  readonly client: Redis | Cluster;
+  readonly client: RedisScriptClient;
   /** Prefix of every record key. Default `idem:`. */
   readonly prefix?: string;
   /** A call that has not answered after this many ms fails (and the request gets 503). Default 2 000. */
@@ -52,7 +51,26 @@ return 1
 `;
 
 type Arg = string | number | Buffer;
-interface ScriptClient {
+
+/**
+ * The script calls the store needs from its client, written out so the package's types never import
+ * `ioredis` (an optional peer): an ioredis `Redis` or `Cluster` satisfies it, and a project without
+ * ioredis installed still type-checks with `skipLibCheck: false`. (At run time the store uses the
+ * `*Buffer` variants ioredis defines beside these, so replies keep their bytes.)
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const client: RedisScriptClient = new Redis(process.env.REDIS_URL!);
+ * ```
+ */
+export interface RedisScriptClient {
+  evalsha(sha: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
+  eval(script: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
+}
+
+// ioredis defines a `*Buffer` twin of every command at run time but leaves them out of its types.
+interface BufferScriptClient {
   evalshaBuffer(sha: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
   evalBuffer(script: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
 }
@@ -109,7 +127,7 @@ function decodeClaim(reply: unknown, token: string): ClaimResult {
  * ```
  */
 export function createRedisStore(options: RedisStoreOptions): IdempotencyStore {
-  const client = options.client as unknown as ScriptClient;
+  const client = options.client as unknown as BufferScriptClient;
   const prefix = options.prefix ?? 'idem:';
   const timeoutMs = options.timeoutMs ?? 2_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)

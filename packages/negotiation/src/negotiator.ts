@@ -12,7 +12,8 @@ import {
 import { jsonSerializer, type Serializer, xmlSerializer } from './serializers.js';
 
 /**
- * Vendor media types (`application/vnd.<name>.v<N>+json`, CONVENTIONS 9) served as JSON.
+ * Vendor media types (`application/vnd.<name>.v<N>+json`, {@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#r-9-12 | conventions 9 (12)}) served
+ * as JSON.
  *
  * @example
  * ```ts
@@ -263,7 +264,7 @@ function resolveSerializers(
 }
 
 /**
- * Creates a content negotiator (CONVENTIONS 4.5) on `negotiator`. Media types: highest q wins,
+ * Creates a content negotiator ({@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#s-4-5 | conventions 4.5}) on `negotiator`. Media types: highest q wins,
  * `q=0` excludes, the most specific matching range decides a type's q, ties go to the client's
  * order and then to `types` order; a missing Accept means `*\/*`; an empty or unparseable one
  * that matches nothing is a 406. Ranges with an invalid weight (`q=abc`) are ignored, and Accept

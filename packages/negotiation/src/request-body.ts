@@ -102,7 +102,7 @@ function hintHeader(method: string): string {
 }
 
 /**
- * Checks a request body's Content-Type (CONVENTIONS 4.5 rule 4). A request without a body always
+ * Checks a request body's Content-Type ({@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#r-4-5-4 | conventions 4.5 (4)}). A request without a body always
  * passes (a GET or DELETE is never a 415). A body with no Content-Type, an unparseable one, a type
  * outside `accepted`, or JSON in a charset other than UTF-8 is 415 `unsupported_media_type`,
  * carrying `Accept-Post` (POST), `Accept-Patch` (PATCH) or `Accept` (other methods) with the

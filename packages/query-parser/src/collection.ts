@@ -275,7 +275,7 @@ export type SortTokenResult =
     };
 
 /**
- * Reads one sort token in any of the three shapes (DESIGN.md: sign, then `:dir`, then `_dir`
+ * Reads one sort token in any of the three shapes ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-sort | design: sort}: sign, then `:dir`, then `_dir`
  * suffix when the stem is sortable, else a bare field ascending).
  */
 export function readSortToken(

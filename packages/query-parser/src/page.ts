@@ -116,7 +116,7 @@ export interface PageMeta {
 }
 
 /**
- * A collection response body (DESIGN.md section 4).
+ * A collection response body ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-pagination | design: pagination}).
  *
  * @example
  * ```ts

@@ -53,7 +53,7 @@ export interface ResolvedVersion {
 const UNSUPPORTED_STATUS = { path: 404, query: 400, header: 400, 'media-type': 406 } as const;
 
 function unsupported(policy: CompiledPolicy, phase: Phase, version: string): HttpError {
-  // A 406 lists what can be served (DESIGN section 3), here as vendor media types.
+  // A 406 lists what can be served (docs/design.md#d-errors), here as vendor media types.
   const available =
     policy.strategy === 'media-type'
       ? phase.supported

@@ -1,6 +1,6 @@
 /**
  * Request-body validation: every problem in one 400 `validation_failed`, each with an RFC 6901
- * pointer to the offending member (DESIGN.md section 3, `errors`).
+ * pointer to the offending member (docs/design.md#d-errors, `errors`).
  */
 import { type FieldIssue, HttpError } from '@plumbline/errors';
 import type { z } from 'zod';

@@ -1,7 +1,7 @@
 /**
  * Persistence for projects, tasks and comments, written once over {@link Db} for SQLite and
  * PostgreSQL. Deleting a member leaves a tombstone, so a later request for it is told 410 Gone
- * rather than 404 (DESIGN.md section 4, repeated DELETE).
+ * rather than 404 (docs/design.md#d-delete).
  */
 import { randomUUID } from 'node:crypto';
 import type { CommentRow, ProjectRow, TaskRow } from '../domain/model.js';
