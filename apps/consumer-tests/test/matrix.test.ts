@@ -81,7 +81,7 @@ async function referenceOpenApi(): Promise<string> {
     expect(res.status).toBe(200);
     return `${JSON.stringify(await res.json(), null, 2)}\n`;
   } finally {
-    service.stop();
+    await service.stop();
   }
 }
 

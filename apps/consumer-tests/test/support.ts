@@ -234,7 +234,8 @@ export interface ReferenceService {
   /** What it printed on start (the banner with the demo credentials). */
   readonly banner: string;
   readonly apiKey: string;
-  stop(): void;
+  /** SIGTERM, then SIGKILL after 5 s; resolves when the process is gone. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -272,12 +273,16 @@ export async function startReferenceService(env: NodeJS.ProcessEnv): Promise<Ref
       base,
       banner: out,
       apiKey,
-      stop: () => {
-        // Nothing of the child may keep the test worker alive once it is told to stop.
+      stop: async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+        // Nothing of the child may keep the test worker alive.
         child.stdout?.destroy();
         child.stderr?.destroy();
-        child.unref();
       },
     };
   } catch (error) {
