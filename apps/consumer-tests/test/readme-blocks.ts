@@ -68,7 +68,7 @@ const OUTPUT_START = /^(\{|\[|'|")/;
 const NAMED = /^([A-Za-z_$][\w$]*): (.*)$/s;
 
 /** Whether source text is a literal: strings, numbers, booleans, null, undefined, arrays and objects of them. */
-export function isLiteral(text: string): boolean {
+function isLiteral(text: string): boolean {
   const file = ts.createSourceFile('x.ts', `(${text});`, ts.ScriptTarget.Latest, true);
   const [statement] = file.statements;
   if (file.statements.length !== 1 || !statement || !ts.isExpressionStatement(statement)) return false;

@@ -66,7 +66,7 @@ export function specifier(pkg: PublicPackage, subpath: string): string {
 }
 
 /** Frameworks a subpath adapts (`./express` → express); framework subpaths need that peer installed. */
-export const FRAMEWORKS = ['express', 'fastify', 'hono'] as const;
+const FRAMEWORKS = ['express', 'fastify', 'hono'] as const;
 export function frameworkOf(subpath: string): string | undefined {
   const name = subpath.slice(2);
   return (FRAMEWORKS as readonly string[]).includes(name) ? name : undefined;
