@@ -38,6 +38,7 @@ type Plan =
   | { readonly kind: 'spectral-ruleset' }
   | { readonly kind: 'cli-output'; readonly command: string }
   | { readonly kind: 'banner' }
+  | { readonly kind: 'curl-transcript' }
   | { readonly kind: 'not-run'; readonly reason: string };
 
 interface Entry {
@@ -50,6 +51,7 @@ interface Entry {
 }
 
 const PLANS: readonly Entry[] = [
+  { file: 'README.md', contains: '$ curl -i http://127.0.0.1:3000/nope', plan: { kind: 'curl-transcript' } },
   // --- examples that need names from the app around them
   {
     file: 'packages/errors/README.md',
@@ -235,15 +237,6 @@ const NOT_RUN: readonly Entry[] = [
       kind: 'not-run',
       reason:
         'repository quick start (workspace install, a long-running server); CI runs the same install and tests',
-    },
-  },
-  {
-    file: 'README.md',
-    contains: '$ curl -i http://127.0.0.1:3000/nope',
-    plan: {
-      kind: 'not-run',
-      reason:
-        'reference service transcript; the 404 problem body is asserted by apps/reference-service/test/e2e.test.ts',
     },
   },
   {
@@ -629,6 +622,61 @@ function banner(p: Planned): string[] {
     : [`the start banner was:\n${service.banner}\n--- the README shows:\n${p.block.code}`];
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * `$ curl -i ...` then the response the README shows: the status line and every shown header must be
+ * what the service answers (a request id matches any UUID), and the JSON body must be equal (its
+ * request_id the one of the X-Request-Id header).
+ */
+async function curlTranscript(p: Planned): Promise<string[]> {
+  const [first, ...rest] = p.block.code.trimEnd().split('\n');
+  const command = first!.replace(/^\$ /, '');
+  const result = await run('bash', ['-c', local(command)], { cwd: dir, env: env(), timeoutMs: 60_000 });
+  const split = (text: string) => {
+    const lines = text.replace(/\r/g, '').split('\n');
+    const blank = lines.indexOf('');
+    const head = blank === -1 ? lines : lines.slice(0, blank);
+    const headers = new Map(
+      head
+        .slice(1)
+        .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as const),
+    );
+    return {
+      status: head[0] ?? '',
+      headers,
+      body:
+        blank === -1
+          ? ''
+          : lines
+              .slice(blank + 1)
+              .join('\n')
+              .trim(),
+    };
+  };
+  const shown = split(rest.join('\n'));
+  const actual = split(result.stdout);
+  const failures: string[] = [];
+  if (actual.status !== shown.status) failures.push(`status line: ${actual.status}, README: ${shown.status}`);
+  for (const [name, value] of shown.headers) {
+    const got = actual.headers.get(name);
+    const same = got === value || (UUID.test(value) && got !== undefined && UUID.test(got));
+    if (!same) failures.push(`${name}: ${got}, README: ${value}`);
+  }
+  try {
+    const id = actual.headers.get('x-request-id');
+    const normalize = (body: string, requestId: string | undefined) => {
+      const json = JSON.parse(body) as Record<string, unknown>;
+      if (json['request_id'] === requestId) json['request_id'] = '<x-request-id>';
+      return json;
+    };
+    expect(normalize(actual.body, id)).toEqual(normalize(shown.body, shown.headers.get('x-request-id')));
+  } catch (error) {
+    failures.push(`body: ${actual.body}\nREADME: ${shown.body}\n${String(error).split('\n')[0]}`);
+  }
+  return failures;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('README code blocks', () => {
@@ -665,6 +713,9 @@ describe('README code blocks', () => {
           break;
         case 'banner':
           failures = banner(p);
+          break;
+        case 'curl-transcript':
+          failures = await curlTranscript(p);
           break;
         case 'not-run':
           // Listed with its reason in NOT_RUN (or an install command); nothing to execute.
