@@ -8,6 +8,7 @@
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
  */
+import { isKeySetUnavailable, type KeySetErrorEvent, redactQuery, redactUrl } from '@plumbline/auth';
 import {
   authenticate,
   getPrincipal,
@@ -84,6 +85,41 @@ const rateLimited: Options['handler'] = (req, _res, next) => {
   );
 };
 
+/**
+ * Logs a failed fetch of a trusted issuer's key set: called once per fetch, and fetches back off,
+ * so an identity-provider outage gives one line per period, never one per refused request.
+ */
+export function keySetErrorLogger(logger: Logger): (event: KeySetErrorEvent) => void {
+  return (e) =>
+    logger.warn(
+      { issuer: e.issuer, err: e.error, failures: e.consecutiveFailures, retry_in_ms: e.retryInMs },
+      e.servingLastGoodSet ? 'JWKS fetch failed; serving the last good key set' : 'JWKS unavailable',
+    );
+}
+
+const SECRET_HEADERS = ['authorization', 'x-api-key', 'cookie'];
+
+/** pino-http's serialized request with credentials in the URL, query and headers replaced. */
+function redactRequest(req: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...req };
+  if (typeof out['url'] === 'string') out['url'] = redactUrl(out['url']);
+  if (out['query'] && typeof out['query'] === 'object')
+    out['query'] = redactQuery(out['query'] as Record<string, unknown>);
+  if (out['headers'] && typeof out['headers'] === 'object') {
+    const headers = { ...(out['headers'] as Record<string, unknown>) };
+    for (const name of SECRET_HEADERS) if (headers[name] !== undefined) headers[name] = '[REDACTED]';
+    out['headers'] = headers;
+  }
+  return out;
+}
+
+/** Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1). */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
+  next();
+};
+
 export function createApp(ctx: AppContext, logger: Logger): Express {
   const { config } = ctx;
   const app = express();
@@ -96,7 +132,15 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     pinoHttp({
       logger,
       genReqId: (req) => getRequestId(req as Request) ?? '-',
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      // 503 is a fail-closed answer to an outage that its detector logs once; per request it is a warning.
+      customLogLevel: (_req, res, error) =>
+        error || (res.statusCode >= 500 && res.statusCode !== 503)
+          ? 'error'
+          : res.statusCode === 503
+            ? 'warn'
+            : 'info',
+      // Credentials never reach the access log: not in headers, not in a refused query string.
+      serializers: { req: redactRequest },
     }),
   );
   if (config.tls) {
@@ -107,6 +151,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   }
   app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
   app.use(limitQueryString);
+
+  app.use(['/oauth/token', '/oauth/revoke'], noStore);
 
   // Failed requests count per client address, before authentication: guessing keys or secrets is
   // throttled even though a guesser never becomes a principal.
@@ -169,7 +215,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .all(methodNotAllowed(['POST']));
   neutral
     .route('/oauth/revoke')
-    .post(principalLimit, revocationEndpoint({ clients, verifier: ctx.verifier, revocation: ctx.revocation }))
+    .post(
+      principalLimit,
+      revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
+    )
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
 
@@ -187,7 +236,9 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.use(
     errorHandler({
       onError: ({ error, original, req }) => {
-        if (error.status >= 500) logger.error({ err: original, req_id: getRequestId(req) }, 'request failed');
+        // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
+        if (error.status >= 500 && !isKeySetUnavailable(original))
+          logger.error({ err: original, req_id: getRequestId(req) }, 'request failed');
       },
     }),
   );

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import pino from 'pino';
-import { createApp } from './app.js';
+import { createApp, keySetErrorLogger } from './app.js';
 import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
 import { createContext } from './context.js';
 import { describeCredentials } from './seed.js';
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       'res.headers["set-cookie"]',
     ],
   });
-  const ctx = await createContext(config);
+  const ctx = await createContext(config, { onKeySetError: keySetErrorLogger(logger) });
   const app = createApp(ctx, logger);
   const server: Server = config.tls
     ? createHttpsServer(

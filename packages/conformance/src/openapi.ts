@@ -85,7 +85,7 @@ export function isIgnoredPath(shape: PathShape, ignored: readonly RegExp[]): boo
 }
 
 /**
- * True for a POST-only search action such as `/tasks/search` (CONVENTIONS 4.2 rule 7).
+ * True for a POST-only search action such as `/tasks/search` (docs/conventions.md 4.2 (7)).
  *
  * @example
  * ```ts
@@ -191,6 +191,7 @@ export interface ParameterInfo {
   readonly name: string;
   readonly in: string;
   readonly schema?: JsonObject;
+  readonly description?: string;
   readonly path: (string | number)[];
 }
 
@@ -220,6 +221,7 @@ export function parametersOf(document: unknown, op: OperationRef): ParameterInfo
         in: parameter['in'],
         path: [...base, index],
         ...(isObject(schema) ? { schema } : {}),
+        ...(typeof parameter['description'] === 'string' ? { description: parameter['description'] } : {}),
       };
       byKey.set(`${info.in}:${info.name.toLowerCase()}`, info);
     });
