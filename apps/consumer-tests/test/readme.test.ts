@@ -86,7 +86,7 @@ const trusted = { issuer: ownIssuer.issuer, audience: 'https://api.example.com',
   },
   {
     file: 'packages/auth/README.md',
-    contains: "app.post('/oauth/revoke'",
+    contains: "import { revocationEndpoint } from '@plumbline/auth/express';\n\napp.post('/oauth/revoke'",
     plan: {
       kind: 'run',
       prelude: `import express from 'express';
@@ -230,6 +230,15 @@ const openapiObjectOrText = await (await fetch('http://127.0.0.1:3000/openapi.js
 
 /** Blocks that are not run, each with the reason. */
 const NOT_RUN: readonly Entry[] = [
+  {
+    file: 'packages/conformance/README.md',
+    contains: 'github/codeql-action/upload-sarif',
+    plan: {
+      kind: 'not-run',
+      reason:
+        "a GitHub Actions workflow (GitHub's runners); its lint and probe commands run in the CLI output blocks",
+    },
+  },
   {
     file: 'README.md',
     contains: 'npx -y pnpm@10 install && npx -y pnpm@10 start',
