@@ -65,7 +65,7 @@ export function parsePath(path: string): PathShape {
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/\.well-known(\/|$)/,
   /^\/openapi(\.json|\.ya?ml)?$/,
-  /^\/(health|healthz|livez|readyz|ping|metrics)$/,
+  /^\/(health|healthz|live|livez|ready|readyz|ping|metrics)$/,
   /^\/oauth(\/|$)/,
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
