@@ -30,6 +30,8 @@ interface RunPlan {
   readonly kind: 'run';
   /** Declarations the snippet takes from the surrounding app (its free names), placed before it. */
   readonly prelude?: string;
+  /** Clean-up after the snippet (a schema it created). */
+  readonly epilogue?: string;
   /** The snippet ends by throwing on purpose; the thrown value must satisfy this. */
   readonly throws?: string;
 }
@@ -52,6 +54,25 @@ interface Entry {
 
 const PLANS: readonly Entry[] = [
   { file: 'README.md', contains: '$ curl -i http://127.0.0.1:3000/nope', plan: { kind: 'curl-transcript' } },
+  {
+    file: 'packages/idempotency/README.md',
+    contains: "createSqlStore({ dialect: 'postgres' })",
+    plan: {
+      kind: 'run',
+      // The app's Express app and PostgreSQL pool, in a schema of its own on the shared database.
+      prelude: `import express from 'express';
+import pg from 'pg';
+const app = express();
+const schema = 'consumer_readme_' + process.pid;
+const admin = new pg.Client({ connectionString: process.env['DATABASE_URL'] });
+await admin.connect();
+await admin.query('CREATE SCHEMA ' + schema);
+const pool = new pg.Pool({ connectionString: process.env['DATABASE_URL'], options: '-c search_path=' + schema });`,
+      epilogue: `await pool.end();
+await admin.query('DROP SCHEMA ' + schema + ' CASCADE');
+await admin.end();`,
+    },
+  },
   // --- examples that need names from the app around them
   {
     file: 'packages/errors/README.md',
@@ -145,7 +166,7 @@ const openapi = { openapi: '3.1.0' };`,
   },
   {
     file: 'packages/versioning/README.md',
-    contains: 'neutralPaths:',
+    contains: "app.use(versioning(policy, { neutralPaths: ['/health', '/.well-known', '/errors'] }));",
     plan: {
       kind: 'run',
       prelude: `import express from 'express';
@@ -439,6 +460,9 @@ beforeAll(async () => {
         '@types/node': '^20.19.0',
         vitest: '~4.1.0',
         '@stoplight/spectral-cli': '^6.15.0',
+        fastify: '^5.0.0',
+        hono: '^4.0.0',
+        '@hono/node-server': '^1.0.0',
       },
       { type: 'module' },
     ),
@@ -456,7 +480,10 @@ const env = () =>
     DATABASE_URL: process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test',
     DEMO_API_KEY: service.apiKey,
   });
-const local = (text: string) => text.replaceAll('http://127.0.0.1:3000', service.base);
+// The README's service address is the running reference service; servers an example starts itself
+// listen on a free port instead of 3000.
+const local = (text: string) =>
+  text.replaceAll('http://127.0.0.1:3000', service.base).replaceAll('port: 3000', 'port: 0');
 
 // ---------------------------------------------------------------------------------------------
 // TypeScript: all runnable blocks in one program (strict, nodenext), then each one executed
@@ -480,7 +507,9 @@ function instrument(p: Planned, plan: RunPlan): { source: string; shown: Shown[]
   // ES module imports are hoisted: the prelude's and the block's may stand anywhere at the top level.
   const prelude = plan.prelude ? plan.prelude.split('\n') : [];
   const header = 'declare function __shown(index: number, value: unknown): void;';
-  const source = [header, ...prelude, ...lines].join('\n');
+  const source = [header, ...prelude, ...lines, ...(plan.epilogue ? plan.epilogue.split('\n') : [])].join(
+    '\n',
+  );
   return { source: local(source), shown, bodyStart: 1 + prelude.length };
 }
 
