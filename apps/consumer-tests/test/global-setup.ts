@@ -190,6 +190,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     await stop();
-    if (process.env['PLUMBLINE_KEEP_CONSUMERS'] !== '1') rmSync(workRoot, { recursive: true, force: true });
+    if (process.env['PLUMBLINE_KEEP_CONSUMERS'] !== '1') {
+      // Tens of thousands of installed files: removed in the background so the run ends now.
+      spawn('rm', ['-rf', workRoot], { detached: true, stdio: 'ignore' }).unref();
+    }
   };
 }
