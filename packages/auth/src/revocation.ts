@@ -64,6 +64,8 @@ export class MemoryRevocationStore implements RevocationStore {
  * ```
  */
 export interface RedisClient {
+  /** `true` on an ioredis `Cluster`: the refresh-token store then requires a hash tag in its prefix. */
+  readonly isCluster?: boolean;
   exists(key: string): Promise<number>;
   set(key: string, value: string, mode: 'EXAT', unixSeconds: number): Promise<unknown>;
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
