@@ -80,7 +80,6 @@ async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | un
   // `commandTimeout`; the client keeps reconnecting in the background, so service resumes without a restart.
   const nodeOptions = {
     maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
     connectTimeout: timeouts.redisConnectMs,
     commandTimeout: timeouts.redisCommandMs,
   };
@@ -101,10 +100,17 @@ async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | un
       slotsRefreshInterval: 5000,
       redisOptions: nodeOptions,
     });
+    // The Cluster refuses a command for a node whose connection is still being made (no offline
+    // queue: a dead cluster must not pile up commands), so connect to every node as soon as it is known
+    // instead of on its first command.
+    client.on('+node', (node: Redis) => {
+      if (node.status === 'wait') node.connect().catch(() => {});
+    });
   } else if (config.redisUrl) {
     name = 'REDIS_URL';
     client = new Redis(config.redisUrl, {
       ...nodeOptions,
+      enableOfflineQueue: false,
       enableAutoPipelining: true,
       retryStrategy: (times) => Math.min(times * 100, 2000),
     });
@@ -117,6 +123,12 @@ async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | un
   if (!(await whenReady(client, 5000))) {
     client.disconnect();
     throw new Error(`${name} is set but Redis did not answer within 5 s`);
+  }
+  if (client instanceof Cluster) {
+    // Every master connected before the first request (see '+node' above); one that is down is retried later.
+    await Promise.allSettled(
+      client.nodes('master').map((node) => (node.status === 'ready' ? undefined : whenReady(node, 2000))),
+    );
   }
   return client;
 }

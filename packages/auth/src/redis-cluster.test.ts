@@ -60,7 +60,9 @@ describe.skipIf(!redisUp)('auth stores on a Redis Cluster (3 private masters)', 
       const [t0, t1, t2] = [`a${i}`, `b${i}`, `c${i}`];
       await store.createFamily(t0, grant, 60_000, { jti: `j0-${i}`, exp: now + 600 });
       const found = await store.find(t0);
-      const rotated = await store.rotate(t0, t1, 'c1', 60_000, { accessToken: { jti: `j1-${i}`, exp: now + 600 } });
+      const rotated = await store.rotate(t0, t1, 'c1', 60_000, {
+        accessToken: { jti: `j1-${i}`, exp: now + 600 },
+      });
       // The spent token again: reuse, the family is revoked and its live access tokens are named.
       const reused = await store.rotate(t0, t2, 'c1', 60_000);
       const afterReuse = await store.rotate(t1, t2, 'c1', 60_000);
@@ -97,9 +99,7 @@ describe.skipIf(!redisUp)('auth stores on a Redis Cluster (3 private masters)', 
     const exp = Math.floor(Date.now() / 1000) + 600;
     const jtis = Array.from({ length: 30 }, (_, i) => `jti-${i}`);
     for (const jti of jtis.slice(0, 20)) await store.revoke(jti, exp);
-    expect(await Promise.all(jtis.map((jti) => store.isRevoked(jti)))).toEqual(
-      jtis.map((_, i) => i < 20),
-    );
+    expect(await Promise.all(jtis.map((jti) => store.isRevoked(jti)))).toEqual(jtis.map((_, i) => i < 20));
     const counts = await Promise.all(client.nodes('master').map((node) => node.keys(`${prefix}*`)));
     expect(counts.filter((keys) => keys.length > 0).length).toBe(3);
   });

@@ -153,11 +153,9 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
 
   try {
     await Promise.all(ports.map(startNode));
-    await run(
-      'redis-cli',
-      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'],
-      { timeout: 30_000 },
-    );
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'], {
+      timeout: 30_000,
+    });
     for (const port of ports) await until(() => clusterOk(port), 20_000, `cluster_state:ok on ${port}`);
   } catch (error) {
     for (const port of ports) await killNode(port);
