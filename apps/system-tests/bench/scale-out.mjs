@@ -7,7 +7,7 @@
  *   node apps/system-tests/bench/scale-out.mjs          (after `pnpm turbo run build`)
  *   BENCH_DURATION=5 BENCH_CONNECTIONS=12 (defaults)
  *   BENCH_REDIS_CLUSTER_NODES=127.0.0.1:7000,...   use that Redis Cluster instead of a private
- *                                                   redis-server on a port of 17600-17699
+ *                                                   redis-server on a port of 17667-17699
  *
  * Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test) and redis-server.
  */
@@ -83,7 +83,7 @@ async function main() {
       CLUSTER_NODES.split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })),
     );
   } else {
-    const port = 17600 + Math.floor(Math.random() * 100);
+    const port = 17667 + Math.floor(Math.random() * 33);
     redisDir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
     ({ child: redisChild } = await start(
       [

@@ -1,6 +1,6 @@
 /**
  * The service on a real Redis Cluster: three masters started here (`redis-server --cluster-enabled
- * yes` on loopback ports of 17600-17699, joined with `redis-cli --cluster create`), torn down at the
+ * yes` on loopback ports of 17667-17699, joined with `redis-cli --cluster create`), torn down at the
  * end. The multi-instance scenarios run again on it, then one master is killed under load: requests
  * that need it get 503 with Retry-After, the rest keep working, nothing is done twice, and service
  * recovers without a restart when it comes back.
@@ -25,7 +25,8 @@ import { createFaultProject, expectOnly503s, load, rowsPerKey, settle } from './
 import { describeManyInstances } from './many-instances-scenarios.js';
 
 const ready = await environmentReady();
-const PORTS = [17600, 17699] as const;
+// 17600-17666 belong to the auth and idempotency cluster tests, which may run at the same time.
+const PORTS = [17667, 17699] as const;
 
 /** The `jti` claim of a JWT (no verification: the test issued it). */
 function jtiOf(jwt: string): string {

@@ -132,7 +132,14 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
       { stdio: 'ignore' },
     );
     children.set(port, child);
-    await until(() => answers(port), 10_000, `redis-server on ${port}`);
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`redis-server on ${port} exited (${child.exitCode})`);
+        return answers(port);
+      },
+      10_000,
+      `redis-server on ${port}`,
+    );
   };
 
   const killNode = async (port: number) => {
