@@ -25,7 +25,7 @@ import { createFaultProject, expectOnly503s, load, rowsPerKey, settle } from './
 import { describeManyInstances } from './many-instances-scenarios.js';
 
 const ready = await environmentReady();
-// 17600-17666 belong to the auth and idempotency cluster tests, which may run at the same time.
+// 17600-17666 belong to the auth, idempotency and reference-service cluster tests.
 const PORTS = [17667, 17699] as const;
 
 /** The `jti` claim of a JWT (no verification: the test issued it). */

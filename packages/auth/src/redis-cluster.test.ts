@@ -18,7 +18,7 @@ describe.skipIf(!redisUp)('auth stores on a Redis Cluster (3 private masters)', 
   let client: Cluster;
 
   beforeAll(async () => {
-    local = await startRedisCluster({ portRange: [17600, 17633], persistent: false });
+    local = await startRedisCluster({ portRange: [17600, 17624], persistent: false });
     client = new Cluster(
       local.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
       { redisOptions: { maxRetriesPerRequest: 1 } },

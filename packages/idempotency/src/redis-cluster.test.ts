@@ -11,7 +11,7 @@ describe.skipIf(!redisUp)('Redis Cluster (3 private masters) with a client keyPr
   let cluster: Cluster;
 
   beforeAll(async () => {
-    local = await startRedisCluster({ portRange: [17634, 17666], persistent: false });
+    local = await startRedisCluster({ portRange: [17625, 17649], persistent: false });
     cluster = new Cluster(
       local.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
       { keyPrefix: 'app:', redisOptions: { maxRetriesPerRequest: 1 } },
