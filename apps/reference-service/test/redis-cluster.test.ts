@@ -62,7 +62,7 @@ describe.skipIf(!redisUp)('context on a Redis Cluster (3 private masters)', () =
     const redis = ctx.redis as Cluster;
     const send = sendRateLimitCommand(redis);
     const script = "return redis.call('INCR', KEYS[1])";
-    const sha = await send({ key: undefined, isReadOnly: false, command: ['SCRIPT', 'LOAD', script] });
+    const sha = await send({ isReadOnly: false, command: ['SCRIPT', 'LOAD', script] });
     const loaded = await Promise.all(
       redis.nodes('master').map((node) => node.call('SCRIPT', 'EXISTS', sha as string)),
     );
