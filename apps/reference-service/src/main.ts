@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     const base = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
     console.info(`Plumbline reference service listening on ${base}`);
     console.info(
-      `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisUrl ? 'Redis' : 'in memory'}`,
+      `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisClusterNodes ? 'Redis Cluster' : config.redisUrl ? 'Redis' : 'in memory'}`,
     );
     console.info(`Try: curl -i ${base}/health   (API description: ${base}/openapi.json)`);
     if (ctx.demoCredentials) console.info(`\n${describeCredentials(base, ctx.demoCredentials)}`);
