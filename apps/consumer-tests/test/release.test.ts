@@ -138,7 +138,7 @@ describe('all packages installed with pnpm', () => {
         'add',
         '--store-dir',
         join(dir, '.pnpm-store'),
-        '--config.cache-dir',
+        '--cache-dir',
         join(dir, '.pnpm-cache'),
         ...packages.map((p) => `${p.name}@${published[p.name]}`),
       ],
