@@ -2,11 +2,15 @@
  * The reference service's Express app: every Plumbline package composed in the order a request
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
- *   request id → access log → HTTPS check → failure rate limit → neutral routes
+ *   metrics → request id → access log (pino) → HTTPS check → failure rate limit → neutral routes
  *   → /v1 | /v2: version headers → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
+ *
+ * Neutral routes: `/` (front-door.ts), `/docs` (docs-ui.ts), `/metrics` (metrics.ts), `/health`,
+ * `/openapi.json`, `/errors/<code>` (docs.ts), the token endpoints. XML is written by
+ * xml-representation.ts from the OpenAPI schemas.
  */
 import {
   authenticate,
@@ -29,27 +33,30 @@ import { versionedRouter } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
+import { docsUiRouter } from './docs-ui.js';
+import { frontDoorRouter, type VersionEntry } from './front-door.js';
+import { accessLog } from './logging.js';
+import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { versionRouter } from './routes.js';
+import { xmlSerializerFor } from './xml-representation.js';
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
-export const versionPolicy = createVersionPolicy({
-  strategy: 'path',
-  versions: [
-    {
-      version: '1',
-      deprecatedAt: '2026-06-01T00:00:00Z',
-      sunsetAt: '2027-06-30T00:00:00Z',
-      successor: '2',
-      links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
-    },
-    '2',
-  ],
-});
+export const API_VERSIONS = [
+  {
+    version: '1',
+    deprecatedAt: '2026-06-01T00:00:00Z',
+    sunsetAt: '2027-06-30T00:00:00Z',
+    successor: '2',
+    links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+  },
+  { version: '2' },
+] as const satisfies readonly VersionEntry[];
+
+export const versionPolicy = createVersionPolicy({ strategy: 'path', versions: API_VERSIONS });
 
 const MAX_QUERY_BYTES = 4096;
 
@@ -91,14 +98,11 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
+  const openapi = buildOpenApi(ctx);
+  const metrics = createMetrics(ctx, Object.keys(openapi['paths'] as object));
+  app.use(metrics.middleware);
   app.use(requestId());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => getRequestId(req as Request) ?? '-',
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  );
+  app.use(accessLog(logger));
   if (config.tls) {
     app.use((_req, res, next) => {
       res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
@@ -148,7 +152,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       res.json({ status: 'ok' });
     })
     .all(methodNotAllowed(['GET']));
-  const openapi = buildOpenApi(ctx);
   neutral
     .route('/openapi.json')
     .get((_req, res) => {
@@ -172,10 +175,25 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .post(principalLimit, revocationEndpoint({ clients, verifier: ctx.verifier, revocation: ctx.revocation }))
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
+  neutral.use(frontDoorRouter(openapi, API_VERSIONS));
+  neutral.use(
+    docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }),
+  );
+  neutral
+    .route('/metrics')
+    .get(metrics.handler)
+    .all(methodNotAllowed(['GET']));
 
+  const xml = xmlSerializerFor(openapi);
   const versioned = (version: 1 | 2) => {
     const router = Router();
-    router.use(negotiate({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
+    router.use(
+      negotiate({
+        types: ['application/json', 'application/xml'],
+        languages: ['en', 'de'],
+        serializers: { 'application/xml': xml },
+      }),
+    );
     router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
     router.use(principalLimit);
     router.use(versionRouter(ctx, version));
@@ -187,7 +205,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.use(
     errorHandler({
       onError: ({ error, original, req }) => {
-        if (error.status >= 500) logger.error({ err: original, req_id: getRequestId(req) }, 'request failed');
+        metrics.recordError(req, error);
+        const log =
+          (req as Request & { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
+        if (error.status >= 500) log.error({ err: original }, 'request failed');
       },
     }),
   );
