@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { DATABASE_URL, REDIS_URL, uniquePrefix } from '@plumbline/test-utils';
 import pg from 'pg';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
@@ -29,6 +29,7 @@ export interface RunningService {
 export async function startService(
   backend: Backend,
   env: Record<string, string> = {},
+  options: { readonly logger?: Logger } = {},
 ): Promise<RunningService> {
   const schema = uniquePrefix('svc').toLowerCase();
   let databaseUrl: string | undefined;
@@ -52,7 +53,7 @@ export async function startService(
   const ctx = await createContext({ ...config, redisKeyPrefix: `${schema}:` });
   // Production never prints demo credentials; tests then make their own the same way.
   const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
-  const app = createApp(ctx, pino({ level: 'silent' }));
+  const app = createApp(ctx, options.logger ?? pino({ level: 'silent' }));
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
