@@ -59,13 +59,15 @@ export function parsePath(path: string): PathShape {
 }
 
 /**
- * Paths that are not resources (API description, health, token endpoint, error pages): the path
- * rules and discovery leave them alone. Matched against the path after the version prefix.
+ * Paths that are not resources (the API index `/`, API description, health and readiness, metrics,
+ * token endpoint, error pages, docs): the path rules and discovery leave them alone. Matched
+ * against the path after the version prefix.
  */
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/\.well-known(\/|$)/,
   /^\/openapi(\.json|\.ya?ml)?$/,
-  /^\/(health|healthz|livez|readyz|ping|metrics)$/,
+  /^\/$/,
+  /^\/(health|healthz|livez|ready|readyz|ping|metrics)$/,
   /^\/oauth(\/|$)/,
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
