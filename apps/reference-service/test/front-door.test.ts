@@ -25,6 +25,8 @@ describe('front door', () => {
 
   const get = (path: string, headers: Record<string, string> = {}) =>
     fetch(`${svc.url}${path}`, { headers, redirect: 'manual' });
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions
+  const json = async (res: Response): Promise<any> => res.json();
 
   describe('GET /', () => {
     it.each([
@@ -111,7 +113,7 @@ describe('front door', () => {
     it('Accept: text/csv → 406 problem', async () => {
       const res = await get('/', { accept: 'text/csv' });
       expect(res.status).toBe(406);
-      expect((await res.json()).error_code).toBe('not_acceptable');
+      expect((await json(res)).error_code).toBe('not_acceptable');
     });
   });
 
@@ -213,12 +215,12 @@ describe('front door', () => {
     });
 
     it('a member is <project>; a null is xsi:nil; v1 budget is a number', async () => {
-      const list = await (await get('/v1/projects?name=Delphi', key)).json();
+      const list = await json(await get('/v1/projects?name=Delphi', key));
       const id = list.data[0].id;
       const text = await (await get(`/v1/projects/${id}`, { ...key, accept: 'application/xml' })).text();
       expect(text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?><project xmlns:xsi="[^"]+"><id>/);
       expect(text).toContain('<budget xsi:nil="true"/>');
-      const apollo = (await (await get('/v1/projects?name=Apollo', key)).json()).data[0].id;
+      const apollo = (await json(await get('/v1/projects?name=Apollo', key))).data[0].id;
       expect(
         await (await get(`/v1/projects/${apollo}`, { ...key, accept: 'application/xml' })).text(),
       ).toContain('<budget>25400000</budget>');
@@ -227,7 +229,7 @@ describe('front door', () => {
     it('tasks and comments pages are <tasks><task> and <comments><comment>', async () => {
       const tasks = await (await get('/v2/tasks?limit=1', { ...key, accept: 'application/xml' })).text();
       expect(tasks).toMatch(/<tasks xmlns:xsi="[^"]+"><task><id>/);
-      const task = (await (await get('/v2/tasks?limit=1&sort=title', key)).json()).data[0].id;
+      const task = (await json(await get('/v2/tasks?limit=1&sort=title', key))).data[0].id;
       const comments = await (
         await get(`/v2/tasks/${task}/comments`, { ...key, accept: 'application/xml' })
       ).text();

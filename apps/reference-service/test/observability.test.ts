@@ -135,10 +135,11 @@ describe('logs', () => {
     expect(requestLines.map((e) => e['request_id'])).toEqual(ids);
     expect(requestLines[0]?.['trace_id']).toBe(trace);
     expect(requestLines[1]?.['trace_id']).toBeUndefined();
-    const headers = (requestLines[1]?.['req'] as { headers: Record<string, string> }).headers;
+    const headers =
+      (requestLines[1]?.['req'] as { headers: Record<string, string> } | undefined)?.headers ?? {};
     expect(headers['authorization']).toBe(REDACTED);
     expect(headers['cookie']).toBe(REDACTED);
-    expect((requestLines[2]?.['req'] as { url: string }).url).toBe(
+    expect((requestLines[2]?.['req'] as { url?: string } | undefined)?.url).toBe(
       `/v2/projects?access_token=${REDACTED}&api_key=${REDACTED}`,
     );
   });
