@@ -169,6 +169,22 @@ const frontPaths: Json = {
 };
 
 /**
+ * `page`/`size` are the alternative to `limit`/`offset`: their defaults hold only once the client
+ * pages that way, so they are said in words, not as `default` (which a client such as Swagger UI's
+ * "Try it out" would send, making every first call a 400 `conflicting_pagination`).
+ */
+function alternativeWithoutDefault(parameter: unknown): unknown {
+  const p = parameter as Json;
+  if (p['in'] !== 'query' || (p['name'] !== 'page' && p['name'] !== 'size')) return parameter;
+  const schema = { ...(p['schema'] as Json) };
+  const fallback = schema['default'];
+  if (fallback === undefined) return parameter;
+  delete schema['default'];
+  const note = `Instead of limit/offset; ${String(fallback)} when paging this way and this parameter is absent.`;
+  return { ...p, schema, description: p['description'] ? `${String(p['description'])} ${note}` : note };
+}
+
+/**
  * Adds the front door's schemas and operations to the service's OpenAPI document (in place) and
  * returns it.
  *
@@ -217,6 +233,12 @@ export function withFrontDoor(document: Json): Json {
         'text/html': { schema: { type: 'string', xml: { name: 'html' } } },
       },
     };
+  }
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const parameters = (operation as Json)['parameters'];
+      if (Array.isArray(parameters)) (operation as Json)['parameters'] = parameters.map(alternativeWithoutDefault);
+    }
   }
   document['paths'] = { ...frontPaths, ...paths };
   return document;
