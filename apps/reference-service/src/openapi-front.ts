@@ -237,7 +237,8 @@ export function withFrontDoor(document: Json): Json {
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
       const parameters = (operation as Json)['parameters'];
-      if (Array.isArray(parameters)) (operation as Json)['parameters'] = parameters.map(alternativeWithoutDefault);
+      if (Array.isArray(parameters))
+        (operation as Json)['parameters'] = parameters.map(alternativeWithoutDefault);
     }
   }
   document['paths'] = { ...frontPaths, ...paths };

@@ -122,9 +122,15 @@ describe.skipIf(!ready)('the front door in headless Chromium', () => {
     const status = operation.locator('.live-responses-table .response .response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
     const curl = await operation.locator('.curl-command').first().textContent();
-    const responseBody = await operation.locator('.live-responses-table .response-col_description').first().textContent();
+    const responseBody = await operation
+      .locator('.live-responses-table .response-col_description')
+      .first()
+      .textContent();
     expect((await status.textContent())?.trim(), `${curl}\n${responseBody}`).toBe('200');
-    const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();
+    const body = await operation
+      .locator('.live-responses-table .response-col_description pre')
+      .first()
+      .textContent();
     expect(body).toContain('"data"');
     expect(body).toContain('Apollo');
 
