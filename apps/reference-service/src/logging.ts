@@ -120,7 +120,14 @@ export function createLogger(options: {
       ...base,
       transport: {
         target: 'pino-pretty',
-        options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+        options: {
+          singleLine: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,req,res,responseTime,request_id,trace_id',
+          // `GET /v2/projects?limit=2 200 4ms request completed request_id=… trace_id=…`
+          messageFormat:
+            '{if req.method}{req.method} {req.url} {res.statusCode} {responseTime}ms {end}{msg}{if request_id} request_id={request_id}{end}{if trace_id} trace_id={trace_id}{end}',
+        },
       },
     });
   }
