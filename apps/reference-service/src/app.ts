@@ -12,6 +12,7 @@
  * `/openapi.json`, `/errors/<code>` (docs.ts), the token endpoints. XML is written by
  * xml-representation.ts from the OpenAPI schemas.
  */
+import { isKeySetUnavailable, type KeySetErrorEvent } from '@plumbline/auth';
 import {
   authenticate,
   getPrincipal,
@@ -91,6 +92,25 @@ const rateLimited: Options['handler'] = (req, _res, next) => {
   );
 };
 
+/**
+ * Logs a failed fetch of a trusted issuer's key set: called once per fetch, and fetches back off,
+ * so an identity-provider outage gives one line per period, never one per refused request.
+ */
+export function keySetErrorLogger(logger: Logger): (event: KeySetErrorEvent) => void {
+  return (e) =>
+    logger.warn(
+      { issuer: e.issuer, err: e.error, failures: e.consecutiveFailures, retry_in_ms: e.retryInMs },
+      e.servingLastGoodSet ? 'JWKS fetch failed; serving the last good key set' : 'JWKS unavailable',
+    );
+}
+
+/** Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1). */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
+  next();
+};
+
 export function createApp(ctx: AppContext, logger: Logger): Express {
   const { config } = ctx;
   const app = express();
@@ -111,6 +131,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   }
   app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
   app.use(limitQueryString);
+
+  app.use(['/oauth/token', '/oauth/revoke'], noStore);
 
   // Failed requests count per client address, before authentication: guessing keys or secrets is
   // throttled even though a guesser never becomes a principal.
@@ -172,7 +194,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .all(methodNotAllowed(['POST']));
   neutral
     .route('/oauth/revoke')
-    .post(principalLimit, revocationEndpoint({ clients, verifier: ctx.verifier, revocation: ctx.revocation }))
+    .post(
+      principalLimit,
+      revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
+    )
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
   neutral.use(frontDoorRouter(openapi, API_VERSIONS));
@@ -206,9 +231,12 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     errorHandler({
       onError: ({ error, original, req }) => {
         metrics.recordError(req, error);
-        const log =
-          (req as Request & { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
-        if (error.status >= 500) log.error({ err: original }, 'request failed');
+        // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
+        if (error.status >= 500 && !isKeySetUnavailable(original)) {
+          const log =
+            (req as Request & { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
+          log.error({ err: original }, 'request failed');
+        }
       },
     }),
   );

@@ -21,8 +21,19 @@ export interface ServiceConfig {
   readonly tokenAudience: string;
   /** Private signing key (JWK JSON) shared by every instance; generated per process when absent. */
   readonly signingKeyJwk: string | undefined;
-  /** An external issuer trusted in addition to our own. */
-  readonly externalIssuer: { issuer: string; audience: string; jwksUrl: string } | undefined;
+  /** An external issuer trusted in addition to our own, with its age/lifetime limits and RFC 9068 strictness. */
+  readonly externalIssuer:
+    | {
+        issuer: string;
+        audience: string;
+        jwksUrl: string;
+        maxTokenAgeSec: number;
+        maxLifetimeSec: number;
+        strictRfc9068: boolean;
+      }
+    | undefined;
+  /** Seconds in which the first retry of a just-rotated refresh token gets the same successor; 0 = off. */
+  readonly refreshReuseGraceSec: number;
   /** Key that signs pagination cursors (>= 32 bytes), shared by all instances; random per process when unset. */
   readonly cursorSecret: string | undefined;
   readonly rateLimitPerMinute: number;
@@ -79,6 +90,26 @@ export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   ],
   ['AUTH_AUDIENCE', '(unset)', 'audience expected in tokens of AUTH_ISSUER'],
   ['AUTH_JWKS_URL', '(unset)', 'JWKS URL of AUTH_ISSUER'],
+  [
+    'AUTH_MAX_TOKEN_AGE_SEC',
+    '86400',
+    'oldest accepted AUTH_ISSUER token, seconds since its iat (tokens without iat are refused); our own tokens: 900',
+  ],
+  [
+    'AUTH_MAX_TOKEN_LIFETIME_SEC',
+    '86400',
+    'longest accepted AUTH_ISSUER token lifetime (exp - iat) in seconds; our own tokens: 900',
+  ],
+  [
+    'AUTH_STRICT_RFC9068',
+    'false',
+    'RFC 9068 strict mode for AUTH_ISSUER: typ at+jwt and iat, jti, sub, client_id required (true | false); always on for our own tokens',
+  ],
+  [
+    'REFRESH_REUSE_GRACE_SEC',
+    '0',
+    'a just-rotated refresh token retried within this many seconds (once) gets the same successor instead of revoking the family; 0 = off',
+  ],
   [
     'CURSOR_SECRET',
     '(random)',
@@ -208,8 +239,16 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     signingKeyJwk,
     externalIssuer:
       externalParts[0] && externalParts[1] && jwksUrl
-        ? { issuer: externalParts[0], audience: externalParts[1], jwksUrl }
+        ? {
+            issuer: externalParts[0],
+            audience: externalParts[1],
+            jwksUrl,
+            maxTokenAgeSec: integer(env, 'AUTH_MAX_TOKEN_AGE_SEC', 86_400, 1, 31_536_000),
+            maxLifetimeSec: integer(env, 'AUTH_MAX_TOKEN_LIFETIME_SEC', 86_400, 1, 31_536_000),
+            strictRfc9068: boolean(env, 'AUTH_STRICT_RFC9068', false),
+          }
         : undefined,
+    refreshReuseGraceSec: integer(env, 'REFRESH_REUSE_GRACE_SEC', 0, 0, 300),
     cursorSecret: cursorSecret(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 100 * 1_048_576),

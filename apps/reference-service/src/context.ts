@@ -7,6 +7,7 @@ import {
   type ApiKeyStore,
   createJwtVerifier,
   type JwtVerifier,
+  type KeySetErrorEvent,
   MemoryRevocationStore,
   RedisRevocationStore,
   type RevocationStore,
@@ -80,7 +81,12 @@ async function connectRedis(url: string): Promise<Redis> {
 export interface ContextOptions {
   /** Prefix of every Redis key (default `plumbline:ref:`); tests give each service its own. */
   readonly redisPrefix?: string;
+  /** Told once per failed fetch of the external issuer's key set (for the log). */
+  readonly onKeySetError?: (event: KeySetErrorEvent) => void;
 }
+
+/** Our own access tokens live 15 minutes; older or longer-lived tokens in our name are refused. */
+export const OWN_TOKEN_TTL_SEC = 900;
 
 export async function createContext(
   config: ServiceConfig,
@@ -102,6 +108,10 @@ export async function createContext(
   const issuer = await createIssuer({
     issuer: config.tokenIssuer,
     audience: config.tokenAudience,
+    accessTokenTtlSec: OWN_TOKEN_TTL_SEC,
+    // A reused or revoked refresh token also revokes its family's access tokens, on every instance.
+    revocation,
+    refreshReuseGraceSec: config.refreshReuseGraceSec,
     refreshStore: redis
       ? new RedisRefreshTokenStore({ client: redis, prefix: `{${prefix}refresh}:` })
       : new MemoryRefreshTokenStore(),
@@ -116,6 +126,8 @@ export async function createContext(
         audience: config.tokenAudience,
         jwks: issuer.jwks(),
         requireAccessTokenType: true,
+        maxTokenAgeSec: OWN_TOKEN_TTL_SEC,
+        maxLifetimeSec: OWN_TOKEN_TTL_SEC,
       },
       ...(config.externalIssuer
         ? [
@@ -123,11 +135,15 @@ export async function createContext(
               issuer: config.externalIssuer.issuer,
               audience: config.externalIssuer.audience,
               jwksUri: config.externalIssuer.jwksUrl,
+              maxTokenAgeSec: config.externalIssuer.maxTokenAgeSec,
+              maxLifetimeSec: config.externalIssuer.maxLifetimeSec,
+              requireAccessTokenType: config.externalIssuer.strictRfc9068,
             },
           ]
         : []),
     ],
     revocation,
+    ...(options.onKeySetError ? { onKeySetError: options.onKeySetError } : {}),
   });
   const apiKeys: ApiKeyStore = {
     async findByHash(hash) {

@@ -8,13 +8,14 @@
  * parts of URLs are masked.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_REDACTED_PARAMETERS, redactQuery, redactUrl as redactQueryString } from '@plumbline/auth';
 import { getRequestId } from '@plumbline/errors/express';
 import type { Request, RequestHandler } from 'express';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { pinoHttp } from 'pino-http';
 
-/** What stands in for a removed credential. */
-export const REDACTED = '[redacted]';
+/** What stands in for a removed credential (the same mark `@plumbline/auth`'s redaction uses). */
+export const REDACTED = '[REDACTED]';
 
 const SECRET_KEYS = [
   'authorization',
@@ -39,38 +40,23 @@ const REDACT_PATHS = SECRET_KEYS.flatMap((key) => {
   return [...(member.startsWith('.') ? [key] : []), `*${member}`, `*.*${member}`];
 });
 
-// Query parameters that carry credentials (their value is masked; the name stays, to be seen).
-const SECRET_PARAM =
-  /^(access_token|refresh_token|id_token|token|api_key|apikey|key|client_secret|secret|password|code|sig|signature)$/i;
+// Query parameters whose values are masked: the auth package's list plus other common secrets.
+const REDACT = {
+  parameters: [...DEFAULT_REDACTED_PARAMETERS, 'key', 'secret', 'sig', 'signature', 'code', 'session'],
+  replacement: REDACTED,
+};
 
 /**
- * `url` with credential-looking query values and any `user:password@` replaced by `[redacted]`.
+ * `url` for a log: credential query values (`@plumbline/auth`'s `redactUrl`, with a few more names)
+ * and any `user:password@` replaced by `[REDACTED]`.
  *
  * @example
  * ```ts
- * redactUrl('/v2/projects?api_key=plk_abc&limit=2'); // '/v2/projects?api_key=[redacted]&limit=2'
+ * redactUrl('/v2/projects?api_key=plk_abc&limit=2'); // '/v2/projects?api_key=[REDACTED]&limit=2'
  * ```
  */
 export function redactUrl(url: string): string {
-  let out = url.replace(/\/\/[^/@\s?#]+@/, `//${REDACTED}@`);
-  const at = out.indexOf('?');
-  if (at >= 0) {
-    const query = out
-      .slice(at + 1)
-      .split('&')
-      .map((pair) => {
-        const eq = pair.indexOf('=');
-        const name = eq >= 0 ? pair.slice(0, eq) : pair;
-        let decoded = name;
-        try {
-          decoded = decodeURIComponent(name.replaceAll('+', ' '));
-        } catch {}
-        return eq >= 0 && SECRET_PARAM.test(decoded) ? `${name}=${REDACTED}` : pair;
-      })
-      .join('&');
-    out = `${out.slice(0, at)}?${query}`;
-  }
-  return out;
+  return redactQueryString(url.replace(/\/\/[^/@\s?#]+@/, `//${REDACTED}@`), REDACT);
 }
 
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'set-cookie']);
@@ -154,11 +140,18 @@ export function accessLog(logger: Logger): RequestHandler {
       const traceId = traceIdOf(req.headers['traceparent']);
       return traceId ? { trace_id: traceId } : {};
     },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    // 503 is a fail-closed answer to an outage that its detector logs once; per request it is a warning.
+    customLogLevel: (_req, res, error) =>
+      error || (res.statusCode >= 500 && res.statusCode !== 503)
+        ? 'error'
+        : res.statusCode === 503
+          ? 'warn'
+          : 'info',
     serializers: {
-      req: (req: IncomingMessage & { raw?: IncomingMessage; method?: string; url?: string }) => ({
+      req: (req: IncomingMessage & { query?: Record<string, unknown>; url?: string }) => ({
         method: req.method,
         url: redactUrl(String(req.url ?? '')),
+        ...(req.query && typeof req.query === 'object' ? { query: redactQuery(req.query, REDACT) } : {}),
         headers: safeHeaders((req.headers ?? {}) as Record<string, unknown>),
         remoteAddress: (req as { remoteAddress?: string }).remoteAddress,
       }),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createApp } from './app.js';
+import { createApp, keySetErrorLogger } from './app.js';
 import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
 import { createContext } from './context.js';
 import { createLogger } from './logging.js';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     level: config.logLevel,
     pretty: process.stdout.isTTY === true && config.env !== 'production',
   });
-  const ctx = await createContext(config);
+  const ctx = await createContext(config, { onKeySetError: keySetErrorLogger(logger) });
   const app = createApp(ctx, logger);
   const server: Server = config.tls
     ? createHttpsServer(

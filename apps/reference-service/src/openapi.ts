@@ -27,6 +27,15 @@ function schema(zodSchema: z.ZodType, io: 'input' | 'output'): Json {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** 401 of the token and revocation endpoints: an RFC 6749 body and, like every 401, a challenge. */
+const oauthInvalidClient = {
+  description: 'invalid_client',
+  headers: {
+    'WWW-Authenticate': { description: 'Basic realm="plumbline"', schema: { type: 'string' } },
+  },
+  content: { 'application/json': { schema: ref('OAuthError') } },
+};
 const problemContent = {
   'application/problem+json': { schema: ref('Problem') },
   'application/problem+xml': { schema: ref('Problem') },
@@ -360,10 +369,46 @@ function neutralPaths(): Json {
             description: 'RFC 6749 error (invalid_request, invalid_grant, ...)',
             content: { 'application/json': { schema: ref('OAuthError') } },
           },
-          '401': {
-            description: 'invalid_client',
+          '401': oauthInvalidClient,
+          '429': problem['429'],
+        },
+      },
+    },
+    '/oauth/revoke': {
+      post: {
+        operationId: 'revoke',
+        summary:
+          'RFC 7009 revocation: an access token, or a refresh token (ending its family and the family’s access tokens)',
+        tags: ['auth'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['token'],
+                properties: {
+                  token: { type: 'string' },
+                  token_type_hint: { enum: ['access_token', 'refresh_token'] },
+                  client_id: { type: 'string' },
+                  client_secret: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              'Revoked, or nothing of this client’s to revoke (RFC 7009 2.2); Cache-Control: no-store',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '400': {
+            description: 'RFC 6749 error (invalid_request)',
             content: { 'application/json': { schema: ref('OAuthError') } },
           },
+          '401': oauthInvalidClient,
           '429': problem['429'],
         },
       },

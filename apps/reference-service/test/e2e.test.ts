@@ -549,7 +549,10 @@ describe.each(backends)('reference service on $name', (backend) => {
           body: new URLSearchParams({ token, ...body }),
         });
       const inBody = await badSecret({}, { client_id: 'demo-read-write', client_secret: 'wrong' });
-      expect([inBody.status, inBody.headers.get('www-authenticate')]).toEqual([401, null]);
+      expect([inBody.status, inBody.headers.get('www-authenticate')]).toEqual([
+        401,
+        'Basic realm="plumbline"',
+      ]);
       const overBasic = await badSecret(
         { authorization: `Basic ${Buffer.from('demo-read-write:wrong').toString('base64')}` },
         {},

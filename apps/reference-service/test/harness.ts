@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { DATABASE_URL, REDIS_URL, uniquePrefix } from '@plumbline/test-utils';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
-import { createApp } from '../src/app.js';
+import { createApp, keySetErrorLogger } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
 import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
@@ -26,10 +26,17 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** The app's logger (default silent). */
+  readonly logger?: Logger;
+  /** Redis key prefix; give two services the same one to make them instances of one deployment. */
+  readonly redisPrefix?: string;
+}
+
 export async function startService(
   backend: Backend,
   env: Record<string, string> = {},
-  options: { readonly logger?: Logger } = {},
+  options: StartOptions = {},
 ): Promise<RunningService> {
   const schema = uniquePrefix('svc').toLowerCase();
   let databaseUrl: string | undefined;
@@ -50,10 +57,15 @@ export async function startService(
     ...(backend.redis ? { REDIS_URL: REDIS_URL } : {}),
     ...env,
   });
-  const ctx = await createContext({ ...config, redisKeyPrefix: `${schema}:` });
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const prefix = options.redisPrefix ?? `${schema}:`;
+  const ctx = await createContext(
+    { ...config, redisKeyPrefix: prefix },
+    { onKeySetError: keySetErrorLogger(logger) },
+  );
   // Production never prints demo credentials; tests then make their own the same way.
   const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
-  const app = createApp(ctx, options.logger ?? pino({ level: 'silent' }));
+  const app = createApp(ctx, logger);
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -78,7 +90,7 @@ export async function startService(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (ctx.redis) {
-        const keys = await ctx.redis.keys(`${schema}:*`);
+        const keys = await ctx.redis.keys(`${prefix}*`);
         if (keys.length > 0) await ctx.redis.del(...keys);
       }
       await ctx.close();

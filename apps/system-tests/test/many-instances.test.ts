@@ -121,6 +121,61 @@ describe.skipIf(!ready)('three instances sharing Redis and PostgreSQL', () => {
         'invalid_grant',
       ]);
     }
+    // So are the family's access tokens (issue 22 item 2), on every instance.
+    const accessTokens = [first.access_token, rotated.json<{ access_token: string }>().access_token];
+    for (const instance of [a, b, c]) {
+      for (const access of accessTokens) {
+        const reply = await request(`${instance.url}/v2/projects?limit=1`, {
+          headers: { authorization: `Bearer ${access}` },
+        });
+        expect([instance.port, reply.status, reply.json()['error_code']]).toEqual([
+          instance.port,
+          401,
+          'invalid_token',
+        ]);
+      }
+    }
+  });
+
+  it('a refresh token revoked on one instance (RFC 7009) ends its family on every instance', async () => {
+    const [a, b, c] = cluster.instances as [
+      (typeof cluster.instances)[0],
+      (typeof cluster.instances)[0],
+      (typeof cluster.instances)[0],
+    ];
+    const issued = await token(a.url, cluster.credentials, 'read:projects offline_access');
+    const bearer = { authorization: `Bearer ${issued.access_token}` };
+    // Warm every instance's verified-token cache: the revocation must win over it.
+    for (const instance of [a, b, c]) {
+      expect((await request(`${instance.url}/v2/projects?limit=1`, { headers: bearer })).status).toBe(200);
+    }
+    const revoked = await request(
+      `${b.url}/oauth/revoke`,
+      form({
+        token: issued.refresh_token as string,
+        client_id: cluster.credentials.clientId,
+        client_secret: cluster.credentials.clientSecret,
+      }),
+    );
+    expect([revoked.status, revoked.json()]).toEqual([200, {}]);
+    for (const instance of [a, b, c]) {
+      const use = await request(`${instance.url}/v2/projects?limit=1`, { headers: bearer });
+      const again = await request(
+        `${instance.url}/oauth/token`,
+        form({
+          grant_type: 'refresh_token',
+          refresh_token: issued.refresh_token as string,
+          client_id: cluster.credentials.clientId,
+          client_secret: cluster.credentials.clientSecret,
+        }),
+      );
+      expect([instance.port, use.status, again.status, again.json()['error']]).toEqual([
+        instance.port,
+        401,
+        400,
+        'invalid_grant',
+      ]);
+    }
   });
 
   it('a revoked jti is rejected by every instance within one second', async () => {

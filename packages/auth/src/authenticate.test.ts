@@ -8,16 +8,8 @@ import {
 } from '@plumbline/test-utils';
 import request from 'supertest';
 import { expect } from 'vitest';
-import { authenticate, getPrincipal, requireScopes } from './express.js';
 import {
-  assertScopes,
-  createAuthenticator,
-  createJwtVerifier,
-  generateApiKey,
-  MemoryApiKeyStore,
-  MemoryRevocationStore,
-} from './index.js';
-import {
+  AGED_ISS,
   AUD,
   attacker,
   b64,
@@ -28,6 +20,7 @@ import {
   hs256With,
   ISS,
   JWKS,
+  LIFETIME_ISS,
   nowSec,
   RSA_PEM,
   rs256,
@@ -37,7 +30,16 @@ import {
   signEs256Manually,
   signRaw,
   unsigned,
-} from './test-fixtures.js';
+} from '../test/fixtures.js';
+import { authenticate, getPrincipal, requireScopes } from './express.js';
+import {
+  assertScopes,
+  createAuthenticator,
+  createJwtVerifier,
+  generateApiKey,
+  MemoryApiKeyStore,
+  MemoryRevocationStore,
+} from './index.js';
 
 const keys = new MemoryApiKeyStore();
 const readKey = generateApiKey();
@@ -58,6 +60,8 @@ const verifier = createJwtVerifier({
     { issuer: ISS, audience: AUD, jwks: JWKS },
     { issuer: STATIC_ISS, audience: AUD, key: RSA_PEM, algorithms: ['RS256'] },
     { issuer: STRICT_ISS, audience: AUD, jwks: JWKS, requireAccessTokenType: true },
+    { issuer: AGED_ISS, audience: AUD, jwks: JWKS, maxTokenAgeSec: 3600, maxLifetimeSec: 3600 },
+    { issuer: LIFETIME_ISS, audience: AUD, jwks: JWKS, maxLifetimeSec: 900 },
   ],
   revocation,
 });
@@ -87,6 +91,10 @@ interface Row {
 }
 
 const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
+const strictWithout: Record<string, string> = {};
+for (const claim of ['jti', 'iat', 'sub', 'client_id']) {
+  strictWithout[claim] = await sign({ iss: STRICT_ISS, [claim]: undefined }, es256, { typ: 'at+jwt' });
+}
 const valid = await sign();
 
 const rows: Row[] = [
@@ -559,6 +567,108 @@ const rows: Row[] = [
     challenge: null,
     clientId: 'web',
   },
+  // RFC 9068 strict mode enforces the required claims, not only typ (issue 22 item 5).
+  ...(
+    [
+      ['jti', 'The access token has no identifier'],
+      ['iat', 'The access token has no issue time'],
+      ['sub', 'The access token has no subject'],
+      ['client_id', 'The access token has no client_id'],
+    ] as const
+  ).map(([claim, description]) => ({
+    name: `strict mode: at+jwt without ${claim}`,
+    headers: [bearer(strictWithout[claim]!)] as const,
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT(description),
+  })),
+  {
+    name: 'strict mode: client_id not a string (azp present)',
+    headers: [bearer(await sign({ iss: STRICT_ISS, client_id: 7, azp: 'web' }, es256, { typ: 'at+jwt' }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token names no client'),
+  },
+  {
+    name: 'strict mode: no client_id, only azp',
+    headers: [
+      bearer(await sign({ iss: STRICT_ISS, client_id: undefined, azp: 'web' }, es256, { typ: 'at+jwt' })),
+    ],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token has no client_id'),
+  },
+  {
+    name: 'lax issuer: no jti, iat or client_id (azp names the client) is accepted',
+    headers: [bearer(await sign({ jti: undefined, iat: undefined, client_id: undefined, azp: 'web' }))],
+    status: 200,
+    challenge: null,
+    clientId: 'web',
+  },
+  // Maximum age and lifetime per issuer (issue 22 item 4): AGED_ISS 3600 s / 3600 s, LIFETIME_ISS -/900 s.
+  {
+    name: 'max age: iat a year ago, exp still ahead',
+    headers: [bearer(await sign({ iss: AGED_ISS, iat: now - 31_536_000, exp: now + 300 }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token is too old'),
+  },
+  {
+    name: 'max age: iat just past the limit plus tolerance',
+    headers: [bearer(await sign({ iss: AGED_ISS, iat: now - 3600 - 45, exp: now + 60 }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token is too old'),
+  },
+  {
+    name: 'max age: iat 50 minutes ago, lifetime 55 minutes',
+    headers: [bearer(await sign({ iss: AGED_ISS, iat: now - 3000, exp: now + 300 }))],
+    status: 200,
+    challenge: null,
+    clientId: 'web',
+  },
+  {
+    name: 'max age: no iat',
+    headers: [bearer(await sign({ iss: AGED_ISS, iat: undefined }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token has no issue time'),
+  },
+  {
+    name: 'max lifetime: exp ten years after iat',
+    headers: [bearer(await sign({ iss: AGED_ISS, iat: now, exp: now + 315_360_000 }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token lifetime is too long'),
+  },
+  {
+    name: 'max lifetime: one second over',
+    headers: [bearer(await sign({ iss: LIFETIME_ISS, iat: now - 10, exp: now + 891 }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token lifetime is too long'),
+  },
+  {
+    name: 'max lifetime: exactly the limit',
+    headers: [bearer(await sign({ iss: LIFETIME_ISS, iat: now - 10, exp: now + 890 }))],
+    status: 200,
+    challenge: null,
+    clientId: 'web',
+  },
+  {
+    name: 'max lifetime without iat: exp an hour away',
+    headers: [bearer(await sign({ iss: LIFETIME_ISS, iat: undefined, exp: now + 3600 }))],
+    status: 401,
+    code: 'invalid_token',
+    challenge: IT('The access token lifetime is too long'),
+  },
+  {
+    name: 'max lifetime without iat: exp ten minutes away',
+    headers: [bearer(await sign({ iss: LIFETIME_ISS, iat: undefined, exp: now + 600 }))],
+    status: 200,
+    challenge: null,
+    clientId: 'web',
+  },
   {
     name: 'revoked jti',
     headers: [bearer(await sign({ jti: 'revoked-jti' }))],
@@ -740,12 +850,12 @@ const rows: Row[] = [
     challenge: IR('send either an API key or a bearer token, not both'),
   },
   {
-    name: 'read-only API key on a write',
+    name: 'read-only API key on a write (403 without a Bearer challenge)',
     method: 'POST',
     headers: [['X-API-Key', readKey]],
     status: 403,
     code: 'insufficient_scope',
-    challenge: SCOPE,
+    challenge: null,
   },
   {
     name: 'read-write API key on a write',

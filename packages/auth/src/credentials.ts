@@ -140,3 +140,102 @@ export function extractCredentials(
   }
   return { type: 'none' };
 }
+
+/**
+ * Query parameters whose values {@link redactUrl} and {@link redactQuery} hide: the refused credential
+ * names plus other secrets that end up in URLs by mistake.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_REDACTED_PARAMETERS.includes('client_secret'); // true
+ * ```
+ */
+export const DEFAULT_REDACTED_PARAMETERS: readonly string[] = Object.freeze([
+  ...DEFAULT_QUERY_CREDENTIALS,
+  'client_secret',
+  'refresh_token',
+  'id_token',
+  'password',
+  'assertion',
+  'client_assertion',
+]);
+
+/**
+ * Options for {@link redactUrl} and {@link redactQuery}.
+ *
+ * @example
+ * ```ts
+ * const options: RedactOptions = { parameters: ['access_token', 'sig'], replacement: '***' };
+ * ```
+ */
+export interface RedactOptions {
+  /** Names (case-insensitive; `name[...]` forms included) whose values are hidden. Default {@link DEFAULT_REDACTED_PARAMETERS}. */
+  readonly parameters?: readonly string[];
+  /** What replaces a value. Default `[REDACTED]`. */
+  readonly replacement?: string;
+}
+
+const REDACTED = '[REDACTED]';
+
+function redactedNames(options: RedactOptions): (name: string) => boolean {
+  const names = new Set((options.parameters ?? DEFAULT_REDACTED_PARAMETERS).map((n) => n.toLowerCase()));
+  return (name) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      // A malformed escape: judge the raw name.
+    }
+    const lower = decoded.trim().toLowerCase();
+    const bracket = lower.indexOf('[');
+    return names.has(lower) || (bracket > 0 && names.has(lower.slice(0, bracket)));
+  };
+}
+
+/**
+ * A URL (or path with query) for logs: the values of credential parameters are replaced, names and
+ * everything else kept byte for byte. A refused `?access_token=...` never reaches the access log.
+ *
+ * @example
+ * ```ts
+ * redactUrl('/v2/projects?access_token=eyJ...&page=2'); // '/v2/projects?access_token=[REDACTED]&page=2'
+ * ```
+ */
+export function redactUrl(url: string, options: RedactOptions = {}): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const hash = url.indexOf('#', mark);
+  const end = hash < 0 ? url.length : hash;
+  const secret = redactedNames(options);
+  const replacement = options.replacement ?? REDACTED;
+  const query = url
+    .slice(mark + 1, end)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return secret(name) ? `${name}=${replacement}` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, mark + 1)}${query}${url.slice(end)}`;
+}
+
+/**
+ * A parsed query object for logs: credential parameters' values replaced (a shallow copy; the
+ * input is not changed).
+ *
+ * @example
+ * ```ts
+ * redactQuery({ api_key: 'plk_...', page: '2' }); // { api_key: '[REDACTED]', page: '2' }
+ * ```
+ */
+export function redactQuery(
+  query: Readonly<Record<string, unknown>>,
+  options: RedactOptions = {},
+): Record<string, unknown> {
+  const secret = redactedNames(options);
+  const replacement = options.replacement ?? REDACTED;
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) copy[name] = secret(name) ? replacement : value;
+  return copy;
+}

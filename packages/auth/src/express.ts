@@ -176,10 +176,16 @@ export function revocationEndpoint(options: RevocationEndpointOptions): RequestH
 
 function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
   return (req, res, next) => {
+    // Set first, so answers that leave through the error handler (413) are not cacheable either.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
     readForm(req)
       .then((body) =>
         endpoint({
-          authorization: req.headers.authorization,
+          // Every Authorization line (Node keeps only the first in req.headers): two are refused.
+          authorization: req.rawHeaders.filter(
+            (_, i, raw) => i % 2 === 1 && /^authorization$/i.test(raw[i - 1]!),
+          ),
           contentType: req.headers['content-type'],
           body,
         }),

@@ -28,8 +28,12 @@ export {
   type CredentialInput,
   type Credentials,
   DEFAULT_QUERY_CREDENTIALS,
+  DEFAULT_REDACTED_PARAMETERS,
   type ExtractCredentialsOptions,
   extractCredentials,
+  type RedactOptions,
+  redactQuery,
+  redactUrl,
 } from './credentials.js';
 export {
   isLoopback,
@@ -54,6 +58,7 @@ export {
   type Principal,
   scopesFromClaims,
 } from './principal.js';
+export { isKeySetUnavailable, type KeySetErrorEvent, KeySetUnavailableError } from './remote-jwks.js';
 export {
   MemoryRevocationStore,
   type RedisClient,

@@ -145,7 +145,7 @@ describe('refresh-token rotation (memory store)', () => {
 interface Row {
   readonly name: string;
   readonly body: string;
-  readonly authorization?: string;
+  readonly authorization?: string | readonly string[];
   readonly contentType?: string;
   readonly status: number;
   readonly error?: string;
@@ -224,6 +224,64 @@ const rows: Row[] = [
     status: 400,
     error: 'invalid_scope',
   },
+  // Issue 22 item 7: malformed percent-encoding is malformed, not "exceeds what the client may request".
+  {
+    name: 'scope with a broken percent escape (%zz)',
+    authorization: basic('cli', 's3cret'),
+    body: 'grant_type=client_credentials&scope=%zz',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'scope ending in a lone %',
+    authorization: basic('cli', 's3cret'),
+    body: 'grant_type=client_credentials&scope=read:items%',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'client_secret with a broken escape',
+    body: 'grant_type=client_credentials&client_id=cli&client_secret=s3cr%e',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'a well-formed escape still decodes (read%3Aitems)',
+    authorization: basic('cli', 's3cret'),
+    body: 'grant_type=client_credentials&scope=read%3Aitems',
+    status: 200,
+    scope: 'read:items',
+    refresh: false,
+  },
+  // Issue 22 item 7: two Authorization lines are refused whichever comes first.
+  {
+    name: 'two Authorization lines, good then bad',
+    authorization: [basic('cli', 's3cret'), basic('cli', 'nope')],
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'two Authorization lines, bad then good',
+    authorization: [basic('cli', 'nope'), basic('cli', 's3cret')],
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'two Authorization lines joined with a comma (fetch Headers, proxies)',
+    authorization: `${basic('cli', 's3cret')}, ${basic('cli', 'nope')}`,
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'two identical Authorization lines',
+    authorization: [basic('cli', 's3cret'), basic('cli', 's3cret')],
+    body: 'grant_type=client_credentials',
+    status: 400,
+    error: 'invalid_request',
+  },
   {
     name: 'wrong secret (Basic)',
     authorization: basic('cli', 'nope'),
@@ -237,6 +295,7 @@ const rows: Row[] = [
     body: 'grant_type=client_credentials&client_id=cli&client_secret=nope',
     status: 401,
     error: 'invalid_client',
+    wwwAuthenticate: 'Basic realm="plumbline"',
   },
   {
     name: 'unknown client',
@@ -251,12 +310,14 @@ const rows: Row[] = [
     body: 'grant_type=client_credentials',
     status: 401,
     error: 'invalid_client',
+    wwwAuthenticate: 'Basic realm="plumbline"',
   },
   {
     name: 'client_id without secret',
     body: 'grant_type=client_credentials&client_id=cli',
     status: 401,
     error: 'invalid_client',
+    wwwAuthenticate: 'Basic realm="plumbline"',
   },
   {
     name: 'Basic without a colon',
@@ -353,7 +414,7 @@ for (const [name, express] of EXPRESS_VERSIONS) {
     let req = request(app)
       .post('/oauth/token')
       .set('Content-Type', row.contentType ?? FORM);
-    if (row.authorization) req = req.set('Authorization', row.authorization);
+    if (row.authorization) req = req.set('Authorization', row.authorization as string);
     return fromSupertest(await req.send(row.body));
   };
 }
@@ -443,7 +504,11 @@ describe('token endpoint refresh flow (Express)', () => {
       .post('/oauth/token')
       .type('form')
       .send(`grant_type=client_credentials&client_id=cli&client_secret=s3cret&pad=${'a'.repeat(17_000)}`);
-    expect([big.status, big.body.error_code]).toEqual([413, 'payload_too_large']);
+    expect([big.status, big.body.error_code, big.headers['cache-control']]).toEqual([
+      413,
+      'payload_too_large',
+      'no-store',
+    ]);
   });
 
   it('a repeated field parsed by express.urlencoded is refused', async () => {
@@ -458,7 +523,7 @@ describe('revocation endpoint (RFC 7009)', () => {
     issuers: [{ issuer: ISSUER, audience: ISSUER, jwks: issuer.jwks(), requireAccessTokenType: true }],
     revocation,
   });
-  const revoke = createRevocationEndpoint({ clients, verifier: guarded, revocation });
+  const revoke = createRevocationEndpoint({ clients, issuer, verifier: guarded, revocation });
   const post = (body: string, authorization?: string) =>
     revoke({ contentType: FORM, body, ...(authorization ? { authorization } : {}) });
   const tokenOf = async (clientId: string) =>
@@ -497,9 +562,9 @@ describe('revocation endpoint (RFC 7009)', () => {
       undefined,
       401,
       'invalid_client',
-      undefined,
+      'Basic realm="plumbline"',
     ],
-    ['no client authentication', 'token=x', undefined, 401, 'invalid_client', undefined],
+    ['no client authentication', 'token=x', undefined, 401, 'invalid_client', 'Basic realm="plumbline"'],
     ['no token', '', basic('cli', 's3cret'), 400, 'invalid_request', undefined],
     [
       'two authentication methods',
@@ -532,7 +597,7 @@ describe('revocation endpoint (RFC 7009)', () => {
       isRevoked: async () => false,
       revoke: async () => Promise.reject(new HttpError('service_unavailable')),
     };
-    const failing = createRevocationEndpoint({ clients, verifier, revocation: down });
+    const failing = createRevocationEndpoint({ clients, issuer, verifier, revocation: down });
     const response = await failing({
       contentType: FORM,
       body: `token=${await tokenOf('cli')}`,
@@ -547,7 +612,7 @@ describe('revocation endpoint (RFC 7009)', () => {
 
   it.each(EXPRESS_VERSIONS)('works through the Express adapter on %s', async (_name, express) => {
     const app = express();
-    app.post('/oauth/revoke', revocationEndpoint({ clients, verifier: guarded, revocation }));
+    app.post('/oauth/revoke', revocationEndpoint({ clients, issuer, verifier: guarded, revocation }));
     const token = await tokenOf('cli');
     const res = await request(app)
       .post('/oauth/revoke')

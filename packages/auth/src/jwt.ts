@@ -3,7 +3,6 @@ import { HttpError } from '@plumbline/errors';
 import {
   type CryptoKey,
   createLocalJWKSet,
-  createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
   type JSONWebKeySet,
@@ -16,6 +15,7 @@ import {
 import { authError } from './challenge.js';
 import { Lru } from './lru.js';
 import { type Principal, scopesFromClaims } from './principal.js';
+import { createRemoteKeySet, type KeySetErrorEvent, KeySetUnavailableError } from './remote-jwks.js';
 import type { RevocationStore } from './revocation.js';
 
 /**
@@ -54,8 +54,13 @@ const KNOWN_ALGORITHMS = new Set([
  * ```
  */
 export interface RemoteJwksOptions {
-  /** Minimum time between two fetches triggered by an unknown `kid`. Default 30 000 ms. */
+  /**
+   * Minimum time between two fetches triggered by an unknown `kid`; also the first backoff after a
+   * failed fetch (at least 1 000 ms), doubling with each further failure. Default 30 000 ms.
+   */
   readonly cooldownMs?: number;
+  /** Longest backoff after repeated failed fetches. Default 300 000 ms. */
+  readonly maxBackoffMs?: number;
   /** Fetch timeout. Default 5 000 ms. */
   readonly timeoutMs?: number;
   /** Refetch a cached key set older than this. Default 600 000 ms. */
@@ -84,8 +89,22 @@ export interface TrustedIssuer {
   readonly key?: KeyObject | CryptoKey | JWK | string | Uint8Array;
   /** Allow-list; never inferred from the key or the token. Default {@link DEFAULT_ALGORITHMS}. */
   readonly algorithms?: readonly string[];
-  /** RFC 9068 strict mode: require `typ: at+jwt`. Default false. */
+  /**
+   * RFC 9068 strict mode: require `typ: at+jwt` and the claims RFC 9068 2.2 makes mandatory besides
+   * `iss`, `exp` and `aud`: `iat`, `jti` (so the token can be revoked), `sub` and `client_id`.
+   * Default false.
+   */
   readonly requireAccessTokenType?: boolean;
+  /**
+   * Oldest accepted token, in seconds since its `iat` (clock tolerance added); a token without `iat`
+   * is refused when this is set. Default: no limit.
+   */
+  readonly maxTokenAgeSec?: number;
+  /**
+   * Longest accepted lifetime, `exp - iat`, in seconds; without `iat`, the time left until `exp` must
+   * not exceed it. Default: no limit.
+   */
+  readonly maxLifetimeSec?: number;
   readonly remote?: RemoteJwksOptions;
 }
 
@@ -113,6 +132,11 @@ export interface JwtVerifierOptions {
   readonly realm?: string;
   /** Clock, in milliseconds. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Called once per failed remote key-set fetch (at most once per backoff period), for logging the
+   * outage; requests meanwhile are answered from the last good set, or 503 when there is none.
+   */
+  readonly onKeySetError?: (event: KeySetErrorEvent) => void;
 }
 
 /**
@@ -136,6 +160,9 @@ interface PreparedIssuer {
   readonly getKey: JWTVerifyGetKey | KeyObject | CryptoKey | Uint8Array;
   readonly remote: boolean;
   readonly options: JWTVerifyOptions;
+  readonly strict: boolean;
+  readonly maxAgeSec: number | undefined;
+  readonly maxLifetimeSec: number | undefined;
 }
 
 interface CacheEntry {
@@ -172,6 +199,18 @@ function staticKey(key: StaticKey): KeyObject | CryptoKey | Uint8Array {
   return key;
 }
 
+// RFC 7518 3.2: an HMAC key must be at least as long as the hash output.
+const HMAC_MIN_BYTES: Readonly<Record<string, number>> = { HS256: 32, HS384: 48, HS512: 64 };
+
+function secretLength(key: StaticKey): number | undefined {
+  if (key instanceof Uint8Array) return key.byteLength;
+  if (key instanceof KeyObject) return key.type === 'secret' ? key.symmetricKeySize : undefined;
+  const algorithm = (key as CryptoKey).algorithm as { name?: string; length?: number } | undefined;
+  return algorithm?.name === 'HMAC' && typeof algorithm.length === 'number'
+    ? algorithm.length / 8
+    : undefined;
+}
+
 const CURVES: Readonly<Record<string, string>> = {
   prime256v1: 'P-256',
   secp384r1: 'P-384',
@@ -203,7 +242,16 @@ function algorithmFamily(alg: string): string {
   return 'ed25519';
 }
 
-function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): PreparedIssuer {
+interface RemoteContext {
+  readonly now: () => number;
+  readonly onKeySetError: ((event: KeySetErrorEvent) => void) | undefined;
+}
+
+function prepareIssuer(
+  trusted: TrustedIssuer,
+  clockTolerance: number,
+  context: RemoteContext,
+): PreparedIssuer {
   const sources = [trusted.jwks, trusted.jwksUri, trusted.key].filter((s) => s !== undefined);
   if (sources.length !== 1) {
     throw new TypeError(`issuer ${trusted.issuer}: give exactly one of jwks, jwksUri or key`);
@@ -221,6 +269,30 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
       `issuer ${trusted.issuer}: HMAC algorithms need a secret key and public-key algorithms a public key`,
     );
   }
+  if (symmetric) {
+    const bytes = secretLength(trusted.key!) ?? 0;
+    for (const alg of algorithms) {
+      const needed = HMAC_MIN_BYTES[alg] ?? 0;
+      if (bytes < needed) {
+        throw new TypeError(
+          `issuer ${trusted.issuer}: the ${alg} secret is ${bytes} bytes; RFC 7518 3.2 requires at least ${needed} (the hash output size)`,
+        );
+      }
+    }
+  }
+  for (const [name, value] of [
+    ['maxTokenAgeSec', trusted.maxTokenAgeSec],
+    ['maxLifetimeSec', trusted.maxLifetimeSec],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new TypeError(`issuer ${trusted.issuer}: ${name} must be a positive number of seconds`);
+    }
+  }
+  const limits = {
+    strict: trusted.requireAccessTokenType === true,
+    maxAgeSec: trusted.maxTokenAgeSec,
+    maxLifetimeSec: trusted.maxLifetimeSec,
+  };
   const options: JWTVerifyOptions = {
     algorithms,
     issuer: trusted.issuer,
@@ -229,7 +301,8 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
     clockTolerance,
     ...(trusted.requireAccessTokenType ? { typ: 'at+jwt' } : {}),
   };
-  if (trusted.jwks !== undefined) return { getKey: createLocalJWKSet(trusted.jwks), remote: false, options };
+  if (trusted.jwks !== undefined)
+    return { getKey: createLocalJWKSet(trusted.jwks), remote: false, options, ...limits };
   if (trusted.jwksUri !== undefined) {
     const remote = trusted.remote ?? {};
     const url = new URL(trusted.jwksUri);
@@ -237,12 +310,16 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
       throw new TypeError(`issuer ${trusted.issuer}: jwksUri must use https (http only on loopback)`);
     }
-    const getKey = createRemoteJWKSet(url, {
-      cooldownDuration: remote.cooldownMs ?? 30_000,
-      timeoutDuration: remote.timeoutMs ?? 5_000,
-      cacheMaxAge: remote.cacheMaxAgeMs ?? 600_000,
+    const getKey = createRemoteKeySet(url, {
+      issuer: trusted.issuer,
+      cooldownMs: remote.cooldownMs ?? 30_000,
+      timeoutMs: remote.timeoutMs ?? 5_000,
+      cacheMaxAgeMs: remote.cacheMaxAgeMs ?? 600_000,
+      maxBackoffMs: remote.maxBackoffMs ?? 300_000,
+      now: context.now,
+      onError: context.onKeySetError,
     });
-    return { getKey, remote: true, options };
+    return { getKey, remote: true, options, ...limits };
   }
   const key = staticKey(trusted.key!);
   // jose would otherwise fail per request on a mismatch; say so once, at start-up.
@@ -253,7 +330,7 @@ function prepareIssuer(trusted: TrustedIssuer, clockTolerance: number): Prepared
       `issuer ${trusted.issuer}: algorithm ${misfit} does not fit the static key (${family})`,
     );
   }
-  return { getKey: key, remote: false, options };
+  return { getKey: key, remote: false, options, ...limits };
 }
 
 const CLAIM_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -290,13 +367,9 @@ function describe(error: unknown): string {
   }
 }
 
-const KEY_SOURCE_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
-
-// A remote key set that cannot be fetched is our outage, not the client's fault: 503, fail closed.
+// A remote key set that was never fetched is our outage, not the client's fault: 503, fail closed.
 function isKeySourceFailure(error: unknown, remote: boolean): boolean {
-  if (!remote || error instanceof HttpError) return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code !== 'string' || !code.startsWith('ERR_J') || KEY_SOURCE_FAILURES.has(code);
+  return remote && error instanceof KeySetUnavailableError;
 }
 
 const numericDate = (value: unknown) =>
@@ -328,7 +401,10 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const issuers = new Map<string, PreparedIssuer>();
   for (const trusted of options.issuers) {
     if (issuers.has(trusted.issuer)) throw new TypeError(`issuer ${trusted.issuer} is listed twice`);
-    issuers.set(trusted.issuer, prepareIssuer(trusted, tolerance));
+    issuers.set(
+      trusted.issuer,
+      prepareIssuer(trusted, tolerance, { now, onKeySetError: options.onKeySetError }),
+    );
   }
   const cache = new Lru<string, CacheEntry>(options.cacheSize ?? 10_000);
 
@@ -344,6 +420,27 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       throw cause instanceof HttpError ? cause : new HttpError('service_unavailable', { cause });
     }
     if (revoked) throw reject('The access token was revoked');
+  }
+
+  // Per-issuer limits: strict RFC 9068 claims, maximum age and lifetime.
+  function checkIssuerRules(payload: JWTPayload, issuer: PreparedIssuer): void {
+    if (issuer.strict) {
+      if (payload.iat === undefined) throw reject('The access token has no issue time');
+      if (payload.jti === undefined) throw reject('The access token has no identifier');
+      if (payload.sub === undefined) throw reject('The access token has no subject');
+      const clientId = payload['client_id'];
+      if (typeof clientId !== 'string' || clientId === '') throw reject('The access token has no client_id');
+    }
+    const nowSec = now() / 1000;
+    if (issuer.maxAgeSec !== undefined) {
+      if (payload.iat === undefined) throw reject('The access token has no issue time');
+      if (nowSec - payload.iat > issuer.maxAgeSec + tolerance) throw reject('The access token is too old');
+    }
+    if (issuer.maxLifetimeSec !== undefined) {
+      const lifetime = payload.exp! - (payload.iat ?? nowSec);
+      const slack = payload.iat === undefined ? tolerance : 0;
+      if (lifetime > issuer.maxLifetimeSec + slack) throw reject('The access token lifetime is too long');
+    }
   }
 
   function principalFrom(payload: JWTPayload): Principal {
@@ -397,7 +494,13 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       throw reject(describe(cause), cause);
     }
     const principal = principalFrom(payload);
-    return { principal, expiresAtMs: payload.exp! * 1000, jti: payload.jti };
+    checkIssuerRules(payload, issuer);
+    // With a maximum age, a cached verification must not outlive it either.
+    const expiresAtMs =
+      issuer.maxAgeSec !== undefined
+        ? Math.min(payload.exp!, payload.iat! + issuer.maxAgeSec + tolerance) * 1000
+        : payload.exp! * 1000;
+    return { principal, expiresAtMs, jti: payload.jti };
   }
 
   return {

@@ -1,11 +1,12 @@
+import { createSecretKey } from 'node:crypto';
 import { errorHandler } from '@plumbline/errors/express';
 import { coreOutcome } from '@plumbline/test-utils';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { AUD, eddsa, es256, ISS, JWKS, RSA_PEM, rs256, sign } from '../test/fixtures.js';
 import { authenticate, getPrincipal, requireScopes } from './express.js';
 import { createAuthenticator, generateApiKey, MemoryApiKeyStore } from './index.js';
-import { AUD, eddsa, es256, ISS, JWKS, RSA_PEM, rs256, sign } from './test-fixtures.js';
 
 const store = new MemoryApiKeyStore();
 const key = generateApiKey();
@@ -105,7 +106,8 @@ describe('requireScopes modes (Express)', () => {
 
   it.each([
     ['/any', 200, undefined],
-    ['/all', 403, 'Bearer realm="plumbline", error="insufficient_scope", scope="admin read:items"'],
+    // An API key is not a bearer token: its 403 carries no insufficient_scope challenge (issue 22 item 9).
+    ['/all', 403, undefined],
   ])('%s → %i', async (path, status, challenge) => {
     const res = await request(app).get(path).set('X-API-Key', key);
     expect([res.status, res.headers['www-authenticate']]).toEqual([status, challenge]);
@@ -185,6 +187,54 @@ describe('verifier configuration errors surface at start-up', () => {
     ).toMatchObject({
       clientId: 'web',
     });
+  });
+
+  // RFC 7518 3.2: an HMAC key at least as long as the hash output, refused at configuration (issue 22 item 6).
+  const hmac = (key: unknown, algorithms: string[]) => ({
+    issuers: [{ issuer: ISS, audience: AUD, key, algorithms }],
+  });
+  const weakSecrets = [
+    [
+      'HS256 with an empty secret',
+      hmac(new Uint8Array(0), ['HS256']),
+      /HS256 secret is 0 bytes; RFC 7518 3\.2 requires at least 32/,
+    ],
+    [
+      'HS256 with a 1-byte secret',
+      hmac(new Uint8Array(1), ['HS256']),
+      /HS256 secret is 1 bytes; .* at least 32 \(the hash output size\)/,
+    ],
+    ['HS256 with a 31-byte secret', hmac(new Uint8Array(31), ['HS256']), /HS256 secret is 31 bytes/],
+    [
+      'HS256 with a 16-byte KeyObject',
+      hmac(createSecretKey(new Uint8Array(16)), ['HS256']),
+      /HS256 secret is 16 bytes/,
+    ],
+    [
+      'HS384 with a 32-byte secret',
+      hmac(new Uint8Array(32), ['HS384']),
+      /HS384 secret is 32 bytes; .* at least 48/,
+    ],
+    [
+      'HS512 among HS256 with a 48-byte secret',
+      hmac(new Uint8Array(48), ['HS256', 'HS512']),
+      /HS512 secret is 48 bytes; .* at least 64/,
+    ],
+  ] as const;
+  it.each(weakSecrets)(
+    '%s: core and Express adapter throw a TypeError naming the rule',
+    (_name, options, message) => {
+      expect(() => createAuthenticator({ jwt: options as never })).toThrow(TypeError);
+      expect(() => createAuthenticator({ jwt: options as never })).toThrow(message);
+      expect(() => authenticate({ jwt: options as never })).toThrow(message);
+    },
+  );
+  it.each([
+    ['HS256 with 32 bytes', hmac(new Uint8Array(32), ['HS256'])],
+    ['HS512 with 64 bytes', hmac(new Uint8Array(64), ['HS384', 'HS512'])],
+    ['HS256 with a 32-byte KeyObject', hmac(createSecretKey(new Uint8Array(32)), ['HS256'])],
+  ])('%s is long enough', (_name, options) => {
+    expect(() => createAuthenticator({ jwt: options as never })).not.toThrow();
   });
 
   it('HS256 with secret bytes works (and only HS algorithms)', async () => {

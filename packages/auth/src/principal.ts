@@ -1,3 +1,4 @@
+import { HttpError } from '@plumbline/errors';
 import type { JWTPayload } from 'jose';
 import { authError } from './challenge.js';
 
@@ -75,7 +76,8 @@ export interface AssertScopesOptions extends HasScopesOptions {
 
 /**
  * Throws unless the principal holds the scopes: no principal → 401 `unauthorized`; missing scope →
- * 403 `insufficient_scope` with `WWW-Authenticate: Bearer realm=..., error="insufficient_scope", scope="..."`.
+ * 403 `insufficient_scope`, for a JWT with `WWW-Authenticate: Bearer realm=..., error="insufficient_scope", scope="..."`,
+ * for an API key without a challenge (`insufficient_scope` is a Bearer token error).
  *
  * @example
  * ```ts
@@ -90,6 +92,11 @@ export function assertScopes(
   const realm = options.realm ?? 'plumbline';
   if (principal === undefined) throw authError('unauthorized', { realm });
   if (hasScopes(principal, required, options)) return;
+  // insufficient_scope is a Bearer token error (RFC 6750 3.1); an API key is not a bearer token, and
+  // a 403 needs no challenge, so an API-key caller gets none.
+  if (principal.type === 'api_key') {
+    throw new HttpError('insufficient_scope', { params: { scopes: required.join(' ') } });
+  }
   throw authError(
     'insufficient_scope',
     { realm, error: 'insufficient_scope', scopes: required },

@@ -4,10 +4,10 @@ import express from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AUD, ISS, JWKS, nowSec, sign } from '../test/fixtures.js';
 import { authenticate, getPrincipal, tokenEndpoint } from './express.js';
 import { createJwtVerifier, RedisRevocationStore } from './index.js';
 import { createIssuer, RedisRefreshTokenStore } from './issuer.js';
-import { AUD, ISS, JWKS, nowSec, sign } from './test-fixtures.js';
 
 const redisUp = await redisAvailable();
 

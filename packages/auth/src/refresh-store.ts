@@ -16,9 +16,26 @@ export interface RefreshGrant {
 }
 
 /**
+ * An access token issued from a refresh token family: revoked with the family when a refresh token
+ * is reused or revoked. `exp` is in seconds.
+ *
+ * @example
+ * ```ts
+ * const ref: AccessTokenRef = { jti: '5d1c…', exp: 1_900_000_000 };
+ * ```
+ */
+export interface AccessTokenRef {
+  readonly jti: string;
+  readonly exp: number;
+}
+
+/**
  * Outcome of {@link RefreshTokenStore.rotate}: `rotated` (the presented token was the family's
- * newest), `reused` (an older token: the whole family is now revoked) or `invalid` (unknown,
- * expired, another client's, or an already revoked family).
+ * newest), `grace` (the presented token is the newest's predecessor, retried within the reuse grace
+ * interval for the first time: the caller hands out the same successor again, unsealed from
+ * `sealedSuccessor`), `reused` (an older token: the whole family is now revoked; `accessTokens` are
+ * the family's live access tokens, to put on the revocation list) or `invalid` (unknown, expired,
+ * another client's).
  *
  * @example
  * ```ts
@@ -27,12 +44,42 @@ export interface RefreshGrant {
  */
 export type RotateResult =
   | { readonly status: 'rotated'; readonly grant: RefreshGrant }
-  | { readonly status: 'reused' }
+  | { readonly status: 'grace'; readonly grant: RefreshGrant; readonly sealedSuccessor: string }
+  | { readonly status: 'reused'; readonly accessTokens: readonly AccessTokenRef[] }
+  | { readonly status: 'invalid' };
+
+/**
+ * Extras of one rotation.
+ *
+ * @example
+ * ```ts
+ * const options: RotateOptions = { accessToken: { jti, exp }, graceMs: 10_000, sealedSuccessor };
+ * ```
+ */
+export interface RotateOptions {
+  /** The access token issued with this rotation, tracked so reuse can revoke it. */
+  readonly accessToken?: AccessTokenRef;
+  /** Reuse grace interval; 0 (default) treats every reuse as theft. */
+  readonly graceMs?: number;
+  /** The new token, encrypted under a key only the presented token yields; kept for the grace interval. */
+  readonly sealedSuccessor?: string;
+}
+
+/**
+ * Outcome of {@link RefreshTokenStore.revokeFamily}.
+ *
+ * @example
+ * ```ts
+ * if (result.status === 'revoked') for (const t of result.accessTokens) await revocation.revoke(t.jti, t.exp);
+ * ```
+ */
+export type RevokeFamilyResult =
+  | { readonly status: 'revoked'; readonly accessTokens: readonly AccessTokenRef[] }
   | { readonly status: 'invalid' };
 
 /**
  * Storage for refresh token families. Only token hashes are stored. `rotate` must be atomic: for
- * one token, concurrent calls produce exactly one `rotated`.
+ * one token, concurrent calls produce exactly one `rotated` (and at most one `grace`).
  *
  * @example
  * ```ts
@@ -40,12 +87,25 @@ export type RotateResult =
  * ```
  */
 export interface RefreshTokenStore {
-  /** Starts a family whose first token has hash `tokenHash`. */
-  createFamily(tokenHash: string, grant: RefreshGrant, ttlMs: number): Promise<void>;
+  /** Starts a family whose first token has hash `tokenHash`, optionally with its first access token. */
+  createFamily(
+    tokenHash: string,
+    grant: RefreshGrant,
+    ttlMs: number,
+    accessToken?: AccessTokenRef,
+  ): Promise<void>;
   /** The grant of a live token's family, without changing anything. */
   find(tokenHash: string): Promise<RefreshGrant | undefined>;
   /** Replaces `oldHash` by `newHash` if `oldHash` is its family's newest token and belongs to `clientId`. */
-  rotate(oldHash: string, newHash: string, clientId: string, ttlMs: number): Promise<RotateResult>;
+  rotate(
+    oldHash: string,
+    newHash: string,
+    clientId: string,
+    ttlMs: number,
+    options?: RotateOptions,
+  ): Promise<RotateResult>;
+  /** Revokes the family of any of its tokens (RFC 7009), if it belongs to `clientId`. */
+  revokeFamily(tokenHash: string, clientId: string): Promise<RevokeFamilyResult>;
 }
 
 interface MemoryFamily {
@@ -53,6 +113,11 @@ interface MemoryFamily {
   current: string;
   revoked: boolean;
   expiresAtMs: number;
+  previous?: string;
+  rotatedAtMs?: number;
+  sealed?: string;
+  graceUsed?: boolean;
+  readonly accessTokens: Map<string, number>;
 }
 
 /**
@@ -73,10 +138,23 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
     this.#now = options.now ?? Date.now;
   }
 
-  async createFamily(tokenHash: string, grant: RefreshGrant, ttlMs: number): Promise<void> {
+  async createFamily(
+    tokenHash: string,
+    grant: RefreshGrant,
+    ttlMs: number,
+    accessToken?: AccessTokenRef,
+  ): Promise<void> {
     const familyId = randomUUID();
     const expiresAtMs = this.#now() + ttlMs;
-    this.#families.set(familyId, { grant, current: tokenHash, revoked: false, expiresAtMs });
+    const family: MemoryFamily = {
+      grant,
+      current: tokenHash,
+      revoked: false,
+      expiresAtMs,
+      accessTokens: new Map(),
+    };
+    this.#track(family, accessToken);
+    this.#families.set(familyId, family);
     this.#tokens.set(tokenHash, { familyId, expiresAtMs });
     this.#prune();
   }
@@ -86,22 +164,66 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
     return family && !family.revoked && family.current === tokenHash ? family.grant : undefined;
   }
 
-  async rotate(oldHash: string, newHash: string, clientId: string, ttlMs: number): Promise<RotateResult> {
+  async rotate(
+    oldHash: string,
+    newHash: string,
+    clientId: string,
+    ttlMs: number,
+    options: RotateOptions = {},
+  ): Promise<RotateResult> {
     const token = this.#tokens.get(oldHash);
     const family = this.#live(oldHash);
     if (token === undefined || family === undefined || family.grant.clientId !== clientId) {
       return { status: 'invalid' };
     }
-    if (family.revoked) return { status: 'reused' };
+    if (family.revoked) return { status: 'reused', accessTokens: this.#liveAccessTokens(family) };
+    const now = this.#now();
     if (family.current !== oldHash) {
+      const graceMs = options.graceMs ?? 0;
+      if (
+        graceMs > 0 &&
+        family.previous === oldHash &&
+        family.sealed !== undefined &&
+        !family.graceUsed &&
+        now - (family.rotatedAtMs ?? 0) <= graceMs
+      ) {
+        family.graceUsed = true;
+        this.#track(family, options.accessToken);
+        return { status: 'grace', grant: family.grant, sealedSuccessor: family.sealed };
+      }
       family.revoked = true;
-      return { status: 'reused' };
+      return { status: 'reused', accessTokens: this.#liveAccessTokens(family) };
     }
-    const expiresAtMs = this.#now() + ttlMs;
+    const expiresAtMs = now + ttlMs;
     family.current = newHash;
     family.expiresAtMs = expiresAtMs;
+    family.previous = oldHash;
+    family.rotatedAtMs = now;
+    family.graceUsed = false;
+    if (options.sealedSuccessor) family.sealed = options.sealedSuccessor;
+    else delete family.sealed;
+    this.#track(family, options.accessToken);
     this.#tokens.set(newHash, { familyId: token.familyId, expiresAtMs });
     return { status: 'rotated', grant: family.grant };
+  }
+
+  async revokeFamily(tokenHash: string, clientId: string): Promise<RevokeFamilyResult> {
+    const family = this.#live(tokenHash);
+    if (family === undefined || family.grant.clientId !== clientId) return { status: 'invalid' };
+    family.revoked = true;
+    return { status: 'revoked', accessTokens: this.#liveAccessTokens(family) };
+  }
+
+  #track(family: MemoryFamily, accessToken: AccessTokenRef | undefined): void {
+    if (accessToken === undefined) return;
+    const nowSec = this.#now() / 1000;
+    for (const [jti, exp] of family.accessTokens) if (exp <= nowSec) family.accessTokens.delete(jti);
+    family.accessTokens.set(accessToken.jti, accessToken.exp);
+  }
+
+  #liveAccessTokens(family: MemoryFamily): AccessTokenRef[] {
+    const nowSec = this.#now() / 1000;
+    return [...family.accessTokens].filter(([, exp]) => exp > nowSec).map(([jti, exp]) => ({ jti, exp }));
   }
 
   #live(tokenHash: string): MemoryFamily | undefined {
@@ -118,22 +240,57 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
   }
 }
 
-// One round trip, run atomically by Redis: read the family, detect reuse, rotate.
-const ROTATE = `
+// Shared Lua: the family's access tokens live in a sorted set scored by exp (seconds).
+const LIVE_ACCESS_TOKENS = `
+local function live(akey, now)
+  return redis.call('ZRANGEBYSCORE', akey, '(' .. math.floor(now / 1000), '+inf', 'WITHSCORES')
+end
+local function track(akey, now, jti, exp, ttl)
+  if jti == '' then return end
+  redis.call('ZREMRANGEBYSCORE', akey, '-inf', math.floor(now / 1000))
+  redis.call('ZADD', akey, exp, jti)
+  redis.call('PEXPIRE', akey, ttl)
+end
+`;
+
+// One round trip, run atomically by Redis: read the family, detect reuse (or a first retry within
+// the grace interval), rotate. ARGV: prefix, clientId, newHash, oldHash, ttlMs, nowMs, graceMs,
+// sealedSuccessor, access jti, access exp.
+const ROTATE = `${LIVE_ACCESS_TOKENS}
 local fid = redis.call('GET', KEYS[1])
 if not fid then return {'invalid'} end
 local fkey = ARGV[1] .. 'fam:' .. fid
-local fam = redis.call('HMGET', fkey, 'clientId', 'current', 'revoked', 'subject', 'scopes')
+local akey = ARGV[1] .. 'at:' .. fid
+local now = tonumber(ARGV[6])
+local fam = redis.call('HMGET', fkey, 'clientId', 'current', 'revoked', 'subject', 'scopes', 'previous', 'rotatedAt', 'sealed', 'graceUsed')
 if not fam[1] or fam[1] ~= ARGV[2] then return {'invalid'} end
-if fam[3] == '1' then return {'reused'} end
+if fam[3] == '1' then return {'reused', live(akey, now)} end
 if fam[2] ~= ARGV[4] then
+  local grace = tonumber(ARGV[7])
+  if grace > 0 and fam[6] == ARGV[4] and fam[8] and fam[8] ~= '' and fam[9] ~= '1' and now - tonumber(fam[7]) <= grace then
+    redis.call('HSET', fkey, 'graceUsed', '1')
+    track(akey, now, ARGV[9], ARGV[10], redis.call('PTTL', fkey))
+    return {'grace', fam[4] or '', fam[5] or '', fam[8]}
+  end
   redis.call('HSET', fkey, 'revoked', '1')
-  return {'reused'}
+  return {'reused', live(akey, now)}
 end
-redis.call('HSET', fkey, 'current', ARGV[3])
+redis.call('HSET', fkey, 'current', ARGV[3], 'previous', ARGV[4], 'rotatedAt', ARGV[6], 'sealed', ARGV[8], 'graceUsed', '0')
 redis.call('SET', KEYS[2], fid, 'PX', ARGV[5])
 redis.call('PEXPIRE', fkey, ARGV[5])
+track(akey, now, ARGV[9], ARGV[10], ARGV[5])
 return {'rotated', fam[4] or '', fam[5] or ''}
+`;
+
+// ARGV: prefix, clientId, nowMs.
+const REVOKE_FAMILY = `${LIVE_ACCESS_TOKENS}
+local fid = redis.call('GET', KEYS[1])
+if not fid then return {'invalid'} end
+local fkey = ARGV[1] .. 'fam:' .. fid
+local owner = redis.call('HGET', fkey, 'clientId')
+if not owner or owner ~= ARGV[2] then return {'invalid'} end
+redis.call('HSET', fkey, 'revoked', '1')
+return {'revoked', live(ARGV[1] .. 'at:' .. fid, tonumber(ARGV[3]))}
 `;
 
 const FIND = `
@@ -143,6 +300,14 @@ local fam = redis.call('HMGET', ARGV[1] .. 'fam:' .. fid, 'clientId', 'current',
 if not fam[1] or fam[3] == '1' or fam[2] ~= ARGV[2] then return false end
 return {fam[1], fam[4] or '', fam[5] or ''}
 `;
+
+function accessTokensFrom(flat: readonly string[] | undefined): AccessTokenRef[] {
+  const list: AccessTokenRef[] = [];
+  for (let i = 0; flat !== undefined && i + 1 < flat.length; i += 2) {
+    list.push({ jti: flat[i]!, exp: Number(flat[i + 1]) });
+  }
+  return list;
+}
 
 function grantFrom(clientId: string, subject: string, scopes: string): RefreshGrant {
   return {
@@ -154,8 +319,9 @@ function grantFrom(clientId: string, subject: string, scopes: string): RefreshGr
 
 /**
  * A refresh token store shared through Redis. Rotation is one Lua script, so concurrent refreshes
- * with one token yield exactly one winner across all instances. Keys: `<prefix>tok:<hash>` and
- * `<prefix>fam:<id>`, both expiring with the family's newest token. The script derives family keys
+ * with one token yield exactly one winner across all instances. Keys: `<prefix>tok:<hash>`,
+ * `<prefix>fam:<id>` and `<prefix>at:<id>` (the family's access tokens), expiring with the family's
+ * newest token. The script derives family keys
  * from the prefix, so use a standalone Redis (or a prefix with a hash tag, such as `{auth}:`, on a
  * cluster). Any Redis failure → 503 `service_unavailable`.
  *
@@ -168,19 +334,30 @@ export class RedisRefreshTokenStore implements RefreshTokenStore {
   readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #now: () => number;
 
-  constructor(options: RedisStoreOptions) {
+  constructor(options: RedisStoreOptions & { readonly now?: () => number }) {
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'plumbline:auth:refresh:';
     this.#timeoutMs = options.timeoutMs ?? 1000;
+    this.#now = options.now ?? Date.now;
   }
 
-  async createFamily(tokenHash: string, grant: RefreshGrant, ttlMs: number): Promise<void> {
+  async createFamily(
+    tokenHash: string,
+    grant: RefreshGrant,
+    ttlMs: number,
+    accessToken?: AccessTokenRef,
+  ): Promise<void> {
     const familyId = randomUUID();
     const familyKey = `${this.#prefix}fam:${familyId}`;
+    const accessKey = `${this.#prefix}at:${familyId}`;
     await failClosed(async () => {
-      const results = await this.#client
-        .multi()
+      const transaction = this.#client.multi();
+      if (accessToken !== undefined) {
+        transaction.zadd(accessKey, accessToken.exp, accessToken.jti).pexpire(accessKey, ttlMs);
+      }
+      const results = await transaction
         .hset(familyKey, {
           clientId: grant.clientId,
           subject: grant.subject ?? '',
@@ -204,7 +381,13 @@ export class RedisRefreshTokenStore implements RefreshTokenStore {
     return result ? grantFrom(...result) : undefined;
   }
 
-  async rotate(oldHash: string, newHash: string, clientId: string, ttlMs: number): Promise<RotateResult> {
+  async rotate(
+    oldHash: string,
+    newHash: string,
+    clientId: string,
+    ttlMs: number,
+    options: RotateOptions = {},
+  ): Promise<RotateResult> {
     const result = (await failClosed(
       () =>
         this.#client.eval(
@@ -217,11 +400,41 @@ export class RedisRefreshTokenStore implements RefreshTokenStore {
           newHash,
           oldHash,
           String(ttlMs),
+          String(this.#now()),
+          String(options.graceMs ?? 0),
+          options.sealedSuccessor ?? '',
+          options.accessToken?.jti ?? '',
+          String(options.accessToken?.exp ?? 0),
         ),
       this.#timeoutMs,
-    )) as [string, string?, string?];
-    if (result[0] === 'rotated')
-      return { status: 'rotated', grant: grantFrom(clientId, result[1] ?? '', result[2] ?? '') };
-    return { status: result[0] === 'reused' ? 'reused' : 'invalid' };
+    )) as [string, ...unknown[]];
+    const [status, a, b, c] = result;
+    if (status === 'rotated') return { status, grant: grantFrom(clientId, String(a ?? ''), String(b ?? '')) };
+    if (status === 'grace') {
+      return {
+        status,
+        grant: grantFrom(clientId, String(a ?? ''), String(b ?? '')),
+        sealedSuccessor: String(c),
+      };
+    }
+    if (status === 'reused') return { status, accessTokens: accessTokensFrom(a as string[] | undefined) };
+    return { status: 'invalid' };
+  }
+
+  async revokeFamily(tokenHash: string, clientId: string): Promise<RevokeFamilyResult> {
+    const result = (await failClosed(
+      () =>
+        this.#client.eval(
+          REVOKE_FAMILY,
+          1,
+          `${this.#prefix}tok:${tokenHash}`,
+          this.#prefix,
+          clientId,
+          String(this.#now()),
+        ),
+      this.#timeoutMs,
+    )) as [string, string[]?];
+    if (result[0] !== 'revoked') return { status: 'invalid' };
+    return { status: 'revoked', accessTokens: accessTokensFrom(result[1]) };
   }
 }

@@ -1,11 +1,21 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { coreOutcome } from '@plumbline/test-utils';
+import { errorHandler } from '@plumbline/errors/express';
+import { coreOutcome, EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-utils';
 import { exportJWK } from 'jose';
+import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createJwtVerifier, MemoryRevocationStore } from './index.js';
-import { AUD, ISS, nowSec, sign, type TestKey } from './test-fixtures.js';
+import { AUD, ISS, nowSec, sign, type TestKey } from '../test/fixtures.js';
+import { authenticate } from './express.js';
+import {
+  createJwtVerifier,
+  isKeySetUnavailable,
+  type JwtVerifier,
+  type KeySetErrorEvent,
+  MemoryRevocationStore,
+  type RemoteJwksOptions,
+} from './index.js';
 
 async function ecKey(kid: string): Promise<TestKey> {
   const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -147,6 +157,25 @@ describe('remote JWKS on loopback', () => {
     ]);
   });
 
+  it.each([
+    ['not a key set', { nope: 1 }],
+    ['keys not an array', { keys: 'x' }],
+    ['a JSON string', 'keys'],
+  ])('a 200 with %s counts as a failed fetch → 503, reported', async (_name, body) => {
+    served = body;
+    const events: KeySetErrorEvent[] = [];
+    const verifier = createJwtVerifier({
+      issuers: [{ issuer: ISS, audience: AUD, jwksUri: url }],
+      onKeySetError: (event) => events.push(event),
+    });
+    expect(await outcome(async () => verifier.verify(await sign({}, first)))).toEqual([
+      503,
+      'service_unavailable',
+      null,
+    ]);
+    expect(events.map((e) => [e.consecutiveFailures, e.servingLastGoodSet])).toEqual([[1, false]]);
+  });
+
   it('the JWKS server is unreachable → 503 service_unavailable', async () => {
     const verifier = createJwtVerifier({
       issuers: [
@@ -222,5 +251,132 @@ describe('verified-token cache', () => {
     expect((await outcome(() => verifier.verify(token)))[2]).toBe(
       'Bearer realm="plumbline", error="invalid_token", error_description="The access token was revoked"',
     );
+  });
+});
+
+// Issue 22 item 3: after a failed fetch, no fetch until a backoff has passed (unknown kid or stale
+// set alike), the last good set keeps verifying, and the outage is reported once per failed fetch.
+// Each scenario runs against the core and through the Express adapter on Express 5 and 4.
+type Verify = (token: string) => Promise<unknown[]>;
+const through: Record<string, (verifier: JwtVerifier) => Verify> = {
+  core: (verifier) => (token) => outcome(() => verifier.verify(token)),
+};
+for (const [name, express] of EXPRESS_VERSIONS) {
+  through[name] = (verifier) => {
+    const app = express();
+    app.use(authenticate({ jwt: verifier }));
+    app.get('/items', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use(errorHandler({ onError: () => {} }));
+    return async (token) => {
+      const o = fromSupertest(await request(app).get('/items').set('Authorization', `Bearer ${token}`));
+      return [
+        o.status,
+        (o.body as { error_code?: string }).error_code ?? 'ok',
+        o.headers['www-authenticate'] ?? null,
+      ];
+    };
+  };
+}
+const OK = [200, 'ok', null];
+const UNAVAILABLE = [503, 'service_unavailable', null];
+
+describe.each(Object.keys(through))('JWKS outage (%s)', (adapter) => {
+  let clock = 0;
+  let events: KeySetErrorEvent[] = [];
+  const setup = (remote: RemoteJwksOptions) => {
+    clock = Date.now();
+    events = [];
+    const verifier = createJwtVerifier({
+      issuers: [{ issuer: ISS, audience: AUD, jwksUri: url, remote }],
+      now: () => clock,
+      onKeySetError: (event) => events.push(event),
+    });
+    return through[adapter]!(verifier);
+  };
+  const unknownKid = (i: number | string) => sign({}, first, { kid: `unknown-${i}` });
+  const report = (e: KeySetErrorEvent) => [e.consecutiveFailures, e.retryInMs, e.servingLastGoodSet];
+
+  it('key server answers 500: one fetch per backoff, known keys keep verifying, one report per failed fetch', async () => {
+    const verify = setup({ cooldownMs: 1000, maxBackoffMs: 4000 });
+    expect(await verify(await sign({}, first))).toEqual(OK);
+    mode = 'error';
+    clock += 1000;
+    const flood = await Promise.all(Array.from({ length: 30 }, async (_, i) => verify(await unknownKid(i))));
+    for (let i = 0; i < 10; i += 1) flood.push(await verify(await unknownKid(`serial-${i}`)));
+    expect(new Set(flood.map((o) => JSON.stringify(o)))).toEqual(
+      new Set([JSON.stringify([401, 'invalid_token', NO_KEY])]),
+    );
+    expect([fetches, events.map(report)]).toEqual([2, [[1, 1000, true]]]);
+    expect(await verify(await sign({ sub: 'known-key' }, first))).toEqual(OK);
+    // The backoff doubles per failure (1 s, 2 s, 4 s) and is capped at maxBackoffMs (4 s).
+    const steps: [number, number][] = [
+      [999, 2],
+      [1, 3],
+      [1999, 3],
+      [1, 4],
+      [3999, 4],
+      [1, 5],
+      [4000, 6],
+    ];
+    for (const [advance, expected] of steps) {
+      clock += advance;
+      expect(await verify(await unknownKid(clock))).toEqual([401, 'invalid_token', NO_KEY]);
+      expect(fetches).toBe(expected);
+    }
+    expect(events.map(report)).toEqual([
+      [1, 1000, true],
+      [2, 2000, true],
+      [3, 4000, true],
+      [4, 4000, true],
+      [5, 4000, true],
+    ]);
+    expect(events[0]!.error.message).toBe('the key set answered HTTP 500');
+    // Recovery: a rotated key verifies after the backoff, and the failure count starts again.
+    mode = 'ok';
+    served = { keys: [first.publicJwk, second.publicJwk] };
+    clock += 4000;
+    expect(await verify(await sign({}, second))).toEqual(OK);
+    expect(fetches).toBe(7);
+    mode = 'error';
+    clock += 1000;
+    await verify(await unknownKid('after-recovery'));
+    expect(events.map(report).at(-1)).toEqual([1, 1000, true]);
+  });
+
+  it('cold outage: every request is 503, one fetch per backoff, reported once', async () => {
+    mode = 'error';
+    const verify = setup({ cooldownMs: 30_000 });
+    const flood = await Promise.all(Array.from({ length: 20 }, async () => verify(await sign({}, first))));
+    for (let i = 0; i < 10; i += 1) flood.push(await verify(await sign({}, first)));
+    expect(new Set(flood.map((o) => JSON.stringify(o)))).toEqual(new Set([JSON.stringify(UNAVAILABLE)]));
+    expect([fetches, events.map(report)]).toEqual([1, [[1, 30_000, false]]]);
+    clock += 30_000;
+    mode = 'ok';
+    expect(await verify(await sign({}, first))).toEqual(OK);
+    expect(fetches).toBe(2);
+  });
+
+  it('a stale key set is kept while the key server fails', async () => {
+    const verify = setup({ cacheMaxAgeMs: 1000, cooldownMs: 1000, timeoutMs: 200 });
+    expect(await verify(await sign({}, first))).toEqual(OK);
+    mode = 'hang';
+    clock += 1000;
+    expect(await verify(await sign({ sub: 'stale-1' }, first))).toEqual(OK);
+    clock += 500;
+    expect(await verify(await sign({ sub: 'stale-2' }, first))).toEqual(OK);
+    expect([fetches, events.map(report)]).toEqual([2, [[1, 1000, true]]]);
+  });
+});
+
+describe('isKeySetUnavailable', () => {
+  it('recognises the 503 of a key set outage, and nothing else', async () => {
+    mode = 'error';
+    const verifier = remoteVerifier();
+    const error = await verifier.verify(await sign({}, first)).catch((e: unknown) => e);
+    expect([(error as { status?: number }).status, isKeySetUnavailable(error)]).toEqual([503, true]);
+    expect(isKeySetUnavailable(new Error('x'))).toBe(false);
+    expect(isKeySetUnavailable(undefined)).toBe(false);
   });
 });

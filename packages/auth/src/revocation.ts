@@ -82,6 +82,7 @@ export interface RedisTransaction {
   hset(key: string, fields: Record<string, string>): RedisTransaction;
   pexpire(key: string, ms: number): RedisTransaction;
   set(key: string, value: string, mode: 'PX', ms: number): RedisTransaction;
+  zadd(key: string, score: number, member: string): RedisTransaction;
   exec(): Promise<[error: Error | null, result: unknown][] | null>;
 }
 

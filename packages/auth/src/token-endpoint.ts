@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isHttpError } from '@plumbline/errors';
-import type { Issuer } from './issuer.js';
+import type { AccessTokenReservation, Issuer } from './create-issuer.js';
 import type { JwtVerifier } from './jwt.js';
 import type { RevocationStore } from './revocation.js';
 
@@ -50,7 +50,8 @@ export interface TokenEndpointOptions {
  * ```
  */
 export interface TokenRequest {
-  readonly authorization?: string | undefined;
+  /** The `Authorization` header; every line of it when the request repeated it (then `invalid_request`). */
+  readonly authorization?: string | readonly string[] | undefined;
   readonly contentType?: string | undefined;
   /** The raw form body, or an already parsed object (a repeated field as an array). */
   readonly body: string | Readonly<Record<string, unknown>> | undefined;
@@ -104,6 +105,9 @@ function formDecode(value: string): string {
   return decodeURIComponent(value.replace(/\+/g, ' '));
 }
 
+// A `%` that does not start a two-digit hex escape: URLSearchParams would keep it as a literal.
+const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
 function parseForm(body: TokenRequest['body']): Map<string, string> {
   const params = new Map<string, string>();
   const add = (name: string, value: unknown) => {
@@ -113,6 +117,13 @@ function parseForm(body: TokenRequest['body']): Map<string, string> {
     if (value !== '') params.set(name, value);
   };
   if (typeof body === 'string') {
+    for (const pair of body.split('&')) {
+      if (BAD_ESCAPE.test(pair)) {
+        const name = pair.split('=', 1)[0] ?? '';
+        const safe = /^[A-Za-z0-9_]{1,40}$/.test(name) ? name : 'a parameter';
+        throw new OAuthError('invalid_request', `${safe} is not valid form encoding`);
+      }
+    }
     for (const [name, value] of new URLSearchParams(body)) add(name, value);
   } else if (body !== undefined) {
     for (const [name, value] of Object.entries(body)) add(name, value);
@@ -163,15 +174,23 @@ function createClientAuthentication(
   // Compared against when the client is unknown, so unknown and known ids take the same time.
   const decoy = sha256('decoy');
 
-  const invalidClient = (usedBasic: boolean) =>
-    new OAuthError(
-      'invalid_client',
-      'client authentication failed',
-      401,
-      usedBasic ? { 'WWW-Authenticate': `Basic realm="${realm}"` } : {},
-    );
+  // RFC 9110 15.5.2: every 401 carries a challenge; Basic is the one HTTP scheme clients can use here,
+  // whichever method (Basic or client_secret_post) they tried.
+  const invalidClient = () =>
+    new OAuthError('invalid_client', 'client authentication failed', 401, {
+      'WWW-Authenticate': `Basic realm="${realm}"`,
+    });
 
-  function readClientCredentials(authorization: string | undefined, form: Map<string, string>) {
+  function readClientCredentials(header: TokenRequest['authorization'], form: Map<string, string>) {
+    // Two Authorization lines are ambiguous: refuse them rather than let the first one win.
+    if (typeof header !== 'string' && header !== undefined && header.length > 1) {
+      throw new OAuthError('invalid_request', 'more than one Authorization header');
+    }
+    const authorization = typeof header === 'string' ? header : header?.[0];
+    // Fetch-style Headers and some proxies join repeated lines with a comma; Basic credentials never
+    // contain one (token68), so a comma means two Authorization lines as well.
+    if (authorization?.includes(','))
+      throw new OAuthError('invalid_request', 'more than one Authorization header');
     const bodyId = form.get('client_id');
     const bodySecret = form.get('client_secret');
     const basic =
@@ -184,32 +203,32 @@ function createClientAuthentication(
         throw new OAuthError('invalid_request', 'use one client authentication method');
       const decoded = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8') : '';
       const colon = decoded.indexOf(':');
-      if (colon < 0) throw invalidClient(true);
+      if (colon < 0) throw invalidClient();
       try {
         const id = formDecode(decoded.slice(0, colon));
         const secret = formDecode(decoded.slice(colon + 1));
         if (bodyId !== undefined && bodyId !== id)
           throw new OAuthError('invalid_request', 'client_id does not match');
-        return { id, secret, usedBasic: true };
+        return { id, secret };
       } catch (error) {
         if (error instanceof OAuthError) throw error;
-        throw invalidClient(true);
+        throw invalidClient();
       }
     }
-    if (bodyId === undefined || bodySecret === undefined) throw invalidClient(false);
-    return { id: bodyId, secret: bodySecret, usedBasic: false };
+    if (bodyId === undefined || bodySecret === undefined) throw invalidClient();
+    return { id: bodyId, secret: bodySecret };
   }
 
   return async function authenticateClient(
-    authorization: string | undefined,
+    authorization: TokenRequest['authorization'],
     form: Map<string, string>,
   ): Promise<OAuthClient> {
-    const { id, secret, usedBasic } = readClientCredentials(authorization, form);
+    const { id, secret } = readClientCredentials(authorization, form);
     const entry = await lookup(id);
     const presented = sha256(secret);
     const expected = entry?.secretDigest.length === 32 ? entry.secretDigest : decoy;
     const matches = timingSafeEqual(presented, expected);
-    if (entry === undefined || !matches || expected === decoy) throw invalidClient(usedBasic);
+    if (entry === undefined || !matches || expected === decoy) throw invalidClient();
     return entry.client;
   };
 }
@@ -257,12 +276,14 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
   async function respond(
     client: OAuthClient,
     scopes: readonly string[],
+    reservation: AccessTokenReservation,
     refreshToken?: string,
   ): Promise<TokenResponse> {
     const accessScopes = scopes.filter((s) => s !== OFFLINE);
     const { accessToken, expiresIn } = await issuer.signAccessToken({
       clientId: client.clientId,
       scopes: accessScopes,
+      reservation,
     });
     return {
       status: 200,
@@ -285,10 +306,15 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
     }
     // Without an explicit request the client gets its scopes minus offline_access: refresh tokens are opt-in.
     const scopes = requested ?? client.scopes.filter((s) => s !== OFFLINE);
+    // The access token's identity is fixed first, so its family records it with the refresh token.
+    const reservation = issuer.reserveAccessToken();
     const refreshToken = scopes.includes(OFFLINE)
-      ? await issuer.issueRefreshToken({ clientId: client.clientId, subject: client.clientId, scopes })
+      ? await issuer.issueRefreshToken(
+          { clientId: client.clientId, subject: client.clientId, scopes },
+          reservation,
+        )
       : undefined;
-    return respond(client, scopes, refreshToken);
+    return respond(client, scopes, reservation, refreshToken);
   }
 
   async function refresh(client: OAuthClient, form: Map<string, string>): Promise<TokenResponse> {
@@ -306,8 +332,9 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
         throw new OAuthError('invalid_scope', 'the requested scope exceeds the original grant');
       }
     }
-    const { refreshToken, grant } = await issuer.rotateRefreshToken(token, client.clientId);
-    return respond(client, requested ?? grant.scopes, refreshToken);
+    const reservation = issuer.reserveAccessToken();
+    const { refreshToken, grant } = await issuer.rotateRefreshToken(token, client.clientId, reservation);
+    return respond(client, requested ?? grant.scopes, reservation, refreshToken);
   }
 
   return async (request) => {
@@ -336,12 +363,14 @@ export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoin
  *
  * @example
  * ```ts
- * const options: RevocationEndpointOptions = { clients, verifier, revocation };
+ * const options: RevocationEndpointOptions = { clients, issuer, verifier, revocation };
  * ```
  */
 export interface RevocationEndpointOptions {
   /** The clients, or a lookup, exactly as for the token endpoint. */
   readonly clients: TokenEndpointOptions['clients'];
+  /** The issuer of the refresh tokens: revoking one ends its family (and, with its `revocation`, the family's access tokens). */
+  readonly issuer: Issuer;
   /** Verifies the presented access token (it must be one of ours to be revoked). */
   readonly verifier: JwtVerifier;
   /** Where revoked `jti`s go; the verifier must consult the same list. */
@@ -351,14 +380,16 @@ export interface RevocationEndpointOptions {
 }
 
 /**
- * RFC 7009 token revocation for access tokens: the authenticated client that owns a token revokes
- * it, and its `jti` is on the revocation list until the token would have expired anyway. Invalid,
- * expired or foreign tokens are answered 200 as well (RFC 7009 2.2); an unreachable revocation list
- * or key set is 503 `temporarily_unavailable`.
+ * RFC 7009 token revocation: the authenticated client that owns a token revokes it. A refresh token
+ * (`plr_...`) ends its whole family, and with it every access token issued from the family (when
+ * the issuer has a `revocation` list); an access token's `jti` is on the revocation list until the
+ * token would have expired anyway. `token_type_hint` is not needed: the two kinds differ in shape.
+ * Invalid, expired or foreign tokens are answered 200 as well (RFC 7009 2.2); an unreachable store,
+ * revocation list or key set is 503 `temporarily_unavailable`.
  *
  * @example
  * ```ts
- * const revoke = createRevocationEndpoint({ clients, verifier, revocation });
+ * const revoke = createRevocationEndpoint({ clients, issuer, verifier, revocation });
  * const response = await revoke({ authorization, contentType, body: 'token=eyJ...' });
  * ```
  */
@@ -370,6 +401,10 @@ export function createRevocationEndpoint(options: RevocationEndpointOptions): To
       const client = await authenticateClient(request.authorization, form);
       const token = form.get('token');
       if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required');
+      if (token.startsWith('plr_')) {
+        await options.issuer.revokeRefreshToken(token, client.clientId);
+        return { status: 200, headers: NO_STORE, body: {} };
+      }
       let principal: Awaited<ReturnType<JwtVerifier['verify']>> | undefined;
       try {
         principal = await options.verifier.verify(token);

@@ -1,4 +1,4 @@
-// Shared by the test files only (not an entry point, never bundled).
+// Shared by the test files only: outside src/, so it is never bundled or published.
 import { createHmac, sign as cryptoSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { CompactSign, exportJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 
@@ -6,6 +6,10 @@ export const ISS = 'https://issuer.test';
 export const AUD = 'https://api.test';
 export const STATIC_ISS = 'https://static.test';
 export const STRICT_ISS = 'https://strict.test';
+/** Trusted with maxTokenAgeSec 3600 and maxLifetimeSec 3600. */
+export const AGED_ISS = 'https://aged.test';
+/** Trusted with maxLifetimeSec 900 only. */
+export const LIFETIME_ISS = 'https://lifetime.test';
 
 export interface TestKey {
   readonly privateKey: KeyObject;
