@@ -13,7 +13,7 @@ const parser = new XMLParser({
   attributeNamePrefix: '@',
   parseTagValue: false,
   trimValues: false,
-  isArray: (_name, jpath, _leaf, isAttribute) => !isAttribute && jpath.includes('.'),
+  isArray: (_name, jpath, _leaf, isAttribute) => !isAttribute && String(jpath).includes('.'),
 });
 
 export class XmlReader {
