@@ -16,6 +16,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,16 @@ import { type Credentials, freePort, type Instance, SERVICE_MAIN, sleep, startIn
 import { XmlReader } from './xml-read.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const PRISM = resolve(here, '../node_modules/.bin/prism');
+/** The prism CLI script of the installed @stoplight/prism-cli (run with this Node). */
+const PRISM = (() => {
+  try {
+    const manifest = createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json');
+    const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin;
+    return join(dirname(manifest), bin['prism'] ?? 'dist/index.js');
+  } catch {
+    return resolve(here, '../node_modules/@stoplight/prism-cli/missing');
+  }
+})();
 const README = resolve(here, '../../reference-service/README.md');
 
 function prismReady(): boolean {
@@ -63,8 +73,9 @@ interface Proxy {
 async function startPrism(spec: string, upstream: string, validateRequests: boolean): Promise<Proxy> {
   const port = await freePort();
   const child = spawn(
-    PRISM,
+    process.execPath,
     [
+      PRISM,
       'proxy',
       spec,
       upstream,
