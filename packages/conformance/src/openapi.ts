@@ -59,18 +59,19 @@ export function parsePath(path: string): PathShape {
 }
 
 /**
- * Paths that are not resources (the API index `/`, API description, health and readiness, metrics,
+ * Paths that are not resources (the API index `/`, API description, health, metrics,
  * token endpoint, error pages, docs): the path rules and discovery leave them alone. Matched
  * against the path after the version prefix.
  */
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/\.well-known(\/|$)/,
   /^\/openapi(\.json|\.ya?ml)?$/,
-  /^\/$/,
-  /^\/(health|healthz|livez|ready|readyz|ping|metrics)$/,
+  /^\/(health|healthz|livez|readyz|ping|metrics)$/,
   /^\/oauth(\/|$)/,
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
+  // The API index.
+  /^\/$/,
 ];
 
 /**
