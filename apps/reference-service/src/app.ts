@@ -2,15 +2,15 @@
  * The reference service's Express app: every Plumbline package composed in the order a request
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
- *   metrics → request id → access log (pino) → HTTPS check → failure rate limit → neutral routes
+ *   request id → access log → HTTPS check → failure rate limit → neutral routes
  *   → /v1 | /v2: version headers → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
  *
- * Neutral routes: `/` (front-door.ts), `/docs` (docs-ui.ts), `/metrics` (metrics.ts), `/health`,
- * `/openapi.json`, `/errors/<code>` (docs.ts), the token endpoints. XML is written by
- * xml-representation.ts from the OpenAPI schemas.
+ * Metrics (metrics.ts) time every request from before the request id; the access log is pino
+ * (logging.ts). Neutral routes include `/` (front-door.ts), `/docs` (docs-ui.ts), `/metrics`,
+ * `/errors/<code>` (docs.ts); XML is written by xml-representation.ts from the OpenAPI schemas.
  */
 import { isKeySetUnavailable, type KeySetErrorEvent } from '@plumbline/auth';
 import {
@@ -118,8 +118,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
-  const openapi = buildOpenApi(ctx);
-  const metrics = createMetrics(ctx, Object.keys(openapi['paths'] as object));
+  // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(metrics.middleware);
   app.use(requestId());
   app.use(accessLog(logger));
@@ -174,6 +174,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       res.json({ status: 'ok' });
     })
     .all(methodNotAllowed(['GET']));
+  const openapi = buildOpenApi(ctx);
   neutral
     .route('/openapi.json')
     .get((_req, res) => {

@@ -77,12 +77,15 @@ const ERROR_CODE = Symbol('plumbline.metrics.error_code');
  *
  * @example
  * ```ts
- * const metrics = createMetrics(ctx, Object.keys(openapi.paths));
+ * const metrics = createMetrics(ctx, () => Object.keys(openapi.paths));
  * app.use(metrics.middleware);
  * app.get('/metrics', metrics.handler);
  * ```
  */
-export function createMetrics(ctx: AppContext, templates: readonly string[]): ServiceMetrics {
+export function createMetrics(
+  ctx: AppContext,
+  templates: readonly string[] | (() => readonly string[]),
+): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -129,7 +132,14 @@ export function createMetrics(ctx: AppContext, templates: readonly string[]): Se
   instrumentDatabase(ctx, () => backendErrors.inc({ backend: 'database' }));
   instrumentRedis(ctx, () => backendErrors.inc({ backend: 'redis' }));
 
-  const route = routeMatcher([...templates, ...EXTRA_ROUTES]);
+  let matcher: ((path: string) => string) | undefined;
+  const route = (path: string) => {
+    matcher ??= routeMatcher([
+      ...(typeof templates === 'function' ? templates() : templates),
+      ...EXTRA_ROUTES,
+    ]);
+    return matcher(path);
+  };
 
   const observe = (req: Request, res: Response, started: bigint) => {
     const labels = {
