@@ -89,9 +89,10 @@ for (const dir of readdirSync(join(root, 'packages')).sort()) {
   const typedoc = `${JSON.stringify(
     {
       $schema: 'https://typedoc.org/schema.json',
-      entryPoints: Object.keys(manifest.exports ?? {})
-        .filter((subpath) => subpath !== './package.json')
-        .map((subpath) => `src/${subpath === '.' ? 'index' : subpath.slice(2)}.ts`),
+      // The source of a subpath is named by its build output (`./ruleset` may be dist/create-ruleset.mjs).
+      entryPoints: Object.entries(manifest.exports ?? {})
+        .filter(([subpath]) => subpath !== './package.json')
+        .map(([, target]) => target.import.default.replace(/^\.\/dist\/(.*)\.mjs$/, 'src/$1.ts')),
     },
     null,
     2,

@@ -1,3 +1,3 @@
 import { libraryConfig } from '../../tsdown.base.ts';
 
-export default libraryConfig(['index', 'cli', 'ruleset']);
+export default libraryConfig(['index', 'cli', 'create-ruleset', 'ruleset']);

@@ -2,7 +2,7 @@
  * The reference service's Express app: every Plumbline package composed in the order a request
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
- *   request id → access log → HTTPS check → failure rate limit → neutral routes
+ *   request id → access log → HTTPS check → failure rate limit (not for /health, /ready) → neutral routes
  *   → /v1 | /v2: version headers → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
@@ -42,6 +42,8 @@ import { frontDoorRouter, type VersionEntry } from './front-door.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
+import { type Circuit, FallbackStore } from './rate-limit-store.js';
+import { checkReadiness, notReady } from './readiness.js';
 import { versionRouter } from './routes.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
@@ -71,14 +73,23 @@ const limitQueryString: RequestHandler = (req, _res, next) => {
   next();
 };
 
-function limiterStore(ctx: AppContext, name: string): Store | undefined {
+function limiterStore(ctx: AppContext, name: string, circuit: Circuit): Store | undefined {
   const redis = ctx.redis;
   if (!redis) return undefined;
-  return new RedisStore({
-    prefix: `${ctx.config.redisKeyPrefix}rl:${name}:`,
-    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+  // When Redis fails or stalls, each instance counts locally (FallbackStore explains the policy).
+  return new FallbackStore({
+    primary: new RedisStore({
+      prefix: `${ctx.config.redisKeyPrefix}rl:${name}:`,
+      sendCommand: (command: string, ...args: string[]) =>
+        redis.call(command, ...args) as Promise<RedisReply>,
+    }),
+    timeoutMs: ctx.config.timeouts.redisCommandMs,
+    circuit,
   });
 }
+
+/** Liveness and readiness probes never wait for a dependency, nor for the rate limiter's store. */
+const PROBES = new Set(['/health', '/ready']);
 
 /** Answers a spent limit with our 429 problem (`rate_limited`, `Retry-After`), through the error handler. */
 const rateLimited: Options['handler'] = (req, _res, next) => {
@@ -136,7 +147,9 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
 
   // Failed requests count per client address, before authentication: guessing keys or secrets is
   // throttled even though a guesser never becomes a principal.
-  const failureStore = limiterStore(ctx, 'fail');
+  // One circuit for both limiters: a request passing both waits for at most one Redis deadline.
+  const circuit: Circuit = { localUntil: 0 };
+  const failureStore = limiterStore(ctx, 'fail', circuit);
   app.use(
     rateLimit({
       windowMs: 60_000,
@@ -146,11 +159,12 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       legacyHeaders: false,
       passOnStoreError: true,
       keyGenerator: (req) => `ip:${ipKeyGenerator(req.ip ?? '')}`,
+      skip: (req) => PROBES.has(req.path),
       handler: rateLimited,
       ...(failureStore ? { store: failureStore } : {}),
     }),
   );
-  const principalStore = limiterStore(ctx, 'principal');
+  const principalStore = limiterStore(ctx, 'principal', circuit);
   const principalLimit = rateLimit({
     windowMs: 60_000,
     limit: config.rateLimitPerMinute,
@@ -172,6 +186,14 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .route('/health')
     .get((_req, res) => {
       res.json({ status: 'ok' });
+    })
+    .all(methodNotAllowed(['GET']));
+  neutral
+    .route('/ready')
+    .get(async (_req, res) => {
+      const readiness = await checkReadiness(ctx);
+      if (!readiness.ready) throw notReady(readiness);
+      res.json({ status: 'ready', checks: readiness.checks });
     })
     .all(methodNotAllowed(['GET']));
   const openapi = buildOpenApi(ctx);

@@ -43,6 +43,21 @@ export interface ServiceConfig {
   readonly tls: { certFile: string; keyFile: string } | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly shutdownGraceMs: number;
+  /** Deadlines on every dependency call (ms): past them the request gets 503 with `Retry-After`. */
+  readonly timeouts: {
+    /** One Redis command (ioredis `commandTimeout`, the idempotency, revocation and refresh stores). */
+    readonly redisCommandMs: number;
+    /** Establishing a Redis connection. */
+    readonly redisConnectMs: number;
+    /** One SQL statement: PostgreSQL `statement_timeout` and the client-side read timeout; SQLite `busy_timeout`. */
+    readonly databaseStatementMs: number;
+    /** Getting a PostgreSQL connection: connecting, or waiting for a free one in the pool. */
+    readonly databaseConnectMs: number;
+  };
+  /** Where POSTs with an Idempotency-Key on SQL-backed writes keep their records: in the same database transaction (default), or the shared store (Redis or memory). */
+  readonly idempotencyStore: 'database' | 'shared';
+  /** How long an in-flight idempotency claim in the shared store blocks a retry before it can be taken over. */
+  readonly idempotencyLeaseMs: number;
 }
 
 /** Thrown when an environment variable has an invalid value; the message names it. */
@@ -126,6 +141,32 @@ export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   ['TLS_KEY_FILE', '(unset)', 'PEM private key for TLS_CERT_FILE'],
   ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
   ['SHUTDOWN_GRACE_MS', '10000', 'how long in-flight requests may finish after SIGTERM'],
+  [
+    'REDIS_COMMAND_TIMEOUT_MS',
+    '1000',
+    'deadline of one Redis command; past it the request gets 503 with Retry-After (the rate limiter counts locally instead)',
+  ],
+  ['REDIS_CONNECT_TIMEOUT_MS', '2000', 'deadline for establishing a Redis connection'],
+  [
+    'DATABASE_STATEMENT_TIMEOUT_MS',
+    '5000',
+    'deadline of one SQL statement (PostgreSQL statement_timeout and client read timeout; SQLite busy_timeout); past it 503',
+  ],
+  [
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    '2000',
+    'deadline for getting a PostgreSQL connection (connecting, or waiting for a free pooled one); past it 503',
+  ],
+  [
+    'IDEMPOTENCY_STORE',
+    'database',
+    'database: idempotency records of creating POSTs are written in the same transaction as the row (survives a crash); shared: in Redis (or memory)',
+  ],
+  [
+    'IDEMPOTENCY_LEASE_MS',
+    '60000',
+    'how long an in-flight key in the shared store (Redis or memory) blocks retries before a retry may take it over',
+  ],
 ];
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -261,6 +302,14 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       'info',
     ),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    timeouts: {
+      redisCommandMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 10, 600_000),
+      redisConnectMs: integer(env, 'REDIS_CONNECT_TIMEOUT_MS', 2000, 10, 600_000),
+      databaseStatementMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
+      databaseConnectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 10, 600_000),
+    },
+    idempotencyStore: oneOf(env, 'IDEMPOTENCY_STORE', ['database', 'shared'] as const, 'database'),
+    idempotencyLeaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 60_000, 100, 86_400_000),
   };
 }
 

@@ -19,13 +19,19 @@ import {
   RedisRefreshTokenStore,
   type SigningKey,
 } from '@plumbline/auth/issuer';
-import { createMemoryStore, createRedisStore, type IdempotencyStore } from '@plumbline/idempotency';
+import {
+  createMemoryStore,
+  createRedisStore,
+  createSqlStore,
+  type IdempotencyStore,
+  type SqlIdempotencyStore,
+} from '@plumbline/idempotency';
 import { Redis } from 'ioredis';
 import { type Collections, defineCollections } from './collections.js';
 import type { ServiceConfig } from './config.js';
 import { createDemoCredentials, type DemoCredentials, seedDemoData } from './seed.js';
 import { type Db, openPostgres, openSqlite } from './storage/db.js';
-import { migrate } from './storage/migrations.js';
+import { IDEMPOTENCY_TABLE, migrate } from './storage/migrations.js';
 import { Repository } from './storage/repository.js';
 
 export interface OAuthClientRecord {
@@ -45,20 +51,25 @@ export interface AppContext {
   readonly revocation: RevocationStore;
   readonly apiKeys: ApiKeyStore;
   readonly findClient: (clientId: string) => Promise<OAuthClientRecord | undefined>;
+  /** Shared idempotency records (Redis or memory): search POSTs, and creating POSTs with IDEMPOTENCY_STORE=shared. */
   readonly idempotencyStore: IdempotencyStore;
+  /** Idempotency records in the database, written in each creating POST's own transaction; undefined with IDEMPOTENCY_STORE=shared. */
+  readonly transactionalIdempotencyStore: SqlIdempotencyStore | undefined;
   /** Credentials created on this start (first start of an empty database), to print once. */
   readonly demoCredentials: DemoCredentials | undefined;
   close(): Promise<void>;
 }
 
-async function connectRedis(url: string): Promise<Redis> {
-  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever;
-  // the client keeps reconnecting in the background, so service resumes without a restart.
+async function connectRedis(url: string, timeouts: ServiceConfig['timeouts']): Promise<Redis> {
+  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever, and a
+  // Redis that accepts commands but never answers (frozen, partitioned) fails them at
+  // `commandTimeout`; the client keeps reconnecting in the background, so service resumes without a restart.
   const redis = new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     enableAutoPipelining: true,
-    connectTimeout: 2000,
+    connectTimeout: timeouts.redisConnectMs,
+    commandTimeout: timeouts.redisCommandMs,
     retryStrategy: (times) => Math.min(times * 100, 2000),
   });
   redis.on('error', () => {});
@@ -93,7 +104,12 @@ export async function createContext(
   options: ContextOptions = {},
 ): Promise<AppContext> {
   const prefix = options.redisPrefix ?? config.redisKeyPrefix;
-  const db = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.databaseFile);
+  const { timeouts } = config;
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, {
+        timeouts: { statementMs: timeouts.databaseStatementMs, connectMs: timeouts.databaseConnectMs },
+      })
+    : openSqlite(config.databaseFile, { busyTimeoutMs: timeouts.databaseStatementMs });
   await migrate(db);
   const repo = new Repository(db);
   let demoCredentials: DemoCredentials | undefined;
@@ -101,9 +117,10 @@ export async function createContext(
     demoCredentials = await createDemoCredentials(repo);
   }
 
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, timeouts) : undefined;
+  const timeoutMs = timeouts.redisCommandMs;
   const revocation: RevocationStore = redis
-    ? new RedisRevocationStore({ client: redis, prefix: `${prefix}revoked:` })
+    ? new RedisRevocationStore({ client: redis, prefix: `${prefix}revoked:`, timeoutMs })
     : new MemoryRevocationStore();
   const issuer = await createIssuer({
     issuer: config.tokenIssuer,
@@ -113,7 +130,7 @@ export async function createContext(
     revocation,
     refreshReuseGraceSec: config.refreshReuseGraceSec,
     refreshStore: redis
-      ? new RedisRefreshTokenStore({ client: redis, prefix: `{${prefix}refresh}:` })
+      ? new RedisRefreshTokenStore({ client: redis, prefix: `{${prefix}refresh}:`, timeoutMs })
       : new MemoryRefreshTokenStore(),
     ...(config.signingKeyJwk
       ? { signingKey: { privateJwk: JSON.parse(config.signingKeyJwk) as SigningKey['privateJwk'] } }
@@ -167,8 +184,22 @@ export async function createContext(
     );
   };
   const idempotencyStore = redis
-    ? createRedisStore({ client: redis, prefix: `${prefix}idem:` })
+    ? createRedisStore({ client: redis, prefix: `${prefix}idem:`, timeoutMs })
     : createMemoryStore({});
+  const transactionalIdempotencyStore =
+    config.idempotencyStore === 'database'
+      ? createSqlStore({ dialect: db.dialect, table: IDEMPOTENCY_TABLE })
+      : undefined;
+  // Expired records are deleted when their key comes again; this sweeps out the rest.
+  const purge = transactionalIdempotencyStore
+    ? setInterval(
+        () =>
+          void transactionalIdempotencyStore
+            .purgeExpired((sql, params) => db.allNative(sql, params))
+            .catch(() => {}),
+        60 * 60 * 1000,
+      ).unref()
+    : undefined;
 
   return {
     config,
@@ -182,8 +213,10 @@ export async function createContext(
     apiKeys,
     findClient,
     idempotencyStore,
+    transactionalIdempotencyStore,
     demoCredentials,
     async close() {
+      clearInterval(purge);
       await Promise.allSettled([db.close(), redis?.quit()]);
     },
   };

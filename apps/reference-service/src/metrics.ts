@@ -11,7 +11,7 @@
  * - `plumbline_backend_errors_total{backend}`: redis | database
  * - the prom-client process and Node.js defaults (`process_*`, `nodejs_*`)
  */
-import type { HttpError } from '@plumbline/errors';
+import { HttpError } from '@plumbline/errors';
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from './context.js';
@@ -208,6 +208,17 @@ function listen(target: object, count: () => void, wrap: (notify: () => void) =>
 }
 
 // A failed call is counted and rethrown unchanged: the callers decide what it means (503, 500).
+// Counted: a driver error (it has a `code`) or a mapped 5xx (`service_unavailable`). Not counted: a
+// 4xx (a unique name taken is 409), or an application error thrown inside a transaction to roll it
+// back. An error seen twice (inside a transaction, then by the transaction) counts once.
+const counted = new WeakSet<object>();
+
+function isDatabaseFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || counted.has(error)) return false;
+  if (error instanceof HttpError) return error.status >= 500;
+  return typeof (error as { code?: unknown }).code === 'string';
+}
+
 function instrumentDatabase(ctx: AppContext, count: () => void): void {
   listen(ctx.db, count, (notify) => {
     const db = ctx.db as unknown as Record<string, unknown>;
@@ -218,7 +229,10 @@ function instrumentDatabase(ctx: AppContext, count: () => void): void {
         try {
           return await (original as (...a: unknown[]) => Promise<unknown>).apply(ctx.db, args);
         } catch (error) {
-          notify();
+          if (isDatabaseFailure(error)) {
+            counted.add(error as object);
+            notify();
+          }
           throw error;
         }
       };

@@ -336,6 +336,31 @@ function neutralPaths(): Json {
         },
       },
     },
+    '/ready': {
+      get: {
+        operationId: 'ready',
+        summary: 'Readiness: the database and Redis (when configured) answer within their deadlines',
+        tags: ['service'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'Every dependency answers',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    status: { const: 'ready' },
+                    checks: { type: 'object', additionalProperties: { enum: ['ok', 'down'] } },
+                  },
+                },
+              },
+            },
+          },
+          ...errorResponses(['503']),
+        },
+      },
+    },
     '/oauth/token': {
       post: {
         operationId: 'token',

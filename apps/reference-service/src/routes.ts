@@ -6,7 +6,8 @@
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
 import { HttpError } from '@plumbline/errors';
 import { methodNotAllowed } from '@plumbline/errors/express';
-import { idempotency } from '@plumbline/idempotency/express';
+import type { SqlQuery } from '@plumbline/idempotency';
+import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
 import { represent, requireContentType } from '@plumbline/negotiation/express';
 import { type Collection, type CollectionQuery, toSql } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery } from '@plumbline/query-parser/express';
@@ -24,7 +25,8 @@ import {
 import { commentInput, projectInput, taskInput } from './domain/schemas.js';
 import { validateBody } from './domain/validation.js';
 import { sendCollection, sendCreated } from './representation.js';
-import type { Lookup, ProjectData, TaskData } from './storage/repository.js';
+import type { Db } from './storage/db.js';
+import { type Lookup, type ProjectData, Repository, type TaskData } from './storage/repository.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const READ_ONLY = ['id', 'created_at', 'updated_at', 'project_id', 'task_id', 'author'] as const;
@@ -128,8 +130,38 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     express.json({ limit, type: ['application/merge-patch+json', 'application/json'] }),
   ];
   const principal = (req: Request) => getPrincipal(req)?.clientId;
-  const idempotent = idempotency({ store: ctx.idempotencyStore, principal });
-  const idempotentRequired = idempotency({ store: ctx.idempotencyStore, principal, required: true });
+  const leaseMs = ctx.config.idempotencyLeaseMs;
+  // Search POSTs change nothing: the shared store (Redis or memory) is enough for them.
+  const idempotent = idempotency({ store: ctx.idempotencyStore, principal, leaseMs });
+  // Creating POSTs: with the database store, the key and the response are written in the same
+  // transaction as the new row, so a crash commits both or neither (and the response is sent only
+  // after the commit). With IDEMPOTENCY_STORE=shared, Redis (or memory) keeps them instead.
+  const sqlStore = ctx.transactionalIdempotencyStore;
+  const statements =
+    (tx: Db): SqlQuery =>
+    async (text, params) => {
+      if (tx.dialect === 'postgres' || /^\s*SELECT|\bRETURNING\b/i.test(text))
+        return tx.allNative(text, params);
+      await tx.run(text, params);
+      return [];
+    };
+  const creating = (required: boolean): RequestHandler =>
+    sqlStore
+      ? idempotencyTransaction<Db>({
+          store: sqlStore,
+          transaction: (work) => db.transaction(work),
+          query: statements,
+          principal,
+          required,
+        })
+      : idempotency({ store: ctx.idempotencyStore, principal, required, leaseMs });
+  const createOnce = creating(false);
+  const createOnceRequired = creating(true);
+  /** The repository writing in the request's idempotency transaction, when one is open. */
+  const writer = (req: Request): Repository => {
+    const tx = getTransaction<Db>(req);
+    return tx ? new Repository(tx) : repo;
+  };
   const acceptPatch: RequestHandler = (_req, res, next) => {
     res.setHeader('Accept-Patch', 'application/merge-patch+json, application/json');
     next();
@@ -170,8 +202,8 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     .get(requireScopes('read:projects'), collectionQuery(collections.projects), (req, res) =>
       list(req, res, collections.projects, sql.projects, asProject),
     )
-    .post(requireScopes('write:projects'), ...jsonBody, idempotentRequired, async (req, res) => {
-      const row = await repo.createProject(projectData(version, req.body));
+    .post(requireScopes('write:projects'), ...jsonBody, createOnceRequired, async (req, res) => {
+      const row = await writer(req).createProject(projectData(version, req.body));
       sendCreated(res, projectUrl(row.id), projectRepresentation(row, version));
     })
     .all(methodNotAllowed(['GET', 'POST']));
@@ -245,8 +277,8 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       collectionQuery(collections.tasks, { scope: projectScope }),
       (req, res) => list(req, res, collections.tasks, sql.tasks, asTask),
     )
-    .post(requireScopes('write:tasks'), existingProject, ...jsonBody, idempotent, async (req, res) => {
-      const task = await repo.createTask(idParam(req, 'projectId'), taskData(req.body));
+    .post(requireScopes('write:tasks'), existingProject, ...jsonBody, createOnce, async (req, res) => {
+      const task = await writer(req).createTask(idParam(req, 'projectId'), taskData(req.body));
       sendCreated(res, taskUrl(task), taskRepresentation(task));
     })
     .all(methodNotAllowed(['GET', 'POST']));
@@ -340,10 +372,10 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       collectionQuery(collections.comments, { scope: taskScope }),
       (req, res) => list(req, res, collections.comments, sql.comments, asComment),
     )
-    .post(requireScopes('write:comments'), existingTask, ...jsonBody, idempotent, async (req, res) => {
+    .post(requireScopes('write:comments'), existingTask, ...jsonBody, createOnce, async (req, res) => {
       const input = validateBody(commentInput, req.body);
       const author = getPrincipal(req)?.clientId ?? 'anonymous';
-      const comment = await repo.createComment(idParam(req, 'taskId'), input.body, author);
+      const comment = await writer(req).createComment(idParam(req, 'taskId'), input.body, author);
       sendCreated(res, commentUrl(comment), commentRepresentation(comment));
     })
     .all(methodNotAllowed(['GET', 'POST']));

@@ -312,6 +312,68 @@ describe.each(backends)('reference service on $name', (backend) => {
     });
   });
 
+  describe('4.3 idempotency: decisions from the audit', () => {
+    it('a key fixes the representation: an XML original is replayed as XML to a JSON retry', async () => {
+      const key = randomUUID();
+      const body = { name: `Accept ${key}` };
+      const xml = await call('POST', '/v2/projects', {
+        body,
+        headers: { 'idempotency-key': key, accept: 'application/xml' },
+      });
+      const json = await call('POST', '/v2/projects', {
+        body,
+        headers: { 'idempotency-key': key, accept: 'application/json' },
+      });
+      expect([xml.status, xml.headers.get('content-type')]).toEqual([201, 'application/xml; charset=utf-8']);
+      expect([
+        json.status,
+        json.headers.get('content-type'),
+        json.text,
+        json.headers.get('idempotent-replayed'),
+      ]).toEqual([201, 'application/xml; charset=utf-8', xml.text, 'true']);
+    });
+
+    it.each([
+      [
+        'a structured-field string with a parameter, then without',
+        (k: string) => `"${k}";p=1`,
+        (k: string) => `"${k}"`,
+      ],
+      ['a bare key, then the same as a structured-field string', (k: string) => k, (k: string) => `"${k}"`],
+    ])('%s: one key', async (_name, first, second) => {
+      const k = `sf-${randomUUID()}`;
+      const body = { name: `SF ${k}` };
+      const a = await call('POST', '/v2/projects', { body, headers: { 'idempotency-key': first(k) } });
+      const b = await call('POST', '/v2/projects', { body, headers: { 'idempotency-key': second(k) } });
+      expect([a.status, b.status, b.text, b.headers.get('idempotent-replayed')]).toEqual([
+        201,
+        201,
+        a.text,
+        'true',
+      ]);
+    });
+
+    it('a conflicting create (409) is rolled back and not stored: the retry runs again', async () => {
+      const name = `Taken ${randomUUID()}`;
+      expect((await create('/v2/projects', { name })).status).toBe(201);
+      const key = randomUUID();
+      const first = await call('POST', '/v2/projects', {
+        body: { name },
+        headers: { 'idempotency-key': key },
+      });
+      const again = await call('POST', '/v2/projects', {
+        body: { name },
+        headers: { 'idempotency-key': key },
+      });
+      expect([
+        first.status,
+        first.body.error_code,
+        again.status,
+        again.headers.get('idempotent-replayed'),
+      ]).toEqual([409, 'conflict', 409, null]);
+    });
+  });
+
   describe('4.4 collection queries', () => {
     it.each([
       ['unknown parameter', '/v2/projects?colour=red', 'unknown_parameter'],
@@ -613,12 +675,21 @@ describe.each(backends)('reference service on $name', (backend) => {
   describe('service routes', () => {
     it.each([
       ['/health', 200],
+      ['/ready', 200],
       ['/openapi.json', 200],
       ['/errors/not_found', 200],
       ['/errors/nope', 404],
       ['/docs/deprecations/v1', 200],
     ])('GET %s → %i without credentials', async (path, status) => {
       expect((await call('GET', path, { auth: null })).status).toBe(status);
+    });
+
+    it('/ready names each dependency it checked', async () => {
+      const reply = await call('GET', '/ready', { auth: null });
+      expect([reply.status, reply.body]).toEqual([
+        200,
+        { status: 'ready', checks: backend.redis ? { database: 'ok', redis: 'ok' } : { database: 'ok' } },
+      ]);
     });
 
     it.each([

@@ -237,7 +237,18 @@ describe('GET /metrics', () => {
     expect(text).toContain('plumbline_idempotency_outcomes_total{outcome="in_flight"} 0');
   });
 
-  it('counts database errors', async () => {
+  it('counts database errors, not a taken name (409)', async () => {
+    const create = () =>
+      fetch(`${svc.url}/v2/projects`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': svc.credentials.apiKeys.readWrite,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        body: JSON.stringify({ name: 'Metrics duplicate' }),
+      });
+    expect([(await create()).status, (await create()).status]).toEqual([201, 409]);
     await expect(svc.ctx.db.all('SELECT * FROM no_such_table')).rejects.toThrow();
     const text = await scrape(svc);
     expect(text).toContain('plumbline_backend_errors_total{backend="database"} 1');

@@ -24,7 +24,7 @@ function storageSuite(name: string, open: () => Promise<Db>) {
     let repo: Repository;
     beforeAll(async () => {
       db = await open();
-      expect(await migrate(db)).toBe(1);
+      expect(await migrate(db)).toBe(2);
       expect(await migrate(db)).toBe(0);
       repo = new Repository(db);
     });
@@ -148,7 +148,7 @@ describe.skipIf(!pgUp)('postgres', () => {
     const dbs = [0, 1, 2].map(() => openPostgres(DATABASE_URL, { schema: fresh, max: 1 }));
     try {
       const applied = await Promise.all(dbs.map((db) => migrate(db)));
-      expect(applied.sort()).toEqual([0, 0, 1]);
+      expect(applied.sort()).toEqual([0, 0, 2]);
     } finally {
       await Promise.all(dbs.map((db) => db.close()));
       await admin.query(`DROP SCHEMA ${fresh} CASCADE`);
@@ -164,6 +164,12 @@ describe('driver errors', () => {
     ['connection failure', { code: '08006' }, 503],
     ['refused', { code: 'ECONNREFUSED' }, 503],
     ['terminated', new Error('Connection terminated unexpectedly'), 503],
+    ['statement_timeout cancelled the statement', { code: '57014' }, 503],
+    ['lock_timeout', { code: '55P03' }, 503],
+    ['sqlite busy_timeout ran out', { code: 'SQLITE_BUSY' }, 503],
+    ['pg client read timeout', new Error('Query read timeout'), 503],
+    ['pool acquire timeout', new Error('timeout exceeded when trying to connect'), 503],
+    ['connect timeout', new Error('Connection terminated due to connection timeout'), 503],
   ])('%s → %i', (_name, error, status) => {
     const mapped = mapDbError(error);
     expect(isHttpError(mapped) && mapped.status).toBe(status);

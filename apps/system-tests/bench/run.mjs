@@ -6,6 +6,8 @@
  *
  *   node apps/system-tests/bench/run.mjs            (after `pnpm turbo run build`)
  *   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_PAIRS=1,2,3,4 (defaults)
+ *   BENCH_PAIRS=5: the reference service's creating POST with its idempotency keys in the database
+ *   (in the row's transaction, the default) against keys in Redis (IDEMPOTENCY_STORE=shared)
  *
  * Needs Redis (REDIS_URL, default redis://127.0.0.1:6379) for pairs 3-4 and PostgreSQL
  * (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test) for pair 4; a pair whose service is
@@ -295,6 +297,27 @@ async function main() {
       if (redisUp) rows.push(...(await referenceService(postgresUp, skipped)));
       else skipped.push(`4 (Redis not reachable at ${REDIS_URL})`);
     }
+    if (PAIRS.has(5)) {
+      if (redisUp) {
+        const results = await referenceService(postgresUp, skipped, {
+          title: '5 idempotency store',
+          stores: ['database', 'shared'],
+          get: false,
+        });
+        rows.push(...results);
+        for (const label of ['SQLite', 'PostgreSQL']) {
+          const [sql, redis] = ['database', 'shared'].map((store) =>
+            results.find((r) => r.name.includes(`${label}, IDEMPOTENCY_STORE=${store}`)),
+          );
+          if (sql && redis)
+            ratios.push({
+              what: `5. ${label}: keys in the row's transaction / keys in Redis (diagnostic)`,
+              value: sql.rps / redis.rps,
+              target: 0.8,
+            });
+        }
+      } else skipped.push(`5 (Redis not reachable at ${REDIS_URL})`);
+    }
   } finally {
     auth.close();
     for (const child of children) child.kill('SIGKILL');
@@ -302,8 +325,15 @@ async function main() {
   report(rows, ratios, skipped, Date.now() - started);
 }
 
-/** Pair 4: the reference service on SQLite and on PostgreSQL, GET a filtered sorted page and POST create. */
-async function referenceService(postgresUp, skipped) {
+/**
+ * Pair 4: the reference service on SQLite and on PostgreSQL, GET a filtered sorted page and POST
+ * create. Pair 5 (`stores`): only the POST, once per idempotency store.
+ */
+async function referenceService(
+  postgresUp,
+  skipped,
+  pair = { title: '4 reference service', stores: [undefined], get: true },
+) {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const baseEnv = {
     HOST: '127.0.0.1',
@@ -320,18 +350,24 @@ async function referenceService(postgresUp, skipped) {
   if (postgresUp) {
     admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  } else skipped.push(`4 on PostgreSQL (not reachable at ${DATABASE_URL})`);
-  const services = [
-    { label: 'SQLite', env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${RUN_ID}:sqlite:` } },
-  ];
-  if (postgresUp) {
-    const url = new URL(DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    for (const n of pair.stores.keys()) await admin.query(`CREATE SCHEMA ${schema}${n}`);
+  } else skipped.push(`${pair.title} on PostgreSQL (not reachable at ${DATABASE_URL})`);
+  const services = [];
+  for (const [n, store] of pair.stores.entries()) {
+    const suffix = store ? `, IDEMPOTENCY_STORE=${store}` : '';
+    const storeEnv = store ? { IDEMPOTENCY_STORE: store } : {};
     services.push({
-      label: 'PostgreSQL',
-      env: { DATABASE_URL: url.toString(), REDIS_KEY_PREFIX: `${RUN_ID}:pg:` },
+      label: `SQLite${suffix}`,
+      env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${RUN_ID}:sqlite${n}:`, ...storeEnv },
     });
+    if (postgresUp) {
+      const url = new URL(DATABASE_URL);
+      url.searchParams.set('options', `-c search_path=${schema}${n}`);
+      services.push({
+        label: `PostgreSQL${suffix}`,
+        env: { DATABASE_URL: url.toString(), REDIS_KEY_PREFIX: `${RUN_ID}:pg${n}:`, ...storeEnv },
+      });
+    }
   }
   const running = [];
   try {
@@ -349,14 +385,15 @@ async function referenceService(postgresUp, skipped) {
     for (const service of running) {
       const server = async () => ({ url: service.url, pid: service.child.pid, stop: async () => {} });
       const headers = { 'x-api-key': service.apiKey };
-      variants.push({
-        name: `reference service, ${service.label}: GET /v2/tasks?status=todo&sort=-priority`,
-        path: '/v2/tasks?status=todo&sort=-priority',
-        expect: 200,
-        start: server,
-        fetchInit: () => ({ headers }),
-        cannon: () => ({ headers }),
-      });
+      if (pair.get)
+        variants.push({
+          name: `reference service, ${service.label}: GET /v2/tasks?status=todo&sort=-priority`,
+          path: '/v2/tasks?status=todo&sort=-priority',
+          expect: 200,
+          start: server,
+          fetchInit: () => ({ headers }),
+          cannon: () => ({ headers }),
+        });
       let n = 0;
       variants.push({
         name: `reference service, ${service.label}: POST /v2/projects`,
@@ -379,7 +416,7 @@ async function referenceService(postgresUp, skipped) {
                 n += 1;
                 request.headers = {
                   ...request.headers,
-                  'idempotency-key': `${service.label}-${RUN_ID}-${n}`,
+                  'idempotency-key': `${service.label.replace(/[^A-Za-z0-9]+/g, '_')}-${RUN_ID}-${n}`,
                 };
                 request.body = JSON.stringify({ name: `bench ${service.label} ${n}` });
                 return request;
@@ -389,12 +426,12 @@ async function referenceService(postgresUp, skipped) {
         }),
       });
     }
-    return await runPair('4 reference service', variants);
+    return await runPair(pair.title, variants);
   } finally {
     for (const service of running) await stopProcess(service.child);
     await deleteKeys(`${RUN_ID}:`);
     if (admin) {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      for (const n of pair.stores.keys()) await admin.query(`DROP SCHEMA IF EXISTS ${schema}${n} CASCADE`);
       await admin.end();
     }
   }

@@ -98,7 +98,15 @@ describe.skipIf(!ready)('faults', () => {
 
     beforeAll(async () => {
       redis = await startOwnRedis();
-      cluster = await startCluster({ count: 3, database: db, redisUrl: redis.url, credentials: seeded });
+      // Creating POSTs keep their keys in Redis here (the shared store), so this outage reaches them;
+      // with the default database store they do not need Redis at all (stalls.test.ts).
+      cluster = await startCluster({
+        count: 3,
+        database: db,
+        redisUrl: redis.url,
+        credentials: seeded,
+        env: { IDEMPOTENCY_STORE: 'shared' },
+      });
     });
     afterAll(async () => {
       await cluster?.stop();

@@ -1,9 +1,9 @@
 import { bench, describe } from 'vitest';
 import { badOpenApi, goodOpenApi } from '../src/__fixtures__/openapi.js';
+import { createRuleset } from '../src/create-ruleset.js';
 import { formatJunit, formatTable } from '../src/format.js';
 import { stackTraceIn } from '../src/inspect.js';
 import { lint, scoreFindings } from '../src/lint.js';
-import { createRuleset } from '../src/ruleset.js';
 
 const good = goodOpenApi();
 const bad = badOpenApi();

@@ -88,7 +88,7 @@ describe('plumbline-conformance CLI', () => {
     const { code, stdout } = await cli([...args, '--output', output, ...FAST]);
     expect(code).toBe(EXIT.failed);
     expect(stdout).toBe('');
-    expect(await readFile(output, 'utf8')).toContain('<failure message="[error] CONVENTIONS 4.5 (3)');
+    expect(await readFile(output, 'utf8')).toContain('<failure message="[error] docs/conventions.md 4.5 (3)');
   });
 
   it('probe with --openapi from a file', async () => {
@@ -113,7 +113,12 @@ describe('plumbline-conformance CLI', () => {
     [['lint'], 'expected a command and one target'],
     [['lint', 'a.json', 'b.json'], 'expected a command and one target'],
     [['frobnicate', 'x'], 'unknown command frobnicate'],
-    [['lint', 'x.json', '--format', 'html'], 'unknown format html'],
+    [['lint', 'x.json', '--format', 'pdf'], 'unknown format pdf'],
+    [['lint', 'x.json', '--min-score', '101'], '--min-score must be an integer from 0 to 100'],
+    [
+      ['probe', 'http://127.0.0.1:1', '--dry-run'],
+      '--dry-run sends nothing: pass --openapi <file|url> or --collection',
+    ],
     [['lint', '/nonexistent/openapi.json'], 'cannot read /nonexistent/openapi.json: ENOENT'],
     [['probe', 'http://127.0.0.1:1', '--rps', '0'], '--rps must be a positive number'],
     [['probe', 'not a url'], 'base URL must be http(s): not a url'],

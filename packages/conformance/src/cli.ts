@@ -10,6 +10,7 @@ import { runCli } from './run-cli.js';
 runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  progress: (text) => process.stderr.write(text),
   env: process.env,
 }).then(
   (code) => {

@@ -34,8 +34,11 @@ describe('formatters', () => {
         '        < HTTP 200',
         '        < {"error":"bad \u0001 sort"}',
         '      fix: Validate sort fields against the documented list and answer 400 with a descriptive message.',
-        'SKIP    warn      probe-gone-410          4.2 (5), DESIGN 4  DELETE answers 204; the removed member then answers 410',
+        '      rule: https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#r-4-4-3',
+        'SKIP    warn      probe-gone-410          4.2 (5), d-delete  DELETE answers 204; the removed member then answers 410',
         '      - write probe: run with --allow-writes',
+        '',
+        'rules: https://github.com/plumbline/plumbline/blob/main/docs/conventions.md (sections), https://github.com/plumbline/plumbline/blob/main/docs/design.md (d-… decisions)',
         '',
       ].join('\n'),
     );
@@ -60,7 +63,7 @@ describe('formatters', () => {
     );
     expect(xml).toContain('<skipped message="write probe: run with --allow-writes"/>');
     expect(xml).toContain(
-      '<failure message="[error] CONVENTIONS 4.4 (3): an unknown sort field was accepted with 200; expected 400" type="error">',
+      '<failure message="[error] docs/conventions.md 4.4 (3): an unknown sort field was accepted with 200; expected 400" type="error">',
     );
     expect(xml).toContain('&gt; GET /v2/items?sort=&lt;x&gt;&amp;y');
     expect(xml).toContain('{&quot;error&quot;:&quot;bad \uFFFD sort&quot;}');

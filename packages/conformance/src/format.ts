@@ -1,7 +1,11 @@
+import { DOCS_BASE } from './rules.js';
 import type { Evidence, RuleResult, Scorecard } from './scorecard.js';
 
 /** Output formats of the CLI. */
-export type Format = 'table' | 'json' | 'junit';
+export type Format = 'table' | 'json' | 'junit' | 'sarif' | 'html';
+
+/** Every format, in the order the CLI's help lists them. */
+export const FORMATS: readonly Format[] = ['table', 'json', 'junit', 'sarif', 'html'];
 
 /**
  * Options for {@link formatTable}.
@@ -20,11 +24,38 @@ const LABEL = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
 
 function headline(card: Scorecard): string {
   const requests = card.requests === undefined ? '' : `, ${card.requests} requests`;
+  const notRun = card.results.filter((r) =>
+    r.evidence[0]?.note.startsWith('not run: needs credentials'),
+  ).length;
+  const credentials = notRun === 0 ? '' : ` (${notRun} rules not run: needs credentials)`;
   return (
     `plumbline-conformance ${card.mode} ${card.target}: ${card.percent}% ` +
     `(${card.passed} passed, ${card.failed} failed, ${card.skipped} skipped${requests}) ` +
-    (card.ok ? 'OK' : 'FAILED')
+    (card.ok ? 'OK' : 'FAILED') +
+    credentials
   );
+}
+
+/** The closing lines: the run's bounds, what the write probes left behind, where the rules are. */
+function footer(card: Scorecard): string[] {
+  const lines: string[] = [''];
+  if (card.limits !== undefined)
+    lines.push(
+      `requests: ${card.requests ?? 0} of a budget of ${card.limits.maxRequests}, at most ` +
+        `${card.limits.requestsPerSecond}/s, timeout ${card.limits.timeoutMs} ms ` +
+        '(--max-requests, --rps, --timeout)',
+    );
+  if (card.cleanup !== undefined) {
+    const { created, deleted, notDeleted } = card.cleanup;
+    lines.push(`cleanup: created ${created}, deleted ${deleted.length}`);
+    for (const left of notDeleted) lines.push(`  NOT DELETED ${left.location}: ${left.reason}`);
+  }
+  lines.push(`rules: ${DOCS_BASE}/conventions.md (sections), ${DOCS_BASE}/design.md (d-… decisions)`);
+  return lines;
+}
+
+function reference(result: RuleResult): string {
+  return result.decision === undefined ? result.section : `${result.section}, ${result.decision}`;
 }
 
 function indent(text: string, prefix: string): string {
@@ -53,7 +84,7 @@ function evidenceLines(evidence: Evidence): string {
  */
 export function formatTable(card: Scorecard, options: TableOptions = {}): string {
   const idWidth = Math.max(4, ...card.results.map((result) => result.id.length));
-  const sectionWidth = Math.max(7, ...card.results.map((result) => result.section.length));
+  const sectionWidth = Math.max(7, ...card.results.map((result) => reference(result).length));
   const rows = [
     headline(card),
     '',
@@ -62,13 +93,14 @@ export function formatTable(card: Scorecard, options: TableOptions = {}): string
   for (const result of card.results) {
     rows.push(
       `${LABEL[result.outcome].padEnd(6)}  ${result.severity.padEnd(8)}  ${result.id.padEnd(idWidth)}  ` +
-        `${result.section.padEnd(sectionWidth)}  ${result.title}`,
+        `${reference(result).padEnd(sectionWidth)}  ${result.title}`,
     );
     const show = result.outcome === 'fail' || options.verbose;
     if (show) for (const evidence of result.evidence) rows.push(evidenceLines(evidence));
     else if (result.outcome === 'skip' && result.evidence[0]) rows.push(`      - ${result.evidence[0].note}`);
-    if (result.outcome === 'fail') rows.push(`      fix: ${result.fix}`);
+    if (result.outcome === 'fail') rows.push(`      fix: ${result.fix}`, `      rule: ${result.link}`);
   }
+  rows.push(...footer(card));
   return `${rows.join('\n')}\n`;
 }
 
@@ -130,8 +162,8 @@ export function formatJunit(card: Scorecard): string {
     if (result.outcome === 'pass') return `${open.slice(0, -1)}/>`;
     if (result.outcome === 'skip')
       return `${open}\n      <skipped message="${xml(result.evidence[0]?.note ?? 'skipped')}"/>\n    </testcase>`;
-    const message = `[${result.severity}] CONVENTIONS ${result.section}: ${result.evidence[0]?.note ?? 'failed'}`;
-    const body = `${evidenceText(result)}\n\nfix: ${result.fix}`;
+    const message = `[${result.severity}] docs/conventions.md ${reference(result)}: ${result.evidence[0]?.note ?? 'failed'}`;
+    const body = `${evidenceText(result)}\n\nfix: ${result.fix}\nrule: ${result.link}`;
     return `${open}\n      <failure message="${xml(message)}" type="${xml(result.severity)}">${xml(body)}</failure>\n    </testcase>`;
   });
   return [
@@ -156,5 +188,184 @@ export function formatJunit(card: Scorecard): string {
 export function formatScorecard(card: Scorecard, format: Format, options: TableOptions = {}): string {
   if (format === 'json') return formatJson(card);
   if (format === 'junit') return formatJunit(card);
+  if (format === 'sarif') return formatSarif(card);
+  if (format === 'html') return formatHtml(card);
   return formatTable(card, options);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SARIF 2.1.0 (code-scanning platforms)
+
+/** The SARIF version written, and the schema it validates against (checked by a test). */
+export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+
+function sarifLevel(result: RuleResult): 'error' | 'warning' {
+  return result.severity === 'error' ? 'error' : 'warning';
+}
+
+function evidenceMessage(evidence: Evidence): string {
+  return [
+    evidence.note,
+    evidence.request && indent(evidence.request, '> '),
+    evidence.response && indent(evidence.response, '< '),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/**
+ * The scorecard as a SARIF 2.1.0 log: one rule per checked rule (with its help link into
+ * docs/conventions.md), one result per failure. Lint results point at the document and line; probe
+ * results carry the request and response in the message and point at the base URL.
+ *
+ * @example
+ * ```ts
+ * await writeFile('conformance.sarif', formatSarif(card)); // upload with github/codeql-action/upload-sarif
+ * ```
+ */
+export function formatSarif(card: Scorecard, version?: string): string {
+  const rules = card.results.map((result) => ({
+    id: result.id,
+    name: result.id,
+    shortDescription: { text: result.title },
+    fullDescription: { text: `${result.title} (docs/conventions.md ${reference(result)})` },
+    help: { text: `${result.fix}\n${result.link}` },
+    helpUri: result.link,
+    defaultConfiguration: { level: sarifLevel(result) },
+    properties: { kind: result.kind, section: result.section },
+  }));
+  const results = card.results.flatMap((result, ruleIndex) =>
+    result.outcome !== 'fail'
+      ? []
+      : result.evidence.map((evidence) => {
+          const line = /\(line (\d+)\)$/.exec(evidence.location ?? '')?.[1];
+          const region = line === undefined ? {} : { region: { startLine: Number(line) } };
+          return {
+            ruleId: result.id,
+            ruleIndex,
+            level: sarifLevel(result),
+            message: { text: `${evidenceMessage(evidence)}\nfix: ${result.fix}` },
+            locations: [
+              {
+                physicalLocation: { artifactLocation: { uri: card.target }, ...region },
+                ...(evidence.location === undefined
+                  ? {}
+                  : {
+                      logicalLocations: [
+                        { fullyQualifiedName: evidence.location.replace(/ \(line \d+\)$/, '') },
+                      ],
+                    }),
+              },
+            ],
+          };
+        }),
+  );
+  const log = {
+    $schema: SARIF_SCHEMA,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'plumbline-conformance',
+            informationUri: 'https://github.com/plumbline/plumbline/tree/main/packages/conformance',
+            ...(version === undefined ? {} : { semanticVersion: version }),
+            rules,
+          },
+        },
+        automationDetails: { id: `plumbline-conformance/${card.mode}/` },
+        results,
+        properties: { target: card.target, percent: card.percent, ok: card.ok },
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML (one self-contained file a person opens)
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+function html(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
+}
+
+/** The area of a rule: the top-level section of its first reference (`4.4 (3)` → `4.4`). */
+function areaOf(result: RuleResult): string {
+  const match = /^\d+(?:\.\d+)?/.exec(result.section);
+  return match === null ? 'document' : match[0];
+}
+
+const AREA_NAMES: Record<string, string> = {
+  '2': 'Resources',
+  '4.1': 'Path shapes',
+  '4.2': 'Method semantics',
+  '4.3': 'Idempotency key',
+  '4.4': 'Collection query parameters',
+  '4.5': 'Content negotiation',
+  '5': 'Authentication',
+  '7.1': 'Status codes',
+  '7.2': 'Error body shape',
+  '8': 'Limits',
+  '9': 'Versioning',
+  document: 'Document',
+};
+
+/**
+ * The scorecard as one self-contained HTML page (inline CSS, no script, nothing fetched): the score,
+ * a score per area of docs/conventions.md, and every rule with its result, evidence, fix and link.
+ *
+ * @example
+ * ```ts
+ * await writeFile('conformance.html', formatHtml(card));
+ * ```
+ */
+export function formatHtml(card: Scorecard): string {
+  const areas = new Map<string, RuleResult[]>();
+  for (const result of card.results)
+    areas.set(areaOf(result), [...(areas.get(areaOf(result)) ?? []), result]);
+  const areaRows = [...areas.entries()].map(([area, results]) => {
+    const passed = results.filter((r) => r.outcome === 'pass').length;
+    const failed = results.filter((r) => r.outcome === 'fail').length;
+    const score = passed + failed === 0 ? '-' : `${Math.floor((passed * 100) / (passed + failed))}%`;
+    return `<tr><td>${html(area)} ${html(AREA_NAMES[area] ?? '')}</td><td>${score}</td><td>${passed}</td><td>${failed}</td><td>${results.length - passed - failed}</td></tr>`;
+  });
+  const rules = card.results.map((result) => {
+    const evidence = result.evidence
+      .map(
+        (item) =>
+          `<li><p>${html(item.note)}</p>${item.location ? `<p>at <code>${html(item.location)}</code></p>` : ''}${item.request ? `<pre class="req">${html(item.request)}</pre>` : ''}${item.response ? `<pre class="res">${html(item.response)}</pre>` : ''}</li>`,
+      )
+      .join('');
+    return `<section class="rule ${result.outcome}" id="${html(result.id)}"><h3><span class="badge">${result.outcome.toUpperCase()}</span> ${html(result.id)} <small>${html(result.severity)} · <a href="${html(result.link)}">${html(reference(result))}</a></small></h3><p>${html(result.title)}</p>${result.outcome === 'fail' ? `<p class="fix">fix: ${html(result.fix)}</p>` : ''}${evidence ? `<ul>${evidence}</ul>` : ''}</section>`;
+  });
+  const extra = footer(card)
+    .filter((line) => line !== '')
+    .map((line) => `<p>${html(line)}</p>`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>plumbline-conformance ${html(card.mode)} ${html(card.target)}</title>
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d2330}
+h1{font-size:1.4rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccd;padding:.3rem .6rem;text-align:left}
+.rule{border-left:.35rem solid #999;padding:.2rem 1rem;margin:1rem 0;background:#f7f8fa}.rule.pass{border-color:#2a7}.rule.fail{border-color:#c33}.rule.skip{border-color:#bb8}
+.badge{font-size:.75rem;padding:.1rem .4rem;border-radius:.2rem;background:#dde}.fail .badge{background:#fcc}.pass .badge{background:#cfe}
+pre{background:#fff;border:1px solid #dde;padding:.5rem;overflow-x:auto;white-space:pre-wrap}.fix{font-weight:600}small{font-weight:400;color:#556}
+</style></head><body>
+<h1>plumbline-conformance ${html(card.mode)}: ${html(card.target)}</h1>
+<p><strong>${card.percent}%</strong>: ${card.passed} passed, ${card.failed} failed, ${card.skipped} skipped. ${card.ok ? 'OK' : 'FAILED'}</p>
+<h2>Score per area</h2>
+<table><thead><tr><th>area</th><th>score</th><th>passed</th><th>failed</th><th>skipped</th></tr></thead><tbody>${areaRows.join('')}</tbody></table>
+<h2>Rules</h2>
+${rules.join('\n')}
+${extra.join('\n')}
+</body></html>
+`;
 }

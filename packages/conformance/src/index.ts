@@ -4,10 +4,14 @@
  *
  * @packageDocumentation
  */
+
+export { createRuleset, type RulesetOptions, type SpectralRuleset } from './create-ruleset.js';
 export {
   type Format,
+  formatHtml,
   formatJson,
   formatJunit,
+  formatSarif,
   formatScorecard,
   formatTable,
   type TableOptions,
@@ -20,8 +24,24 @@ export {
   discoverCollections,
   type PaginationStyle,
 } from './openapi.js';
-export { ProbeConfigError, type ProbeOptions, probe } from './probe.js';
-export { LINT_RULES, PROBE_RULES, RULES, type RuleInfo, type RuleKind, type Severity } from './rules.js';
-export { createRuleset, type RulesetOptions, type SpectralRuleset } from './ruleset.js';
+export { type PlannedRequest, planProbe } from './plan.js';
+export { ProbeConfigError, type ProbeOptions, ProbeUnreachableError, probe } from './probe.js';
+export {
+  LINT_RULES,
+  PROBE_RULES,
+  RULES,
+  type RuleInfo,
+  type RuleKind,
+  ruleLink,
+  type Severity,
+} from './rules.js';
 export { type CliIo, EXIT, runCli, USAGE } from './run-cli.js';
-export { buildScorecard, type Evidence, type Outcome, type RuleResult, type Scorecard } from './scorecard.js';
+export {
+  buildScorecard,
+  type Cleanup,
+  type Evidence,
+  type Outcome,
+  type ProbeLimits,
+  type RuleResult,
+  type Scorecard,
+} from './scorecard.js';

@@ -278,7 +278,7 @@ export function isHttpDate(value: string): boolean {
 }
 
 /**
- * True for a `Deprecation` value: `true` (CONVENTIONS 9) or `@<unix seconds>` (RFC 9745).
+ * True for a `Deprecation` value: `true` (docs/conventions.md 9 (5)) or `@<unix seconds>` (RFC 9745).
  *
  * @example
  * ```ts

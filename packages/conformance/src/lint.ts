@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Document, Spectral } from '@stoplight/spectral-core';
 // A CommonJS package whose named exports Node's ESM loader cannot detect: use the default export.
 import parsers from '@stoplight/spectral-parsers';
+import { createRuleset, type RulesetOptions } from './create-ruleset.js';
 import { LINT_RULES, type Severity } from './rules.js';
-import { createRuleset, type RulesetOptions } from './ruleset.js';
 import {
   buildScorecard,
   documentRule,
@@ -20,6 +20,7 @@ import {
  * ```ts
  * const finding: Finding = {
  *   rule: 'plumbline-delete-204', severity: 'error', section: '4.2, 7.1',
+ *   link: 'https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#s-4-2',
  *   message: 'DELETE /v1/projects/{id} documents 200 instead of 204',
  *   path: ['paths', '/v1/projects/{id}', 'delete', 'responses'], line: 41,
  *   fix: 'Document 204 (and no other 2xx) for DELETE.',
@@ -31,6 +32,8 @@ export interface Finding {
   readonly rule: string;
   readonly severity: Severity;
   readonly section: string;
+  /** Absolute link to the rule in docs/conventions.md (or docs/design.md). */
+  readonly link: string;
   readonly message: string;
   readonly path: readonly (string | number)[];
   /** 1-based line in the source text. */
@@ -50,6 +53,8 @@ export interface LintOptions {
   /** Name shown in findings and used to pick the parser (`.yaml`/`.yml` → YAML). */
   readonly source?: string;
   readonly ruleset?: RulesetOptions;
+  /** Called with each phase (`rule 3/15 plumbline-path-casing`), for progress on large documents. */
+  readonly onProgress?: (phase: string) => void;
 }
 
 function looksLikeJson(text: string, source: string | undefined): boolean {
@@ -70,7 +75,19 @@ export async function lint(document: string | object, options: LintOptions = {})
   const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
   const source = options.source ?? 'openapi';
   const spectral = new Spectral();
-  spectral.setRuleset(createRuleset(options.ruleset) as Parameters<Spectral['setRuleset']>[0]);
+  const onProgress = options.onProgress;
+  const rulesetOptions: RulesetOptions =
+    onProgress === undefined
+      ? (options.ruleset ?? {})
+      : {
+          ...options.ruleset,
+          onRule: (id, index, total) => {
+            options.ruleset?.onRule?.(id, index, total);
+            onProgress(`rule ${index + 1}/${total} ${id}`);
+          },
+        };
+  spectral.setRuleset(createRuleset(rulesetOptions) as Parameters<Spectral['setRuleset']>[0]);
+  onProgress?.('parsing the document and resolving $refs');
   const parsed = looksLikeJson(text, options.source)
     ? new Document(text, parsers.Json, source)
     : new Document(text, parsers.Yaml, source);
@@ -84,6 +101,7 @@ export async function lint(document: string | object, options: LintOptions = {})
             rule: 'document-valid',
             severity: 'error',
             section: '-',
+            link: documentRule().link,
             message: 'not an OpenAPI 3.x document (no "openapi" version member)',
             path: [],
             fix: documentRule().fix,
@@ -96,6 +114,7 @@ export async function lint(document: string | object, options: LintOptions = {})
         rule: String(result.code),
         severity: rule.id === 'document-valid' ? (result.severity === 0 ? 'error' : 'warn') : rule.severity,
         section: rule.section,
+        link: rule.link,
         message: result.message,
         path: result.path,
         line: result.range.start.line + 1,

@@ -66,7 +66,7 @@ export function parsePath(path: string): PathShape {
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/\.well-known(\/|$)/,
   /^\/openapi(\.json|\.ya?ml)?$/,
-  /^\/(health|healthz|livez|readyz|ping|metrics)$/,
+  /^\/(health|healthz|live|livez|ready|readyz|ping|metrics)$/,
   /^\/oauth(\/|$)/,
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
@@ -88,7 +88,7 @@ export function isIgnoredPath(shape: PathShape, ignored: readonly RegExp[]): boo
 }
 
 /**
- * True for a POST-only search action such as `/tasks/search` (CONVENTIONS 4.2 rule 7).
+ * True for a POST-only search action such as `/tasks/search` (docs/conventions.md 4.2 (7)).
  *
  * @example
  * ```ts
@@ -194,6 +194,7 @@ export interface ParameterInfo {
   readonly name: string;
   readonly in: string;
   readonly schema?: JsonObject;
+  readonly description?: string;
   readonly path: (string | number)[];
 }
 
@@ -223,6 +224,7 @@ export function parametersOf(document: unknown, op: OperationRef): ParameterInfo
         in: parameter['in'],
         path: [...base, index],
         ...(isObject(schema) ? { schema } : {}),
+        ...(typeof parameter['description'] === 'string' ? { description: parameter['description'] } : {}),
       };
       byKey.set(`${info.in}:${info.name.toLowerCase()}`, info);
     });

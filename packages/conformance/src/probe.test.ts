@@ -46,7 +46,7 @@ describe('probe: the compliant fixture (real Plumbline packages)', () => {
     for (const result of card.results) {
       if (PROBE_RULES.find((rule) => rule.id === result.id)?.writes) {
         expect(result.outcome).toBe('skip');
-        expect(result.evidence).toEqual([{ note: 'write probe: run with --allow-writes' }]);
+        expect(result.evidence).toEqual([{ note: 'not run: write probe; pass --allow-writes' }]);
       } else expect([result.id, result.outcome]).toEqual([result.id, 'pass']);
     }
     expect(card.ok).toBe(true);

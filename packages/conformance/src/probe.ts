@@ -31,7 +31,14 @@ import {
   type PaginationStyle,
 } from './openapi.js';
 import { PROBE_RULES } from './rules.js';
-import { buildScorecard, type Evidence, type Outcome, ruleResult, type Scorecard } from './scorecard.js';
+import {
+  buildScorecard,
+  type Cleanup,
+  type Evidence,
+  type Outcome,
+  ruleResult,
+  type Scorecard,
+} from './scorecard.js';
 
 /**
  * Options for {@link probe}.
@@ -67,9 +74,42 @@ export interface ProbeOptions extends ClientLimits {
   readonly createBodies?: Readonly<Record<string, unknown>>;
   /** The largest page a collection may return without paging parameters. Default 100. */
   readonly maxPageSize?: number;
-  /** Paths that are not resources (see the ruleset). */
+  /** More paths that are not resources, in addition to {@link DEFAULT_IGNORED_PATHS}. */
   readonly ignorePaths?: readonly RegExp[];
 }
+
+/**
+ * Thrown when the service cannot be reached, or stops answering during the run (connection refused
+ * or reset, DNS failure, timeout): that is not a convention failure, and the CLI exits 2.
+ *
+ * @example
+ * ```ts
+ * try { await probe({ baseUrl }); } catch (error) { if (error instanceof ProbeUnreachableError) process.exitCode = 2; }
+ * ```
+ */
+export class ProbeUnreachableError extends Error {
+  constructor(
+    message: string,
+    /** The request that got no response, with the reason. */
+    readonly exchange: Exchange,
+    /** Requests sent before it. */
+    readonly requests: number,
+  ) {
+    super(message);
+    this.name = 'ProbeUnreachableError';
+  }
+}
+
+/** A request got no response; turned into a ProbeUnreachableError by `probe`. */
+class NoResponse extends Error {
+  constructor(readonly exchange: Exchange) {
+    super(exchange.error ?? 'no response');
+  }
+}
+
+/** Note of a rule that needs credentials the run does not have. */
+export const NEEDS_CREDENTIALS =
+  'not run: needs credentials; pass --api-key <key> or --token <token> (or PLUMBLINE_API_KEY / PLUMBLINE_TOKEN)';
 
 /** Thrown for a configuration the probe cannot run with (the CLI exits 2). */
 export class ProbeConfigError extends Error {
@@ -95,11 +135,14 @@ interface Observation {
   readonly evidence: Evidence;
 }
 
-const UNSERVABLE = 'application/x-plumbline-unservable';
+/** The media type the 406 probe asks for. */
+export const UNSERVABLE = 'application/x-plumbline-unservable';
 
 class Run {
   readonly observations = new Map<string, Observation[]>();
   readonly created: string[] = [];
+  /** Set when the API answered 401/403 to a run without credentials. */
+  needsCredentials = false;
   readonly client: ProbeClient;
 
   constructor(
@@ -133,11 +176,23 @@ class Run {
   }
 
   get(path: string, headers: Record<string, string> = {}, anonymous = false): Promise<Exchange> {
-    return this.client.send('GET', path, { headers: { Accept: 'application/json', ...headers }, anonymous });
+    return this.send('GET', path, { headers: { Accept: 'application/json', ...headers }, anonymous });
   }
 
   post(path: string, body: string, headers: Record<string, string>): Promise<Exchange> {
-    return this.client.send('POST', path, { headers: { Accept: 'application/json', ...headers }, body });
+    return this.send('POST', path, { headers: { Accept: 'application/json', ...headers }, body });
+  }
+
+  /** Sends a request; a request the service does not answer at all ends the run (NoResponse). */
+  async send(
+    method: string,
+    path: string,
+    options: Parameters<ProbeClient['send']>[2] = {},
+  ): Promise<Exchange> {
+    const exchange = await this.client.send(method, path, options);
+    if (exchange.response === undefined && !exchange.error?.startsWith('refused:'))
+      throw new NoResponse(exchange);
+    return exchange;
   }
 }
 
@@ -150,11 +205,11 @@ function is2xx(exchange: Exchange): boolean {
   return code >= 200 && code < 300;
 }
 
-function withQuery(path: string, query: string): string {
+export function withQuery(path: string, query: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
 }
 
-function pageQuery(style: PaginationStyle, size: number): string {
+export function pageQuery(style: PaginationStyle, size: number): string {
   return style === 'page' ? `page=1&size=${size}` : `limit=${size}`;
 }
 
@@ -176,9 +231,13 @@ async function loadOpenApi(run: Run): Promise<unknown> {
   if (collections !== undefined && collections.length > 0) return undefined;
   const exchange = await run.get(openapiPath ?? '/openapi.json');
   const json = exchange.response ? jsonBody(exchange.response) : undefined;
+  const locked = [401, 403].includes(status(exchange)) && !run.hasCredentials;
   if (!is2xx(exchange) || !isObject(json))
     throw new ProbeConfigError(
-      `no collections to probe: ${openapiPath ?? '/openapi.json'} answered ${status(exchange) || exchange.error}; pass --openapi or --collection`,
+      `no collections to probe: ${openapiPath ?? '/openapi.json'} answered ${status(exchange)}; ` +
+        (locked
+          ? 'it needs credentials: pass --api-key or --token (or --openapi <file>)'
+          : 'pass --openapi or --collection'),
     );
   return json;
 }
@@ -197,6 +256,7 @@ async function concretePath(run: Run, template: string, style: PaginationStyle):
     if (match === null) return path;
     const parent = path.slice(0, match.index - 1);
     const exchange = await run.get(withQuery(parent, pageQuery(style, 1)));
+    if ([401, 403].includes(status(exchange)) && !run.hasCredentials) run.needsCredentials = true;
     const id = exchange.response && is2xx(exchange) ? firstId(jsonBody(exchange.response)) : undefined;
     if (id === undefined) return undefined;
     path = `${path.slice(0, match.index)}${encodeURIComponent(id)}${path.slice(match.index + match[0].length)}`;
@@ -209,7 +269,7 @@ async function discover(run: Run): Promise<Target[]> {
   const documented =
     document === undefined
       ? []
-      : discoverCollections(document, run.options.ignorePaths ?? DEFAULT_IGNORED_PATHS);
+      : discoverCollections(document, [...DEFAULT_IGNORED_PATHS, ...(run.options.ignorePaths ?? [])]);
   const wanted = run.options.collections ?? documented.map((collection) => collection.path);
   if (wanted.length === 0)
     throw new ProbeConfigError('the OpenAPI document describes no paginated collection');
@@ -224,7 +284,7 @@ async function discover(run: Run): Promise<Target[]> {
         'probe-default-page-bounded',
         'skip',
         undefined,
-        `${template}: no parent item to fill its path`,
+        run.needsCredentials ? NEEDS_CREDENTIALS : `${template}: no parent item to fill its path`,
       );
       continue;
     }
@@ -530,7 +590,15 @@ function changed(body: unknown): unknown {
 
 function forbidden(run: Run, rule: string, exchange: Exchange): boolean {
   if (status(exchange) !== 403 && status(exchange) !== 401) return false;
-  run.note(rule, 'skip', exchange, 'the credentials may not write here; pass read-write credentials');
+  if (!run.hasCredentials) run.needsCredentials = true;
+  run.note(
+    rule,
+    'skip',
+    exchange,
+    run.hasCredentials
+      ? 'not run: the credentials may not write here; pass read-write credentials'
+      : NEEDS_CREDENTIALS,
+  );
   return true;
 }
 
@@ -642,8 +710,9 @@ async function probeWrites(run: Run, target: Target): Promise<void> {
     run.note('probe-gone-410', 'skip', doomed, 'could not create a resource to delete');
     return;
   }
-  run.created.splice(run.created.indexOf(doomedLocation), 1);
-  const deleted = await run.client.send('DELETE', doomedLocation);
+  const deleted = await run.send('DELETE', doomedLocation);
+  // Deleted: the cleanup need not try again. Otherwise it does, and says so if it fails too.
+  if (is2xx(deleted)) run.created.splice(run.created.indexOf(doomedLocation), 1);
   if (status(deleted) !== 204) {
     run.note('probe-gone-410', 'fail', deleted, 'expected 204 for DELETE');
     return;
@@ -659,11 +728,26 @@ async function probeWrites(run: Run, target: Target): Promise<void> {
   );
 }
 
-async function cleanup(run: Run): Promise<void> {
-  for (const location of run.created.splice(0)) {
-    if (run.client.resolve(location) !== undefined)
-      await run.client.send('DELETE', location, { overBudget: true });
+/** Deletes what the run created, even past the request budget, and says what it could not delete. */
+async function cleanup(run: Run): Promise<Cleanup> {
+  const created = [...new Set(run.created.splice(0))];
+  const deleted: string[] = [];
+  const notDeleted: { location: string; reason: string }[] = [];
+  for (const location of created) {
+    if (run.client.resolve(location) === undefined) {
+      notDeleted.push({ location, reason: 'outside the base URL origin' });
+      continue;
+    }
+    const exchange = await run.client.send('DELETE', location, { overBudget: true });
+    const code = status(exchange);
+    if ((code >= 200 && code < 300) || code === 404 || code === 410) deleted.push(location);
+    else
+      notDeleted.push({
+        location,
+        reason: exchange.response ? `DELETE answered ${code}` : (exchange.error ?? 'no response'),
+      });
   }
+  return { created: created.length, deleted, notDeleted };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -710,7 +794,12 @@ function outcomeOf(observations: readonly Observation[]): Outcome {
   return 'skip';
 }
 
-function summarize(run: Run, skippedWrites: boolean, budgetNote: string | undefined): Scorecard {
+function summarize(
+  run: Run,
+  skippedWrites: boolean,
+  budgetNote: string | undefined,
+  cleaned: Cleanup | undefined,
+): Scorecard {
   const results = PROBE_RULES.map((rule) => {
     const observations = run.observations.get(rule.id) ?? [];
     let outcome = outcomeOf(observations);
@@ -721,14 +810,25 @@ function summarize(run: Run, skippedWrites: boolean, budgetNote: string | undefi
         {
           note:
             rule.writes && skippedWrites
-              ? 'write probe: run with --allow-writes'
-              : (budgetNote ?? 'nothing to check (no applicable response)'),
+              ? 'not run: write probe; pass --allow-writes'
+              : run.needsCredentials
+                ? NEEDS_CREDENTIALS
+                : (budgetNote ?? 'nothing to check (no applicable response)'),
         },
       ];
     }
     return ruleResult(rule, outcome, evidence.slice(0, outcome === 'pass' ? 3 : 5));
   });
-  return buildScorecard('probe', run.options.baseUrl, results, run.client.count);
+  const { options } = run;
+  return {
+    ...buildScorecard('probe', options.baseUrl, results, run.client.count),
+    limits: {
+      maxRequests: options.maxRequests ?? 300,
+      requestsPerSecond: options.requestsPerSecond ?? 10,
+      timeoutMs: options.timeoutMs ?? 5_000,
+    },
+    ...(cleaned === undefined ? {} : { cleanup: cleaned }),
+  };
 }
 
 /**
@@ -755,37 +855,59 @@ export async function probe(options: ProbeOptions): Promise<Scorecard> {
   } catch (error) {
     throw new ProbeConfigError(error instanceof Error ? error.message : String(error));
   }
-  const targets = await discover(run);
   let budgetNote: string | undefined;
+  let cleaned: Cleanup | undefined;
   try {
-    const writable = options.allowWrites
-      ? targets.find((target) => (target.info ? target.info.creatable : true))
-      : undefined;
-    if (writable !== undefined) await probeWrites(run, writable);
-    let first = true;
-    for (const target of targets) {
-      const base = await run.get(target.path);
-      if (!is2xx(base) || base.response === undefined) {
-        run.note('probe-default-page-bounded', 'fail', base, `${target.template} did not answer 2xx`);
-        continue;
+    const targets = await discover(run);
+    try {
+      const writable = options.allowWrites
+        ? targets.find((target) => (target.info ? target.info.creatable : true))
+        : undefined;
+      if (writable !== undefined) await probeWrites(run, writable);
+      let first = true;
+      for (const target of targets) {
+        const base = await run.get(target.path);
+        if ([401, 403].includes(status(base)) && !run.hasCredentials) {
+          // Not a convention failure: the run has no credentials. Only what runs without them counts.
+          run.needsCredentials = true;
+          if (first) await probeAuth(run, target);
+          first = false;
+          continue;
+        }
+        if (!is2xx(base) || base.response === undefined) {
+          run.note('probe-default-page-bounded', 'fail', base, `${target.template} did not answer 2xx`);
+          continue;
+        }
+        if (first) {
+          await probeAuth(run, target);
+          await probeNegotiation(run, target);
+          await probeUnknownVersion(run, target);
+          first = false;
+        }
+        checkFirstPage(run, target, base);
+        await probeQueryValidation(run, target);
+        await probePagination(run, target, pageItems(jsonBody(base.response))?.length ?? 0);
+        await probeNotFound(run, target);
       }
-      if (first) {
-        await probeAuth(run, target);
-        await probeNegotiation(run, target);
-        await probeUnknownVersion(run, target);
-        first = false;
-      }
-      checkFirstPage(run, target, base);
-      await probeQueryValidation(run, target);
-      await probePagination(run, target, pageItems(jsonBody(base.response))?.length ?? 0);
-      await probeNotFound(run, target);
+    } catch (error) {
+      if (!(error instanceof BudgetExhausted)) throw error;
+      budgetNote = `${error.message}; raise --max-requests`;
+    } finally {
+      if (options.allowWrites || run.created.length > 0) cleaned = await cleanup(run);
     }
   } catch (error) {
-    if (!(error instanceof BudgetExhausted)) throw error;
-    budgetNote = `${error.message}; raise --max-requests`;
-  } finally {
-    await cleanup(run).catch(() => undefined);
+    if (!(error instanceof NoResponse)) throw error;
+    const { request } = error.exchange;
+    const what = `${request.method} ${request.url.pathname}${request.url.search}: ${error.exchange.error}`;
+    const sent = run.client.count;
+    throw new ProbeUnreachableError(
+      sent <= 1
+        ? `cannot reach ${options.baseUrl} (${what})`
+        : `${options.baseUrl} stopped answering after ${sent - 1} requests (${what}); the run is void`,
+      error.exchange,
+      sent - 1,
+    );
   }
   checkAllResponses(run);
-  return summarize(run, !options.allowWrites, budgetNote);
+  return summarize(run, !options.allowWrites, budgetNote, cleaned);
 }

@@ -23,8 +23,18 @@ export interface RuleInfo {
   readonly id: string;
   readonly kind: RuleKind;
   readonly severity: Severity;
-  /** The CONVENTIONS.md section the rule enforces, e.g. `4.1` (`DESIGN 4` for a Plumbline decision). */
+  /**
+   * The section of docs/conventions.md the rule enforces, e.g. `4.4 (3)` (section 4.4, rule 3) or
+   * `2, 4.1` (several sections, the first one linked).
+   */
   readonly section: string;
+  /** The Plumbline decision in docs/design.md the rule also follows, e.g. `d-delete`. */
+  readonly decision?: string;
+  /**
+   * Absolute link to the rule: docs/conventions.md `#r-<section>-<rule>` (or `#s-<section>`), or the
+   * decision in docs/design.md when the rule enforces one.
+   */
+  readonly link: string;
   /** What the rule checks, one line. */
   readonly title: string;
   /** How to fix a failure, one line. */
@@ -33,7 +43,27 @@ export interface RuleInfo {
   readonly writes?: boolean;
 }
 
-type Entry = Omit<RuleInfo, 'id' | 'kind'>;
+type Entry = Omit<RuleInfo, 'id' | 'kind' | 'link'>;
+
+/** Where the rules live: the repository's docs, linked absolutely so a published README's links work. */
+export const DOCS_BASE = 'https://github.com/plumbline/plumbline/blob/main/docs';
+
+/**
+ * The link for a section reference such as `4.4 (3)` → `…/conventions.md#r-4-4-3`, `2, 4.1` →
+ * `…/conventions.md#s-2`; a decision id wins: `d-delete` → `…/design.md#d-delete`.
+ *
+ * @example
+ * ```ts
+ * ruleLink('4.4 (3)'); // 'https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#r-4-4-3'
+ * ```
+ */
+export function ruleLink(section: string, decision?: string): string {
+  if (decision !== undefined) return `${DOCS_BASE}/design.md#${decision}`;
+  const match = /^(\d+(?:\.\d+)?)(?:\s*\((\d+)[^)]*\))?/.exec(section.trim());
+  if (match === null) return `${DOCS_BASE}/conventions.md`;
+  const anchor = match[1]!.replace('.', '-');
+  return `${DOCS_BASE}/conventions.md#${match[2] === undefined ? `s-${anchor}` : `r-${anchor}-${match[2]}`}`;
+}
 
 const LINT: Record<string, Entry> = {
   'plumbline-path-plural-nouns': {
@@ -174,7 +204,8 @@ const PROBE: Record<string, Entry> = {
   },
   'probe-search-too-short-400': {
     severity: 'error',
-    section: '4.4 (q), 8',
+    section: '4.4, 8',
+    decision: 'd-search',
     title: 'A search text below the minimum length gets 400',
     fix: 'Enforce the minimum length of q and answer 400 below it.',
   },
@@ -186,7 +217,8 @@ const PROBE: Record<string, Entry> = {
   },
   'probe-pagination-links': {
     severity: 'error',
-    section: '4.4, DESIGN 4',
+    section: '4.4 (8)',
+    decision: 'd-pagination',
     title: 'The next-page link works, stays on the same host and returns the following items',
     fix: 'Emit next links (Link header rel="next" or links.next) that return the following page.',
   },
@@ -223,7 +255,8 @@ const PROBE: Record<string, Entry> = {
   },
   'probe-gone-410': {
     severity: 'warn',
-    section: '4.2 (5), DESIGN 4',
+    section: '4.2 (5)',
+    decision: 'd-delete',
     title: 'DELETE answers 204; the removed member then answers 410',
     fix: 'Keep a tombstone for deleted members and answer 410 for them (404 only for never-existing ids).',
     writes: true,
@@ -237,7 +270,8 @@ const PROBE: Record<string, Entry> = {
   },
   'probe-idempotency-key-reuse-422': {
     severity: 'warn',
-    section: '4.3, DESIGN 4',
+    section: '4.3',
+    decision: 'd-idempotency',
     title: 'Reusing an Idempotency-Key with a different body gets 422',
     fix: 'Fingerprint the request and answer 422 when a key is reused for a different request.',
     writes: true,
@@ -252,7 +286,12 @@ const PROBE: Record<string, Entry> = {
 };
 
 function build(kind: RuleKind, entries: Record<string, Entry>): Record<string, RuleInfo> {
-  return Object.fromEntries(Object.entries(entries).map(([id, entry]) => [id, { id, kind, ...entry }]));
+  return Object.fromEntries(
+    Object.entries(entries).map(([id, entry]) => [
+      id,
+      { id, kind, ...entry, link: ruleLink(entry.section, entry.decision) },
+    ]),
+  );
 }
 
 /**

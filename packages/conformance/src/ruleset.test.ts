@@ -3,9 +3,10 @@ import parsers from '@stoplight/spectral-parsers';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { badOpenApi, goodOpenApi } from './__fixtures__/openapi.js';
+import { createRuleset } from './create-ruleset.js';
 import { lint, scoreFindings } from './lint.js';
 import { LINT_RULES } from './rules.js';
-import ruleset, { createRuleset } from './ruleset.js';
+import ruleset from './ruleset.js';
 
 const problem = {
   description: 'error',
@@ -21,6 +22,32 @@ const paging = [
   { name: 'limit', in: 'query', schema: { type: 'integer' } },
   { name: 'offset', in: 'query', schema: { type: 'integer' } },
 ];
+const created = { description: 'c', headers: { Location: { schema: { type: 'string' } } } };
+const noContent = { '204': { description: 'gone' }, ...errors };
+const todoPage = {
+  description: 'A page of todos',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          data: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'integer' },
+                title: { type: 'string' },
+                completed: { type: 'boolean' },
+                status: { type: 'string', enum: ['ready', 'blocked'] },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
 const doc = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
@@ -255,6 +282,95 @@ describe('ruleset: single cases', () => {
       },
       [],
     ],
+    // Structure and vocabulary together (the corpus test holds these on real documents).
+    [
+      'a resource named like a sort word (/store/order with members) is not a filter',
+      {
+        '/v1/store/order': { post: { responses: { '201': created, ...errors } } },
+        '/v1/store/order/{orderId}': { get: { responses: ok }, delete: { responses: noContent } },
+      },
+      // "order" is singular: the plural rule (once per path), not the filter rule, speaks.
+      ['plumbline-path-plural-nouns', 'plumbline-path-plural-nouns'],
+    ],
+    [
+      "a field of the collection's items as a sub-path (/todos/completed) is a filter",
+      {
+        '/v1/todos': { get: { parameters: paging, responses: { '200': todoPage, ...errors } } },
+        '/v1/todos/completed': { get: { parameters: paging, responses: { '200': todoPage, ...errors } } },
+      },
+      ['plumbline-path-no-filter-subpaths'],
+    ],
+    [
+      "an enum value of the items' status as a sub-path (/todos/blocked) is a filter",
+      {
+        '/v1/todos': { get: { parameters: paging, responses: { '200': todoPage, ...errors } } },
+        '/v1/todos/blocked': { get: { parameters: paging, responses: { '200': todoPage, ...errors } } },
+      },
+      ['plumbline-path-no-filter-subpaths'],
+    ],
+    [
+      'a sub-collection that is not a field is a resource (/todos/{id}/attachments)',
+      {
+        '/v1/todos': { get: { parameters: paging, responses: { '200': todoPage, ...errors } } },
+        '/v1/todos/{id}/attachments': {
+          get: { parameters: paging, responses: { '200': todoPage, ...errors } },
+        },
+      },
+      [],
+    ],
+    [
+      'a singleton (/me, /projects/{id}/settings-summary) is not a collection',
+      {
+        '/v1/me': { get: { responses: ok }, patch: { responses: ok } },
+        '/v1/projects/{id}/summary': { get: { responses: ok } },
+      },
+      [],
+    ],
+    [
+      'a singular collection with members is still found',
+      {
+        '/v1/person': { get: { parameters: paging, responses: ok } },
+        '/v1/person/{id}': { get: { responses: ok } },
+      },
+      ['plumbline-path-plural-nouns', 'plumbline-path-plural-nouns'],
+    ],
+    [
+      'a noun phrase led by a noun-verb (check-runs) is not a verb; codes-of-conduct and apis are plural',
+      {
+        '/v1/check-runs/{id}': { get: { responses: ok } },
+        '/v1/codes-of-conduct/{key}': { get: { responses: ok } },
+        '/v1/apis/{id}': { get: { responses: ok } },
+      },
+      [],
+    ],
+    [
+      'an action on a member is a verb, not a non-plural collection',
+      { '/v1/versions/{id}/promote': { post: { responses: { '200': { description: 'ok' }, ...errors } } } },
+      ['plumbline-path-no-verbs'],
+    ],
+    [
+      'namespaces are not nesting levels; parent ids are',
+      {
+        '/v1/analytics/libraries/{key}/usages': { get: { responses: ok } },
+        '/v1/teams/{a}/projects/{b}/tasks': { get: { parameters: paging, responses: ok } },
+      },
+      ['plumbline-path-nesting'],
+    ],
+    [
+      'a cache key is not a credential; an api token is',
+      {
+        '/v1/caches/{id}': {
+          get: { parameters: [{ name: 'key', in: 'query', description: 'A cache key' }], responses: ok },
+        },
+        '/v1/projects/{id}': {
+          get: {
+            parameters: [{ name: 'token', in: 'query', description: 'Your API token' }],
+            responses: ok,
+          },
+        },
+      },
+      ['plumbline-security-headers-only'],
+    ],
   ])('%s', async (_label, paths, expected) => {
     expect(await rulesOf(doc(paths))).toEqual(expected);
   });
@@ -272,13 +388,16 @@ describe('ruleset: single cases', () => {
       '/v1/internal/doStuff': { post: { responses: ok } },
       '/v1/projects/{id}': { get: { responses: ok } },
     });
-    expect(await rulesOf(document)).toEqual([
-      'plumbline-path-casing',
-      'plumbline-path-no-verbs',
-      'plumbline-post-201-location',
-    ]);
+    expect(await rulesOf(document)).toEqual(['plumbline-path-casing', 'plumbline-path-no-verbs']);
     const ignored = await lint(document, { ruleset: { ignorePaths: [/^\/internal\//] } });
     expect(ignored).toEqual([]);
+    // Extra ignored paths add to the defaults: /health and /.well-known stay ignored.
+    const withMeta = doc({
+      '/v1/internal/doStuff': { post: { responses: ok } },
+      '/health': { get: { responses: { '200': { description: 'ok' } } } },
+      '/.well-known/jwks.json': { get: { responses: { '200': { description: 'ok' } } } },
+    });
+    expect(await lint(withMeta, { ruleset: { ignorePaths: [/^\/internal\//] } })).toEqual([]);
     const disabled = await lint(document, {
       ruleset: { disable: ['plumbline-path-casing', 'plumbline-path-no-verbs'] },
     });

@@ -1,4 +1,4 @@
-import { RULES, type RuleInfo, type RuleKind, type Severity } from './rules.js';
+import { RULES, type RuleInfo, type RuleKind, ruleLink, type Severity } from './rules.js';
 
 /**
  * What supports a result: the request sent and the relevant response lines (live rules), or the
@@ -33,10 +33,42 @@ export interface RuleResult {
   readonly kind: RuleKind;
   readonly severity: Severity;
   readonly section: string;
+  /** The docs/design.md decision the rule follows, when it follows one. */
+  readonly decision?: string;
+  /** Absolute link to the rule in docs/conventions.md (or the decision in docs/design.md). */
+  readonly link: string;
   readonly title: string;
   readonly fix: string;
   readonly outcome: Outcome;
   readonly evidence: readonly Evidence[];
+}
+
+/**
+ * The bounds a probe ran with.
+ *
+ * @example
+ * ```ts
+ * const limits: ProbeLimits = { maxRequests: 300, requestsPerSecond: 10, timeoutMs: 5000 };
+ * ```
+ */
+export interface ProbeLimits {
+  readonly maxRequests: number;
+  readonly requestsPerSecond: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * What the write probes created, what was deleted at the end, and what could not be (with why).
+ *
+ * @example
+ * ```ts
+ * if (card.cleanup?.notDeleted.length) console.warn('left behind:', card.cleanup.notDeleted);
+ * ```
+ */
+export interface Cleanup {
+  readonly created: number;
+  readonly deleted: readonly string[];
+  readonly notDeleted: readonly { readonly location: string; readonly reason: string }[];
 }
 
 /**
@@ -60,6 +92,10 @@ export interface Scorecard {
   readonly percent: number;
   /** HTTP requests sent (probe only). */
   readonly requests?: number;
+  /** The bounds of the run (probe only). */
+  readonly limits?: ProbeLimits;
+  /** What the write probes created and whether it was deleted again (probe with writes only). */
+  readonly cleanup?: Cleanup;
   readonly results: readonly RuleResult[];
 }
 
@@ -72,8 +108,19 @@ export interface Scorecard {
  * ```
  */
 export function ruleResult(rule: RuleInfo, outcome: Outcome, evidence: readonly Evidence[]): RuleResult {
-  const { id, kind, severity, section, title, fix } = rule;
-  return { id, kind, severity, section, title, fix, outcome, evidence };
+  const { id, kind, severity, section, decision, link, title, fix } = rule;
+  return {
+    id,
+    kind,
+    severity,
+    section,
+    ...(decision === undefined ? {} : { decision }),
+    link,
+    title,
+    fix,
+    outcome,
+    evidence,
+  };
 }
 
 /**
@@ -115,6 +162,7 @@ export function documentRule(): RuleInfo {
     kind: 'lint',
     severity: 'error',
     section: '-',
+    link: ruleLink('-'),
     title: 'The document parses and its $refs resolve',
     fix: 'Fix the syntax or reference errors reported by the parser.',
   };

@@ -1,6 +1,12 @@
 import { bench, describe } from 'vitest';
-import { problemMediaType } from '../src/express.js';
-import { HttpError, lookupLanguage, serializeProblem, toProblem } from '../src/index.js';
+import {
+  createProblemRenderer,
+  HttpError,
+  lookupLanguage,
+  problemMediaType,
+  serializeProblem,
+  toProblem,
+} from '../src/index.js';
 
 const simple = new HttpError('not_found');
 const validation = new HttpError('validation_failed', {
@@ -35,7 +41,17 @@ describe('problem documents', () => {
   bench('lookupLanguage(de-DE,de;q=0.9,en;q=0.8)', () => {
     lookupLanguage('de-DE,de;q=0.9,en;q=0.8', ['en', 'de'], 'en');
   });
-  bench("problemMediaType(Chrome's Accept)", () => {
+  bench("problemMediaType(Chrome's Accept), remembered", () => {
     problemMediaType(chrome);
+  });
+  const render = createProblemRenderer();
+  const request = {
+    accept: chrome,
+    acceptLanguage: 'de-DE,de;q=0.9,en;q=0.8',
+    instance: '/v1/projects',
+    requestId: 'r',
+  };
+  bench('renderProblem: whole 404 response (what every adapter sends)', () => {
+    render(simple, request);
   });
 });

@@ -1,5 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import { BUILTIN_MESSAGES, fillTemplate, type MessageParams, type MessageTemplates } from './messages.js';
+import { reasonPhrase } from './status.js';
 
 /**
  * Localized messages for error codes, with fallback to one language.
@@ -84,7 +84,7 @@ export function createMessageCatalogue(options: MessageCatalogueOptions = {}): M
         if (text) return text;
       }
       // A code nobody wrote a message for: the status phrase is still truthful.
-      return `${STATUS_CODES[status ?? 500] ?? 'Error'}.`;
+      return `${reasonPhrase(status ?? 500)}.`;
     },
   });
 }

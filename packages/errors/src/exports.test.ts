@@ -15,15 +15,24 @@ describe('public exports', () => {
       'PROBLEM_JSON',
       'PROBLEM_XML',
       'PROBLEM_XML_NAMESPACE',
+      'REPRESENTATION_HEADERS',
       'codeForStatus',
       'createMessageCatalogue',
+      'createMethodGuard',
+      'createProblemRenderer',
+      'createRequestIdSource',
       'defaultCatalogue',
       'fillTemplate',
       'httpErrors',
       'isErrorCode',
       'isHttpError',
       'lookupLanguage',
+      'mergeVary',
       'parseAcceptLanguage',
+      'problemMediaType',
+      'reasonPhrase',
+      'renderProblem',
+      'reportError',
       'serializeProblem',
       'toHttpError',
       'toProblem',
@@ -44,6 +53,18 @@ describe('public exports', () => {
       'requestId',
     ]);
   });
+
+  it('@plumbline/errors/fastify', async () => {
+    expect(Object.keys(await import('./fastify.js')).sort()).toEqual(['getRequestId', 'plumblineErrors']);
+  });
+
+  it('@plumbline/errors/hono', async () => {
+    expect(Object.keys(await import('./hono.js')).sort()).toEqual([
+      'getRequestId',
+      'methodNotAllowed',
+      'problemDetails',
+    ]);
+  });
 });
 
 // The published build, as `require`/`import` see it. `pnpm test` builds first; locally without a
@@ -57,17 +78,16 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('published build', () =>
     const core = require(fileURLToPath(new URL('index.cjs', dist)));
     expect(core.PROBLEM_JSON).toBe('application/problem+json');
     const loaded = Object.keys(require.cache).filter((file) => file.startsWith(fileURLToPath(dist)));
-    expect(loaded.some((file) => file.endsWith('express.cjs'))).toBe(false);
+    // No adapter loads with the core, so installing one framework never needs another.
+    expect(loaded.filter((file) => /(express|fastify|hono)\.cjs$/.test(file))).toEqual([]);
     const adapter = require(fileURLToPath(new URL('express.cjs', dist)));
     expect(adapter.problemMediaType('application/xml')).toBe('application/problem+xml');
   });
 
   it('the ESM entry points expose the same names as the sources', async () => {
-    const [core, adapter] = await Promise.all([
-      import(fileURLToPath(new URL('index.mjs', dist))),
-      import(fileURLToPath(new URL('express.mjs', dist))),
-    ]);
-    expect(Object.keys(core).sort()).toEqual(Object.keys(await import('./index.js')).sort());
-    expect(Object.keys(adapter).sort()).toEqual(Object.keys(await import('./express.js')).sort());
+    for (const entry of ['index', 'express', 'fastify', 'hono']) {
+      const built = await import(fileURLToPath(new URL(`${entry}.mjs`, dist)));
+      expect(Object.keys(built).sort()).toEqual(Object.keys(await import(`./${entry}.js`)).sort());
+    }
   });
 });

@@ -12,6 +12,12 @@ export {
   type MessageCatalogueOptions,
 } from './catalogue-messages.js';
 export {
+  createRequestIdSource,
+  mergeVary,
+  type RequestIdOptions,
+  type RequestIdSource,
+} from './headers.js';
+export {
   type FieldIssue,
   HttpError,
   type HttpErrorFactories,
@@ -33,9 +39,27 @@ export {
   type Problem,
   type ProblemContext,
   type ProblemFieldError,
+  problemMediaType,
   serializeProblem,
   toHttpError,
   toProblem,
   wantsXml,
 } from './problem.js';
+export {
+  createMethodGuard,
+  createProblemRenderer,
+  type ErrorEvent,
+  type ErrorHandlerOptions,
+  type MethodAnswer,
+  type MethodGuard,
+  type MethodNotAllowedOptions,
+  type ProblemRenderer,
+  type ProblemRendererOptions,
+  type ProblemRequest,
+  REPRESENTATION_HEADERS,
+  type RenderedProblem,
+  renderProblem,
+  reportError,
+} from './render.js';
+export { reasonPhrase } from './status.js';
 export { type ToXmlOptions, toXml, xmlName } from './xml.js';

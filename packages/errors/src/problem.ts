@@ -1,7 +1,8 @@
-import { STATUS_CODES } from 'node:http';
+import Negotiator from 'negotiator';
 import { codeForStatus, type ERROR_STATUS } from './catalogue.js';
 import { defaultCatalogue, type MessageCatalogue } from './catalogue-messages.js';
-import { HttpError, isHttpError } from './http-error.js';
+import { type FieldIssue, HttpError, isHttpError } from './http-error.js';
+import { reasonPhrase } from './status.js';
 import { toXml } from './xml.js';
 
 /** `application/problem+json` (RFC 9457). */
@@ -90,9 +91,48 @@ const BODY_PARSER_CODES: Readonly<Record<string, keyof typeof ERROR_STATUS>> = {
   'request.size.invalid': 'bad_request',
 };
 
+// Fastify's own errors carry a stable `code`; the ones a client causes map to catalogue codes.
+const FRAMEWORK_CODES: Readonly<Record<string, keyof typeof ERROR_STATUS>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_NOT_FOUND: 'not_found',
+  FST_ERR_VALIDATION: 'validation_failed',
+};
+
+interface SchemaIssue {
+  readonly instancePath?: unknown;
+  readonly message?: unknown;
+  readonly params?: { readonly missingProperty?: unknown };
+}
+
+// Fastify's schema validation (Ajv) lists every failure; each becomes an entry of `errors`.
+function schemaIssues(record: Record<string, unknown>): FieldIssue[] {
+  const list = Array.isArray(record['validation']) ? (record['validation'] as SchemaIssue[]) : [];
+  const where = record['validationContext'];
+  return list.slice(0, 50).map((issue) => {
+    const path = typeof issue.instancePath === 'string' ? issue.instancePath : '';
+    const missing = issue.params?.missingProperty;
+    const name = typeof missing === 'string' ? `${path}/${missing}` : path;
+    const detail = typeof issue.message === 'string' ? issue.message.slice(0, 200) : undefined;
+    const location =
+      where === 'body'
+        ? { pointer: `#${name}` }
+        : where === 'headers'
+          ? { header: name.slice(1) }
+          : { parameter: name.slice(1) };
+    return { ...location, code: 'invalid_value', ...(detail !== undefined ? { detail } : {}) };
+  });
+}
+
 /**
  * Normalizes anything thrown into an {@link HttpError}. An `HttpError` passes through; a
- * body-parser error maps to `malformed_json`, `payload_too_large` or `unsupported_media_type`; an
+ * body-parser error (Express) or a Fastify `FST_ERR_CTP_*` error maps to `malformed_json`,
+ * `payload_too_large` or `unsupported_media_type`, Fastify's schema validation error to
+ * `validation_failed` with every failure in `errors`; an
  * object with a 4xx/5xx `status` (such as `http-errors`) maps to the catalogue code for that status;
  * anything else (a string, `null`, an `Error`, a status of 999) becomes 500 `internal_error` with
  * the original kept as `cause` for logs.
@@ -115,6 +155,11 @@ export function toHttpError(value: unknown): HttpError {
         ...(parserCode === 'payload_too_large' && limit !== undefined ? { params: { limit } } : {}),
       });
     }
+    const frameworkCode = typeof record['code'] === 'string' ? FRAMEWORK_CODES[record['code']] : undefined;
+    if (frameworkCode === 'validation_failed') {
+      return new HttpError(frameworkCode, { cause: value, errors: schemaIssues(record) });
+    }
+    if (frameworkCode) return new HttpError(frameworkCode, { cause: value });
     const status = record['status'] ?? record['statusCode'];
     if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
       const code = codeForStatus(status);
@@ -167,7 +212,7 @@ export function toProblem(error: unknown, context: ProblemContext = {}): Problem
   }
   Object.assign(problem, {
     type: `${base}/${encodeURIComponent(code)}`,
-    title: STATUS_CODES[status] ?? 'Error',
+    title: reasonPhrase(status),
     status,
     detail,
     ...(context.instance !== undefined ? { instance: context.instance } : {}),
@@ -209,22 +254,67 @@ export function wantsXml(mediaType: string): boolean {
   return type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml');
 }
 
+const MAX_ACCEPT_LENGTH = 1024;
+
 /**
- * Writes a problem document as `application/problem+json` or, when `mediaType` is an XML type,
- * `application/problem+xml` (root `<problem xmlns="urn:ietf:rfc:7807">`, arrays as `<i>`).
- * Returns the body and the exact Content-Type to send.
+ * The problem media type for an Accept header: the client's ranges are read in preference order
+ * (highest q first, `q=0` dropped) and the first that names XML (`application/xml`, `text/xml`,
+ * any `+xml`, `text/*`) gives XML, the first that names JSON (`application/json`, any `+json`,
+ * `application/*`, `*\/*`) gives JSON; a missing, empty, unparseable or unmatched header gives
+ * JSON. Errors are never refused with 406. Headers over 1 KiB are cut to their first 1 KiB;
+ * decisions are remembered per header (at most 256).
  *
  * @example
  * ```ts
- * const { body, contentType } = serializeProblem(problem, 'application/xml');
+ * problemMediaType('application/xml'); // 'application/problem+xml'
+ * problemMediaType('application/xml;q=0.5, application/json'); // 'application/problem+json'
+ * problemMediaType('text/plain'); // 'application/problem+json'
+ * ```
+ */
+export function problemMediaType(accept: string | undefined): string {
+  if (!accept) return PROBLEM_JSON;
+  const key = accept.slice(0, MAX_ACCEPT_LENGTH);
+  let chosen = decided.get(key);
+  if (chosen === undefined) {
+    chosen = decideProblemType(key);
+    // Clients repeat a handful of Accept headers; a full cache starts over rather than grow.
+    if (decided.size >= DECIDED_LIMIT) decided.clear();
+    decided.set(key, chosen);
+  }
+  return chosen;
+}
+
+const DECIDED_LIMIT = 256;
+const decided = new Map<string, string>();
+
+function decideProblemType(accept: string): string {
+  for (const range of new Negotiator({ headers: { accept } }).mediaTypes()) {
+    const type = range.toLowerCase();
+    if (type === 'text/*' || wantsXml(type)) return PROBLEM_XML;
+    if (type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json'))
+      return PROBLEM_JSON;
+  }
+  return PROBLEM_JSON;
+}
+
+/**
+ * Writes a problem document as `application/problem+json` or `application/problem+xml` (root
+ * `<problem xmlns="urn:ietf:rfc:7807">`, arrays as `<i>`), choosing exactly as the error handlers
+ * do: `accept` is an Accept header (a single media type is one), negotiated by
+ * {@link problemMediaType}, so `application/xml;q=0.5, application/json` gives JSON. Returns the
+ * body and the exact Content-Type to send.
+ *
+ * @example
+ * ```ts
+ * const { body, contentType } = serializeProblem(problem, 'application/json;q=0.1, application/xml');
  * // contentType === 'application/problem+xml; charset=utf-8'
  * ```
  */
 export function serializeProblem(
   problem: Problem,
-  mediaType = PROBLEM_JSON,
+  accept: string | undefined = PROBLEM_JSON,
 ): { body: string; contentType: string } {
-  if (wantsXml(mediaType)) {
+  if (problemMediaType(accept) === PROBLEM_XML) {
     return {
       body: toXml(problem, { root: 'problem', namespace: PROBLEM_XML_NAMESPACE }),
       contentType: `${PROBLEM_XML}; charset=utf-8`,

@@ -121,6 +121,29 @@ describe('createIdempotency', () => {
     ]).toEqual([503, 'service_unavailable', '1']);
   });
 
+  it('a claim that failed (late or lost) is released under its own token, so a late-applied claim leaves no in-flight key', async () => {
+    const memory = createMemoryStore();
+    const released: string[] = [];
+    // The claim reaches the store but its answer never comes back (a frozen Redis that thaws later).
+    const late: IdempotencyStore = {
+      claim: async (key, request) => {
+        await memory.claim(key, request);
+        throw new Error('Redis did not answer within 500 ms');
+      },
+      complete: (...args) => memory.complete(...args),
+      release: async (key, token) => {
+        released.push(token);
+        return memory.release(key, token);
+      },
+    };
+    const outcome = await coreOutcome(() => createIdempotency({ store: late }).begin(base));
+    expect(outcome.status).toBe(503);
+    await Promise.resolve();
+    expect(released).toHaveLength(1);
+    const retry = await createIdempotency({ store: memory }).begin(base);
+    expect(retry.action).toBe('execute');
+  });
+
   it('in flight → 409 with the configured Retry-After; different fingerprint → 422', async () => {
     const idem = createIdempotency({ store: createMemoryStore(), retryAfterSeconds: 3 });
     await idem.begin(base);

@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { HttpError } from '@plumbline/errors';
 import { compileExclusions, fingerprintRequest } from './fingerprint.js';
 import { DEFAULT_KEY_HEADERS, type HeaderValue, parseIdempotencyKey } from './key.js';
+import type { SqlIdempotencyStore, SqlQuery } from './sql-store.js';
 import type { IdempotencyStore, StoredResponse } from './store.js';
 
 /**
@@ -221,27 +222,16 @@ export function lookupKey(parts: {
   );
 }
 
-/**
- * Builds the idempotency state machine over a store ({@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#s-4-3 | conventions 4.3},
- * {@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-idempotency | design: idempotency key}, IETF httpapi Idempotency-Key draft). `begin` parses the key, fingerprints the request and claims the
- * key atomically; the caller then replays, or runs the operation and settles the claim. A store
- * failure throws 503 `service_unavailable` (fail closed: the operation must not run).
- *
- * @example
- * ```ts
- * const idem = createIdempotency({ store: createMemoryStore() });
- * const decision = await idem.begin({ method: 'POST', path: '/orders', headers, body, required: true });
- * if (decision.action === 'execute') {
- *   const response = await createOrder(body);
- *   await decision.claim.complete(response);
- * }
- * ```
- */
-export function createIdempotency(options: IdempotencyOptions): Idempotency {
-  const store = options.store;
+/** A request idempotency applies to: its store key and its fingerprint. */
+interface PreparedRequest {
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
+/** The options every flavour shares, validated once, and the pieces built from them. */
+function shared(options: Omit<IdempotencyOptions, 'store'>) {
   const headerNames = (options.headerNames ?? DEFAULT_KEY_HEADERS).map((name) => name.toLowerCase());
   if (headerNames.length === 0) throw new TypeError('headerNames must name at least one header');
-  const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
   const retentionMs = positive('retentionMs', options.retentionMs ?? 24 * 60 * 60 * 1000);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 1024 * 1024);
   const exclusions = compileExclusions(options.excludeFields ?? []);
@@ -278,6 +268,57 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     return { status: response.status, headers, body: empty ? new Uint8Array(0) : response.body };
   };
 
+  const prepare = (request: IdempotentRequest): PreparedRequest | undefined => {
+    const method = request.method.toUpperCase();
+    if (SAFE_METHODS.has(method)) return undefined;
+    const clientKey = parseIdempotencyKey(request.headers, headerNames);
+    if (clientKey === undefined) {
+      if (!request.required) return undefined;
+      throw new HttpError('idempotency_key_missing', { params: { header: missingHeader } });
+    }
+    const fingerprint = fingerprintRequest(
+      { method, path: request.path, query: request.query ?? '', body: request.body },
+      exclusions,
+    );
+    const key = lookupKey({
+      principal: request.principal ?? 'anonymous',
+      method,
+      route: request.route ?? request.path,
+      key: clientKey,
+    });
+    return { key, fingerprint };
+  };
+
+  const replayHeaders = (response: StoredResponse): readonly (readonly [string, string])[] => [
+    ...response.headers,
+    [REPLAYED_HEADER, 'true'],
+  ];
+
+  return { retentionMs, maxBodyBytes, retryAfter, unavailable, toStored, prepare, replayHeaders };
+}
+
+/**
+ * Builds the idempotency state machine over a store ({@link https://github.com/plumbline/plumbline/blob/main/docs/conventions.md#s-4-3 | conventions 4.3},
+ * {@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-idempotency | design: idempotency key}, IETF httpapi Idempotency-Key draft). `begin` parses the key, fingerprints the request and claims the
+ * key atomically; the caller then replays, or runs the operation and settles the claim. A store
+ * failure throws 503 `service_unavailable` (fail closed: the operation must not run).
+ *
+ * @example
+ * ```ts
+ * const idem = createIdempotency({ store: createMemoryStore() });
+ * const decision = await idem.begin({ method: 'POST', path: '/orders', headers, body, required: true });
+ * if (decision.action === 'execute') {
+ *   const response = await createOrder(body);
+ *   await decision.claim.complete(response);
+ * }
+ * ```
+ */
+export function createIdempotency(options: IdempotencyOptions): Idempotency {
+  const store = options.store;
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
+  const { retentionMs, maxBodyBytes, retryAfter, unavailable, toStored, prepare, replayHeaders } =
+    shared(options);
+
   const settle = (key: string, token: string): Claim => {
     let settled = false;
     const once = () => {
@@ -308,28 +349,18 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
 
   return {
     async begin(request) {
-      const method = request.method.toUpperCase();
-      if (SAFE_METHODS.has(method)) return { action: 'proceed' };
-      const clientKey = parseIdempotencyKey(request.headers, headerNames);
-      if (clientKey === undefined) {
-        if (!request.required) return { action: 'proceed' };
-        throw new HttpError('idempotency_key_missing', { params: { header: missingHeader } });
-      }
-      const fingerprint = fingerprintRequest(
-        { method, path: request.path, query: request.query ?? '', body: request.body },
-        exclusions,
-      );
-      const key = lookupKey({
-        principal: request.principal ?? 'anonymous',
-        method,
-        route: request.route ?? request.path,
-        key: clientKey,
-      });
+      const prepared = prepare(request);
+      if (prepared === undefined) return { action: 'proceed' };
+      const { key, fingerprint } = prepared;
       const token = randomUUID();
       let result: Awaited<ReturnType<IdempotencyStore['claim']>>;
       try {
         result = await store.claim(key, { fingerprint, token, leaseMs });
       } catch (error) {
+        // A claim that timed out may still be applied later (a frozen Redis runs its queue once it
+        // thaws), leaving the key "in flight" for a whole lease. A release under the same token,
+        // sent after it on the same connection, undoes exactly that claim and nothing else.
+        store.release(key, token).catch(() => {});
         throw unavailable(error);
       }
       switch (result.state) {
@@ -343,8 +374,133 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
           throw new HttpError('idempotency_key_in_use', { headers: { 'Retry-After': retryAfter } });
       }
     },
-    replayHeaders(response) {
-      return [...response.headers, [REPLAYED_HEADER, 'true']];
+    replayHeaders,
+  };
+}
+
+/**
+ * Options for {@link createTransactionalIdempotency}: the shared options over a
+ * {@link SqlIdempotencyStore}. No lease: the database transaction holds the key.
+ *
+ * @example
+ * ```ts
+ * const options: TransactionalIdempotencyOptions = { store: createSqlStore({ dialect: 'postgres' }) };
+ * ```
+ */
+export interface TransactionalIdempotencyOptions extends Omit<IdempotencyOptions, 'store' | 'leaseMs'> {
+  readonly store: SqlIdempotencyStore;
+}
+
+/**
+ * A request idempotency applies to, as {@link TransactionalIdempotency.prepare} returns it.
+ *
+ * @example
+ * ```ts
+ * const prepared: PreparedIdempotentRequest | undefined = idem.prepare(request);
+ * ```
+ */
+export interface PreparedIdempotentRequest {
+  /** The store key (a hash of principal, method, route and client key). */
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
+/**
+ * What {@link TransactionalIdempotency.complete} did: `stored` (commit), `not_stored` (commit; the
+ * body was over `maxBodyBytes`, so a retry runs again), or `rollback` (a 5xx, or 401/403/409/429:
+ * roll the transaction back and send the response as it is).
+ *
+ * @example
+ * ```ts
+ * const outcome: TransactionalOutcome = 'stored';
+ * ```
+ */
+export type TransactionalOutcome = 'stored' | 'not_stored' | 'rollback';
+
+/**
+ * Idempotency inside the handler's own database transaction ("atomic phases"): the key is taken
+ * and the response stored in the transaction that makes the side effect, so a crash commits both
+ * or neither, and the response may only be sent after the commit.
+ *
+ * @example
+ * ```ts
+ * const idem: TransactionalIdempotency = createTransactionalIdempotency({ store: createSqlStore({ dialect: 'sqlite' }) });
+ * ```
+ */
+export interface TransactionalIdempotency {
+  /** Parses the key and fingerprints the request (no I/O); undefined when idempotency does not apply. Throws 400. */
+  prepare(request: IdempotentRequest): PreparedIdempotentRequest | undefined;
+  /** In the transaction: takes the key. Resolves to replay or execute; throws 409, 422 or 503. */
+  claim(
+    query: SqlQuery,
+    prepared: PreparedIdempotentRequest,
+  ): Promise<
+    { readonly action: 'replay'; readonly response: StoredResponse } | { readonly action: 'execute' }
+  >;
+  /** In the same transaction, before commit: stores the response when it may be stored. */
+  complete(
+    query: SqlQuery,
+    prepared: PreparedIdempotentRequest,
+    response: CapturedResponse,
+  ): Promise<TransactionalOutcome>;
+  /** The headers of a replay: the stored safe headers plus `Idempotent-Replayed: true`. */
+  replayHeaders(response: StoredResponse): readonly (readonly [string, string])[];
+}
+
+/**
+ * Builds idempotency over a {@link SqlIdempotencyStore} that runs inside the caller's transaction.
+ * The caller opens the transaction, calls `claim`, runs the operation in the same transaction,
+ * calls `complete`, commits (or rolls back on `rollback` or an error) and only then sends the
+ * response. A crash before the commit leaves neither the side effect nor the key: the retry runs
+ * once. A concurrent request with the same key gets 409 at once (PostgreSQL) or waits for the write
+ * lock (SQLite); once the first commits, it is replayed.
+ *
+ * @example
+ * ```ts
+ * const idem = createTransactionalIdempotency({ store: createSqlStore({ dialect: 'postgres' }) });
+ * const prepared = idem.prepare(request);
+ * const response = await db.transaction(async (tx) => {
+ *   const claim = await idem.claim(tx.query, prepared);
+ *   if (claim.action === 'replay') return claim.response;
+ *   const created = await createOrder(tx, body);
+ *   await idem.complete(tx.query, prepared, created);
+ *   return created;
+ * });
+ * ```
+ */
+export function createTransactionalIdempotency(
+  options: TransactionalIdempotencyOptions,
+): TransactionalIdempotency {
+  const store = options.store;
+  const { retentionMs, maxBodyBytes, retryAfter, unavailable, toStored, prepare, replayHeaders } =
+    shared(options);
+  return {
+    prepare,
+    async claim(query, { key, fingerprint }) {
+      let result: Awaited<ReturnType<SqlIdempotencyStore['claim']>>;
+      try {
+        result = await store.claim(query, key, fingerprint);
+      } catch (error) {
+        // The database's own errors (already mapped by the caller's driver layer) pass through.
+        throw error instanceof HttpError ? error : unavailable(error);
+      }
+      switch (result.state) {
+        case 'new':
+          return { action: 'execute' };
+        case 'completed':
+          return { action: 'replay', response: result.response };
+        case 'mismatch':
+          throw new HttpError('idempotency_key_reused');
+        case 'in_flight':
+          throw new HttpError('idempotency_key_in_use', { headers: { 'Retry-After': retryAfter } });
+      }
     },
+    async complete(query, { key, fingerprint }, response) {
+      if (!isStorableStatus(response.status)) return 'rollback';
+      if (response.truncated || response.body.byteLength > maxBodyBytes) return 'not_stored';
+      await store.save(query, key, fingerprint, toStored(response), retentionMs);
+      return 'stored';
+    },
+    replayHeaders,
   };
 }

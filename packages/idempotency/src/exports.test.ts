@@ -14,6 +14,8 @@ describe('public exports', () => {
       'createIdempotency',
       'createMemoryStore',
       'createRedisStore',
+      'createSqlStore',
+      'createTransactionalIdempotency',
       'fingerprintRequest',
       'isStorableStatus',
       'lookupKey',
@@ -22,6 +24,10 @@ describe('public exports', () => {
   });
 
   it('@plumbline/idempotency/express', async () => {
-    expect(Object.keys(await import('./express.js')).sort()).toEqual(['idempotency']);
+    expect(Object.keys(await import('./express.js')).sort()).toEqual([
+      'getTransaction',
+      'idempotency',
+      'idempotencyTransaction',
+    ]);
   });
 });

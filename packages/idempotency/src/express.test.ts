@@ -386,6 +386,23 @@ for (const [storeName, makeStore] of STORES) {
         ]);
       });
 
+      it('12: no body and an empty JSON body (Content-Length: 0) are the same request', async () => {
+        const key = newKey();
+        const first = await post('/orders', key);
+        const empty = await post('/orders', key)
+          .set('Content-Type', 'application/json')
+          .set('Content-Length', '0');
+        const braces = await post('/orders', key).set('Content-Type', 'application/json').send('{}');
+        expect([first.status, empty.status, empty.headers['idempotent-replayed'], empty.text]).toEqual([
+          201,
+          201,
+          'true',
+          first.text,
+        ]);
+        // `{}` is a body: a different request under the same key.
+        expect([braces.status, braces.body.error_code]).toEqual([422, 'idempotency_key_reused']);
+      });
+
       it('12: 204 is kept and replayed without a body', async () => {
         const key = newKey();
         const first = await post('/no-content', key).send({});

@@ -330,7 +330,9 @@ export function idempotency(options: IdempotencyMiddlewareOptions): RequestHandl
         query: queryStart === -1 ? '' : url.slice(queryStart + 1),
         route: routeKey(req),
         headers,
-        body: req.body,
+        // No body bytes is no body, whether or not a parser left `{}` behind (Express 4, or an empty
+        // body sent with `Content-Type: application/json` and `Content-Length: 0`).
+        body: hasBody(req) ? req.body : undefined,
         required: isRequired(req),
         ...(who !== undefined ? { principal: who } : {}),
       });
@@ -350,3 +352,9 @@ export function idempotency(options: IdempotencyMiddlewareOptions): RequestHandl
     }, next);
   };
 }
+
+export {
+  getTransaction,
+  type IdempotencyTransactionOptions,
+  idempotencyTransaction,
+} from './express-transaction.js';

@@ -1,4 +1,5 @@
 import { HttpError } from '@plumbline/errors';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_KEY_HEADERS, parseIdempotencyKey } from './key.js';
 
@@ -18,6 +19,14 @@ const valid: [string, Headers, string | undefined][] = [
   ['X- header', { 'x-idempotency-key': 'k2' }, 'k2'],
   ['both headers, same key', { 'idempotency-key': 'k3', 'x-idempotency-key': '"k3"' }, 'k3'],
   ['255 characters', { 'idempotency-key': 'k'.repeat(255) }, 'k'.repeat(255)],
+  // RFC 8941 parameters are valid syntax; none is defined for this header, so they are ignored.
+  ['sf-string with a parameter', { 'idempotency-key': '"abc";p=1' }, 'abc'],
+  [
+    'sf-string with parameters of every bare-item type',
+    { 'idempotency-key': '"abc";a;b=?0;c=-12;d=1.5;e="x;y";f=tok/en:1;g=:aGk=:;*h' },
+    'abc',
+  ],
+  ['sf-string, spaces after the semicolon', { 'idempotency-key': '"abc";  p=1' }, 'abc'],
   [
     'all visible ASCII',
     { 'idempotency-key': "!#$%&'*+-.^_`|~09AZaz{}[]()/:;<=>?@" },
@@ -42,7 +51,14 @@ const invalid: [string, Headers, string][] = [
   ['two identical header lines', { 'idempotency-key': ['a', 'a'] }, 'the header is sent more than once'],
   ['unterminated sf-string', { 'idempotency-key': '"abc' }, 'the quoted string is not closed'],
   ['bad escape', { 'idempotency-key': '"a\\nb"' }, 'a backslash may only escape " or \\'],
-  ['text after sf-string', { 'idempotency-key': '"a";p=1' }, 'text follows the quoted string'],
+  ['text after sf-string', { 'idempotency-key': '"a"b' }, 'text follows the quoted string'],
+  ['space before a parameter', { 'idempotency-key': '"a" ;p=1' }, 'text follows the quoted string'],
+  ['parameter key in upper case', { 'idempotency-key': '"a";P=1' }, 'text follows the quoted string'],
+  ['parameter without a key', { 'idempotency-key': '"a";=1' }, 'text follows the quoted string'],
+  ['parameter value not a bare item', { 'idempotency-key': '"a";p=@' }, 'text follows the quoted string'],
+  ['parameter value an open string', { 'idempotency-key': '"a";p="x' }, 'text follows the quoted string'],
+  ['a list after parameters', { 'idempotency-key': '"a";p=1, "b"' }, 'text follows the quoted string'],
+  ['a trailing semicolon', { 'idempotency-key': '"a";' }, 'text follows the quoted string'],
   [
     'different keys in the two headers',
     { 'idempotency-key': 'k1', 'x-idempotency-key': 'k2' },
@@ -75,5 +91,25 @@ describe('parseIdempotencyKey', () => {
     expect(parseIdempotencyKey({ 'request-key': 'r1' }, ['Request-Key'])).toBe('r1');
     expect(parseIdempotencyKey({ 'idempotency-key': 'ignored' }, ['Request-Key'])).toBeUndefined();
     expect(DEFAULT_KEY_HEADERS).toEqual(['Idempotency-Key', 'X-Idempotency-Key']);
+  });
+
+  it('an sf-string key with any valid parameters reads as the key alone (property)', () => {
+    const visible = fc.stringMatching(/^[\x21-\x7e]{1,40}$/);
+    const quote = (text: string) => `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+    const bareItem = fc.oneof(
+      fc.integer({ min: -999_999, max: 999_999 }).map(String),
+      fc.boolean().map((b) => (b ? '?1' : '?0')),
+      fc.stringMatching(/^[A-Za-z*][A-Za-z0-9:/_.-]{0,8}$/),
+      fc.stringMatching(/^[\x20-\x7e]{0,8}$/).map(quote),
+      fc.uint8Array({ maxLength: 6 }).map((b) => `:${Buffer.from(b).toString('base64')}:`),
+    );
+    const parameter = fc
+      .tuple(fc.stringMatching(/^[a-z*][a-z0-9_.*-]{0,6}$/), fc.option(bareItem), fc.nat({ max: 2 }))
+      .map(([key, value, spaces]) => `;${' '.repeat(spaces)}${key}${value === null ? '' : `=${value}`}`);
+    fc.assert(
+      fc.property(visible, fc.array(parameter, { maxLength: 4 }), (key, parameters) => {
+        expect(parseIdempotencyKey({ 'idempotency-key': `${quote(key)}${parameters.join('')}` })).toBe(key);
+      }),
+    );
   });
 });

@@ -22,6 +22,12 @@ export const MAX_KEY_LENGTH = 255;
 export type HeaderValue = string | readonly string[] | undefined;
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+// RFC 8941 section 3.1.2: parameters after an Item, `*( ";" *SP key [ "=" bare-item ] )`, where a
+// bare item is an Integer, Decimal, String, Token, Byte Sequence or Boolean (sections 3.3.1-3.3.6).
+const BARE_ITEM =
+  '(?:-?\\d{1,12}\\.\\d{1,3}|-?\\d{1,15}|"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\["\\\\])*"|[A-Za-z*][!#$%&\'*+\\-.^_`|~0-9A-Za-z:/]*|:[A-Za-z0-9+/]*=*:|\\?[01])';
+const PARAMETERS = new RegExp(`^(?:;[ ]*[a-z*][a-z0-9_.*-]*(?:=${BARE_ITEM})?)+$`);
 const OWS = /^[ \t]+|[ \t]+$/g;
 
 function invalid(reason: string, header: string): HttpError {
@@ -42,7 +48,9 @@ function unquote(value: string, header: string): string {
       out += next;
       i += 1;
     } else if (char === 0x22) {
-      if (i !== value.length - 1) {
+      // Parameters are valid structured-field syntax; none is defined for this header, so they are
+      // ignored (the key is the string alone), as RFC 8941 lets a recipient do with unknown ones.
+      if (i !== value.length - 1 && !PARAMETERS.test(value.slice(i + 1))) {
         const rest = value.slice(i + 1).trimStart();
         throw invalid(
           rest.startsWith(',') ? 'a list of keys is not allowed' : 'text follows the quoted string',

@@ -6,15 +6,31 @@ describe('public exports', () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'LruCache',
       'MAX_ACCEPT_LENGTH',
+      'NEGOTIATION_VARY',
       'checkRequestBody',
       'createNegotiator',
       'jsonSerializer',
+      'representation',
+      'requestHasBody',
       'xmlSerializer',
     ]);
   });
 
   it('@plumbline/negotiation/express', async () => {
     expect(Object.keys(await import('./express.js')).sort()).toEqual([
+      'getNegotiation',
+      'negotiate',
+      'represent',
+      'requireContentType',
+    ]);
+  });
+
+  it('@plumbline/negotiation/fastify', async () => {
+    expect(Object.keys(await import('./fastify.js')).sort()).toEqual(['negotiation', 'requireContentType']);
+  });
+
+  it('@plumbline/negotiation/hono', async () => {
+    expect(Object.keys(await import('./hono.js')).sort()).toEqual([
       'getNegotiation',
       'negotiate',
       'represent',

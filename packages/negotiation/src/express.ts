@@ -12,6 +12,7 @@ import {
   type NegotiatorOptions,
 } from './index.js';
 import { checkRequestBody } from './request-body.js';
+import { requestHasBody } from './respond.js';
 
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
@@ -108,12 +109,6 @@ export function represent(res: Response, data: unknown, status = 200): Response 
   );
 }
 
-function hasBody(req: Request): boolean {
-  if (req.headers['transfer-encoding'] !== undefined) return true;
-  const length = req.headers['content-length'];
-  return length !== undefined && Number(length) > 0;
-}
-
 /**
  * Rejects a request body whose Content-Type is missing or not one of `types` with 415
  * `unsupported_media_type` and `Accept-Post` / `Accept-Patch` / `Accept`. Requests without a body
@@ -132,7 +127,7 @@ export function requireContentType(...types: readonly string[]): RequestHandler 
   return (req, _res, next) => {
     const result = checkRequestBody({
       contentType: req.headers['content-type'],
-      hasBody: hasBody(req),
+      hasBody: requestHasBody(req.headers['content-length'], req.headers['transfer-encoding']),
       method: req.method,
       accepted,
     });

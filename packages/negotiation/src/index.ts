@@ -20,6 +20,7 @@ export {
   type VendorOptions,
 } from './negotiator.js';
 export { checkRequestBody, type RequestBodyInput, type RequestBodyResult } from './request-body.js';
+export { NEGOTIATION_VARY, type RepresentationResponse, representation, requestHasBody } from './respond.js';
 export {
   jsonSerializer,
   type SerializeContext,

@@ -1,10 +1,7 @@
-import type { Server } from 'node:http';
-import { errorHandler } from '@plumbline/errors/express';
-import { coreOutcome, describeAdapters, EXPRESS_VERSIONS, type Outcome } from '@plumbline/test-utils';
+import { coreOutcome, describeAdapters, frameworkRunners } from '@plumbline/test-utils';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { negotiate, represent } from './express.js';
-import { listen, send } from './http-fixture.test-helper.js';
+import { describe, expect, it } from 'vitest';
+import { negotiationApps } from '../test/apps.js';
 import { createNegotiator, type NegotiatorOptions } from './index.js';
 
 const JSON_TYPE = 'application/json';
@@ -124,35 +121,10 @@ const plain = createNegotiator(plainOptions);
 const withVendor = createNegotiator(vendorOptions);
 const AVAILABLE = ['application/json', 'application/xml'];
 
-const servers: Server[] = [];
-const ports = new Map<string, number>();
-
-beforeAll(async () => {
-  for (const [name, express] of EXPRESS_VERSIONS) {
-    const app = express();
-    app.get('/plain', negotiate(plainOptions), (_req, res) => {
-      represent(res, { ok: true });
-    });
-    app.get('/vendor', negotiate(vendorOptions), (_req, res) => {
-      represent(res, { ok: true });
-    });
-    app.use(errorHandler({ onError: () => {} }));
-    const { server, port } = await listen(app);
-    servers.push(server);
-    ports.set(name, port);
-  }
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-});
-
-function throughExpress(adapter: string) {
-  return (c: AcceptCase): Promise<Outcome> =>
-    send(ports.get(adapter)!, {
-      path: c.vendor ? '/vendor' : '/plain',
-      headers: c.accept === undefined ? {} : { Accept: c.accept },
-    });
-}
+const acceptRunners = frameworkRunners(negotiationApps, (c: AcceptCase) => ({
+  path: c.vendor ? '/vendor' : '/plain',
+  headers: c.accept === undefined ? {} : { Accept: c.accept },
+}));
 
 describeAdapters(
   'Accept negotiation',
@@ -164,8 +136,7 @@ describeAdapters(
         if (!result.ok) throw result.error;
         return result;
       }),
-    express5: throughExpress('express5'),
-    express4: throughExpress('express4'),
+    ...acceptRunners,
   },
   (outcome, c, adapter) => {
     if (c.expected === 406 && c.problemXml && adapter !== 'core') {
@@ -237,26 +208,10 @@ const LANGUAGE_CASES: readonly LanguageCase[] = [
 
 const languageOptions: NegotiatorOptions = { languages: ['en', 'de', 'zh-Hant'], defaultLanguage: 'en' };
 const languages = createNegotiator(languageOptions);
-const languagePorts = new Map<string, number>();
-
-beforeAll(async () => {
-  for (const [name, express] of EXPRESS_VERSIONS) {
-    const app = express();
-    app.get('/', negotiate(languageOptions), (_req, res) => {
-      represent(res, { ok: true });
-    });
-    const { server, port } = await listen(app);
-    servers.push(server);
-    languagePorts.set(name, port);
-  }
-});
-
-function languageThroughExpress(adapter: string) {
-  return (c: LanguageCase): Promise<Outcome> =>
-    send(languagePorts.get(adapter)!, {
-      headers: c.acceptLanguage === undefined ? {} : { 'Accept-Language': c.acceptLanguage },
-    });
-}
+const languageRunners = frameworkRunners(negotiationApps, (c: LanguageCase) => ({
+  path: '/lang',
+  headers: c.acceptLanguage === undefined ? {} : { 'Accept-Language': c.acceptLanguage },
+}));
 
 describeAdapters(
   'Accept-Language negotiation (never 406)',
@@ -268,8 +223,7 @@ describeAdapters(
         if (!result.ok) throw result.error;
         return result;
       }),
-    express5: languageThroughExpress('express5'),
-    express4: languageThroughExpress('express4'),
+    ...languageRunners,
   },
   (outcome, c, adapter) => {
     expect(outcome.status).toBe(200);

@@ -1,10 +1,8 @@
-import type { Server } from 'node:http';
-import { errorHandler } from '@plumbline/errors/express';
-import { coreOutcome, describeAdapters, EXPRESS_VERSIONS, type Outcome } from '@plumbline/test-utils';
+import { coreOutcome, describeAdapters, frameworkRunners } from '@plumbline/test-utils';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { negotiationApps } from '../test/apps.js';
 import { requireContentType } from './express.js';
-import { listen, send } from './http-fixture.test-helper.js';
 import { checkRequestBody } from './index.js';
 
 const ACCEPTED = ['application/json', 'application/merge-patch+json'];
@@ -103,32 +101,12 @@ const CASES: readonly BodyCase[] = [
   },
 ];
 
-const servers: Server[] = [];
-const ports = new Map<string, number>();
-beforeAll(async () => {
-  for (const [name, express] of EXPRESS_VERSIONS) {
-    const app = express();
-    app.all('/', requireContentType(...ACCEPTED), (_req, res) => {
-      res.json({ passed: true });
-    });
-    app.use(errorHandler({ onError: () => {} }));
-    const { server, port } = await listen(app);
-    servers.push(server);
-    ports.set(name, port);
-  }
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-});
-
-function throughExpress(adapter: string) {
-  return (c: BodyCase): Promise<Outcome> =>
-    send(ports.get(adapter)!, {
-      method: c.method,
-      headers: c.contentType === undefined ? {} : { 'Content-Type': c.contentType },
-      ...(c.body === undefined ? {} : { body: c.body }),
-    });
-}
+const runners = frameworkRunners(negotiationApps, (c: BodyCase) => ({
+  method: c.method,
+  path: '/body',
+  headers: c.contentType === undefined ? {} : { 'Content-Type': c.contentType },
+  ...(c.body === undefined ? {} : { body: c.body }),
+}));
 
 describeAdapters(
   'request body Content-Type (415)',
@@ -145,8 +123,7 @@ describeAdapters(
         if (!result.ok) throw result.error;
         return result;
       }),
-    express5: throughExpress('express5'),
-    express4: throughExpress('express4'),
+    ...runners,
   },
   (outcome, c, adapter) => {
     if (c.hint === undefined) {

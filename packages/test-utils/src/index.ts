@@ -12,4 +12,15 @@ export {
   type Outcome,
 } from './adapters.js';
 export { EXPRESS_VERSIONS } from './express-apps.js';
+export {
+  type ExpressFactory,
+  FRAMEWORKS,
+  type Framework,
+  type FrameworkApps,
+  frameworkRunners,
+  frameworkSenders,
+} from './frameworks.js';
+export { type HttpRequestSpec, listen, type RunningServer, send } from './http.js';
+export { nodeOnlyUses } from './portability.js';
+export { cleanReadmeExamples, readmeBlock, runReadmeExample } from './readme.js';
 export { DATABASE_URL, postgresAvailable, REDIS_URL, redisAvailable, uniquePrefix } from './services.js';

@@ -5,7 +5,9 @@ describe('public exports', () => {
   it('@plumbline/versioning', async () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'MAX_ACCEPT_LENGTH',
+      'combineHeader',
       'compareVersions',
+      'createRequestVersioning',
       'createVersionPolicy',
       'formatDeprecation',
       'formatHttpDate',
@@ -13,6 +15,7 @@ describe('public exports', () => {
       'resolveVersion',
       'versionHeaders',
       'versionMediaType',
+      'versionTable',
     ]);
   });
 
@@ -21,6 +24,18 @@ describe('public exports', () => {
       'getApiVersion',
       'getResolvedVersion',
       'versionedRouter',
+      'versioning',
+    ]);
+  });
+
+  it('@plumbline/versioning/fastify', async () => {
+    expect(Object.keys(await import('./fastify.js')).sort()).toEqual(['getApiVersion', 'versioning']);
+  });
+
+  it('@plumbline/versioning/hono', async () => {
+    expect(Object.keys(await import('./hono.js')).sort()).toEqual([
+      'getApiVersion',
+      'getResolvedVersion',
       'versioning',
     ]);
   });

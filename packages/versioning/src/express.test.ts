@@ -2,9 +2,9 @@ import { EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-utils';
 import type { Express, RequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { buildApp, type ExpressFactory, echo, parseLinks } from '../test/support.js';
 import { getApiVersion, getResolvedVersion, versionedRouter, versioning } from './express.js';
 import { createVersionPolicy, type VersionPolicyOptions } from './index.js';
-import { buildApp, type ExpressFactory, echo, parseLinks } from './test-support.js';
 
 const VENDOR_V1 = 'application/vnd.plumbline.v1+json';
 

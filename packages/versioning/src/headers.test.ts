@@ -2,6 +2,7 @@ import { coreOutcome, EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-ut
 import type { Express } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { buildApp, echo, IMF_FIXDATE, parseDeprecation, parseLinks } from '../test/support.js';
 import { getApiVersion, versionedRouter, versioning } from './express.js';
 import {
   createVersionPolicy,
@@ -10,7 +11,6 @@ import {
   resolveVersion,
   versionHeaders,
 } from './index.js';
-import { buildApp, echo, IMF_FIXDATE, parseDeprecation, parseLinks } from './test-support.js';
 
 const DEPRECATED_AT = '2026-01-01T00:00:00Z';
 const SUNSET_AT = '2026-12-31T23:59:59Z';

@@ -22,6 +22,14 @@ export {
 } from './policy.js';
 export { type HeaderBag, MAX_ACCEPT_LENGTH } from './readers.js';
 export {
+  combineHeader,
+  createRequestVersioning,
+  type VersioningInput,
+  type VersioningOptions,
+  type VersioningOutcome,
+  versionTable,
+} from './request.js';
+export {
   type ResolvedVersion,
   resolveVersion,
   type VersionHeadersOptions,

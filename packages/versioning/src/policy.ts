@@ -1,4 +1,4 @@
-import type { MediaCandidate } from './readers.js';
+import type { ReaderSettings } from './readers.js';
 import { compareVersions, type ParsedVersion, parseVersion } from './version.js';
 
 /**
@@ -195,7 +195,7 @@ export interface Phase {
 }
 
 /** @internal */
-export interface CompiledPolicy {
+export interface CompiledPolicy extends ReaderSettings {
   readonly public: VersionPolicy;
   readonly strategy: VersionStrategy;
   readonly byVersion: ReadonlyMap<string, CompiledVersion>;
@@ -206,13 +206,6 @@ export interface CompiledPolicy {
   readonly now: () => number;
   readonly phases: readonly Phase[];
   readonly vary: string | undefined;
-  readonly prefix: string;
-  readonly parameter: string;
-  readonly header: string;
-  readonly mediaTypePrefix: string;
-  readonly suffixes: readonly string[];
-  /** Parsed vendor ranges per Accept string (bounded). */
-  readonly acceptCache: Map<string, readonly MediaCandidate[]>;
 }
 
 const compiled = new WeakMap<VersionPolicy, CompiledPolicy>();

@@ -1,4 +1,19 @@
-import type { CompiledPolicy } from './policy.js';
+/**
+ * @internal What the readers need from a compiled policy. Declared here, and extended by the
+ * policy, so the readers depend on nothing else in the package (no import cycle).
+ */
+export interface ReaderSettings {
+  /** Path prefix before the version segment, lower-cased (`''` or `/api`). */
+  readonly prefix: string;
+  readonly parameter: string;
+  /** Lower-cased request header name. */
+  readonly header: string;
+  /** `application/vnd.<vendor>.v`. */
+  readonly mediaTypePrefix: string;
+  readonly suffixes: readonly string[];
+  /** Parsed vendor ranges per Accept string (bounded). */
+  readonly acceptCache: Map<string, readonly MediaCandidate[]>;
+}
 
 /** What one strategy found in a request, before the policy is consulted. */
 export type Reading =
@@ -50,7 +65,7 @@ function collect(raw: readonly string[]): Reading {
  * Path strategy. The version segment is the first one after the prefix and looks like `v<digit>...`
  * (`v` alone counts as an empty version); anything else (`/health`, `/videos`) carries no version.
  */
-export function readPath(policy: CompiledPolicy, path: string | undefined): Reading {
+export function readPath(policy: ReaderSettings, path: string | undefined): Reading {
   if (path === undefined) return ABSENT;
   // Tolerate a full request target (`/v1/x?y=1`): the version never comes from the query.
   const mark = path.search(/[?#]/);
@@ -73,7 +88,7 @@ export function readPath(policy: CompiledPolicy, path: string | undefined): Read
 }
 
 /** Query strategy over a raw query string (`a=1&version=2`, a leading `?` allowed) or `URLSearchParams`. */
-export function readQuery(policy: CompiledPolicy, query: string | URLSearchParams | undefined): Reading {
+export function readQuery(policy: ReaderSettings, query: string | URLSearchParams | undefined): Reading {
   if (query === undefined || query === '') return ABSENT;
   const params = typeof query === 'string' ? new URLSearchParams(query) : query;
   const raw = params.getAll(policy.parameter);
@@ -84,7 +99,7 @@ export function readQuery(policy: CompiledPolicy, query: string | URLSearchParam
  * Header strategy. Several header lines reach Node joined by commas, so the value is read as a
  * list; empty list members are ignored as RFC 9110 section 5.6.1 asks, an empty field is malformed.
  */
-export function readHeader(policy: CompiledPolicy, headers: HeaderBag | undefined): Reading {
+export function readHeader(policy: ReaderSettings, headers: HeaderBag | undefined): Reading {
   const value = headerValue(headers, policy.header);
   if (value === undefined) return ABSENT;
   if (!value.includes(',')) {
@@ -146,7 +161,7 @@ function weight(params: readonly string[]): number | undefined {
   return 1;
 }
 
-function parseAccept(policy: CompiledPolicy, accept: string): MediaCandidate[] {
+function parseAccept(policy: ReaderSettings, accept: string): MediaCandidate[] {
   const candidates: MediaCandidate[] = [];
   const { mediaTypePrefix, suffixes } = policy;
   for (const member of splitList(accept)) {
@@ -169,7 +184,7 @@ function parseAccept(policy: CompiledPolicy, accept: string): MediaCandidate[] {
  * are cached per Accept string, since clients repeat the same header on every request.
  */
 export function readAccept(
-  policy: CompiledPolicy,
+  policy: ReaderSettings,
   headers: HeaderBag | undefined,
 ): readonly MediaCandidate[] {
   let accept = headerValue(headers, 'accept');

@@ -1,8 +1,8 @@
 import { describeAdapters, type Outcome } from '@plumbline/test-utils';
 import { expect } from 'vitest';
+import { echo, type RequestSpec, runners } from '../test/support.js';
 import { versionedRouter, versioning } from './express.js';
 import { createVersionPolicy, type VersionPolicyOptions } from './index.js';
-import { echo, type RequestSpec, runners } from './test-support.js';
 
 interface Case {
   readonly name: string;

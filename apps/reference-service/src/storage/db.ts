@@ -28,8 +28,10 @@ export function toPostgresPlaceholders(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-// Driver failures that mean "the database is not reachable right now", as opposed to a bad query.
-const PG_UNAVAILABLE = /^(08|53|57P0[1-3])/;
+// Driver failures that mean "the database is not reachable right now", as opposed to a bad query:
+// connection errors (08), insufficient resources (53), shutdown (57P01-3), a statement cancelled by
+// statement_timeout (57014) or a lock not granted within lock_timeout (55P03).
+const PG_UNAVAILABLE = /^(08|53|57P0[1-3]|57014|55P03)/;
 const NET_UNAVAILABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -50,25 +52,35 @@ export function mapDbError(error: unknown): unknown {
     if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
       return new HttpError('conflict', { cause: error });
     }
-    if (PG_UNAVAILABLE.test(code) || NET_UNAVAILABLE.has(code)) {
+    // SQLite: another connection held the lock for longer than busy_timeout.
+    if (PG_UNAVAILABLE.test(code) || NET_UNAVAILABLE.has(code) || code.startsWith('SQLITE_BUSY')) {
       return new HttpError('service_unavailable', { cause: error, headers: { 'Retry-After': '1' } });
     }
   }
   if (
     typeof message === 'string' &&
-    /Connection terminated|Client has encountered a connection error|not queryable/i.test(message)
+    // pg's own deadlines: `query_timeout` ("Query read timeout"), and `connectionTimeoutMillis` while
+    // connecting or waiting for a pooled connection.
+    /Connection terminated|Client has encountered a connection error|not queryable|Query read timeout|timeout exceeded when trying to connect/i.test(
+      message,
+    )
   ) {
     return new HttpError('service_unavailable', { cause: error, headers: { 'Retry-After': '1' } });
   }
   return error;
 }
 
-/** SQLite through better-sqlite3 (`:memory:` or a file). Synchronous driver, promise interface. */
-export function openSqlite(file: string): Db {
+/**
+ * SQLite through better-sqlite3 (`:memory:` or a file). Synchronous driver, promise interface.
+ * `busyTimeoutMs` bounds how long a statement waits for a lock another process holds; the driver
+ * waits synchronously, so the whole process waits with it: keep it short when several processes
+ * share one file. Past it the statement fails with SQLITE_BUSY, answered 503.
+ */
+export function openSqlite(file: string, options: { busyTimeoutMs?: number } = {}): Db {
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   const statements = new Map<string, Database.Statement>();
   let queue: Promise<void> = Promise.resolve();
   const prepare = (sql: string) => {
@@ -103,7 +115,11 @@ export function openSqlite(file: string): Db {
       // requests cannot slip in either, because the synchronous driver resolves every awaited call
       // in the same microtask run.
       const run = queue.then(async () => {
-        database.exec('BEGIN IMMEDIATE');
+        try {
+          database.exec('BEGIN IMMEDIATE');
+        } catch (error) {
+          throw mapDbError(error);
+        }
         try {
           const result = await work(db);
           database.exec('COMMIT');
@@ -126,17 +142,47 @@ export function openSqlite(file: string): Db {
   return db;
 }
 
-/** PostgreSQL through a pg pool. Connection losses become 503 and the pool reconnects by itself. */
-export function openPostgres(connectionString: string, options: { max?: number; schema?: string } = {}): Db {
+/** Deadlines of the PostgreSQL pool (ms). */
+export interface PostgresTimeouts {
+  /** One statement: server-side `statement_timeout` and the client-side read timeout. Default 5000. */
+  readonly statementMs?: number;
+  /** Connecting, or waiting for a free pooled connection. Default 2000. */
+  readonly connectMs?: number;
+}
+
+/**
+ * PostgreSQL through a pg pool. Connection losses become 503 and the pool reconnects by itself.
+ * Every call has a deadline: the pool refuses to wait for a connection longer than `connectMs`; the
+ * server cancels a statement (a lock wait included) after `statementMs`, and the client gives up on
+ * an answer after the same time (a network path that swallows packets), dropping that connection.
+ */
+export function openPostgres(
+  connectionString: string,
+  options: { max?: number; schema?: string; timeouts?: PostgresTimeouts } = {},
+): Db {
+  const statementMs = options.timeouts?.statementMs ?? 5000;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: options.timeouts?.connectMs ?? 2000,
     idleTimeoutMillis: 30_000,
+    statement_timeout: statementMs,
+    // Slightly later than the server's own deadline, so a lock wait ends with the server's cancel
+    // (the connection stays usable) and only a silent network path ends with the client's.
+    query_timeout: statementMs + 250,
+    // A transaction left open by a stalled caller must not hold its locks for ever.
+    idle_in_transaction_session_timeout: Math.max(statementMs * 2, 10_000),
+    keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // An idle client losing its connection emits on the pool; without a listener that would crash.
   pool.on('error', () => {});
+  // So does a client the pool has already dropped (after a failed query) when the server's
+  // "terminating connection" message arrives after the failure: every client keeps a listener.
+  // The failure itself reaches the caller through its query.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const make = (query: (text: string, params: unknown[]) => Promise<pg.QueryResult>): Db => {
     const db: Db = {
       dialect: 'postgres',
@@ -165,17 +211,33 @@ export function openPostgres(connectionString: string, options: { max?: number; 
           throw mapDbError(error);
         }
         let broken = false;
+        // A checked-out client has no pool listener: a connection lost while the transaction waits
+        // for the handler would otherwise be an unhandled 'error' event, and crash the process.
+        const lost = () => {
+          broken = true;
+        };
+        client.on('error', lost);
         try {
           await client.query('BEGIN');
           const result = await work(make((text, params) => client.query(text, params)));
           await client.query('COMMIT');
           return result;
         } catch (error) {
-          await client.query('ROLLBACK').catch(() => {
+          const mapped = mapDbError(error);
+          // A connection whose answer never came cannot be trusted with a ROLLBACK (it would wait
+          // behind the lost reply); destroying it ends the transaction on the server.
+          if (error instanceof Error && /Query read timeout|Connection terminated/i.test(error.message)) {
             broken = true;
-          });
-          throw mapDbError(error);
+          } else {
+            await client.query('ROLLBACK').catch(() => {
+              broken = true;
+            });
+          }
+          throw mapped;
         } finally {
+          // A destroyed client may still report its lost connection after the release: keep
+          // listening then. A healthy one goes back to the pool, which listens while it is idle.
+          if (!broken) client.removeListener('error', lost);
           client.release(broken);
         }
       },

@@ -2,9 +2,15 @@
  * Schema migrations, applied in order on start. Plain SQL that both SQLite and PostgreSQL accept:
  * timestamps are ISO-8601 UTC text (they sort correctly as text), ids are UUID text.
  */
-import type { Db } from './db.js';
+import { createSqlStore } from '@plumbline/idempotency';
+import type { Db, Dialect } from './db.js';
 
-const MIGRATIONS: readonly (readonly string[])[] = [
+/** The table of idempotency records written inside each creating POST's transaction. */
+export const IDEMPOTENCY_TABLE = 'idempotency_keys';
+
+type Migration = readonly string[] | ((dialect: Dialect) => readonly string[]);
+
+const MIGRATIONS: readonly Migration[] = [
   [
     `CREATE TABLE IF NOT EXISTS projects (
       id TEXT PRIMARY KEY,
@@ -60,6 +66,8 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       created_at TEXT NOT NULL
     )`,
   ],
+  // 2: idempotency records that commit (or roll back) with the row a POST creates.
+  (dialect) => createSqlStore({ dialect, table: IDEMPOTENCY_TABLE }).schema(),
 ];
 
 /**
@@ -79,9 +87,10 @@ export async function migrate(db: Db): Promise<number> {
       ),
     );
     let applied = 0;
-    for (const [index, statements] of MIGRATIONS.entries()) {
+    for (const [index, migration] of MIGRATIONS.entries()) {
       const version = index + 1;
       if (done.has(version)) continue;
+      const statements = typeof migration === 'function' ? migration(tx.dialect) : migration;
       for (const statement of statements) await tx.run(statement);
       await tx.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [
         version,

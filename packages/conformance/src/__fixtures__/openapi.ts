@@ -10,7 +10,14 @@ const errors = { '4XX': problem, '5XX': problem };
 const id = (name: string): Json => ({ name, in: 'path', required: true, schema: { type: 'integer' } });
 const query = (name: string, type = 'string'): Json => ({ name, in: 'query', schema: { type } });
 const paging = [query('limit', 'integer'), query('offset', 'integer'), query('sort'), query('q')];
-const page = { description: 'A page', content: { 'application/json': { schema: { type: 'object' } } } };
+const page = {
+  description: 'A page',
+  content: {
+    'application/json': {
+      schema: { type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } },
+    },
+  },
+};
 const item = { description: 'A member', content: { 'application/json': { schema: { type: 'object' } } } };
 const body = {
   required: true,
@@ -139,7 +146,10 @@ export function badOpenApi(): Json {
       // filter sub-path
       '/v2/projects/active': { get: { parameters: paging, responses: { '200': page, ...errors } } },
       // identifiers: PUT on a collection
-      '/v2/labels': { put: { requestBody: body, responses: ok } },
+      '/v2/labels': {
+        get: { parameters: paging, responses: { '200': page, ...errors } },
+        put: { requestBody: body, responses: ok },
+      },
       // POST 201 + Location
       '/v2/teams': {
         get: { parameters: paging, responses: { '200': page, ...errors } },

@@ -1,76 +1,15 @@
-import type { Server } from 'node:http';
-import { errorHandler } from '@plumbline/errors/express';
-import { EXPRESS_VERSIONS } from '@plumbline/test-utils';
-import type { Express, NextFunction, Request, Response } from 'express';
+import { FRAMEWORKS, frameworkSenders } from '@plumbline/test-utils';
+import type { Request } from 'express';
 import { XMLParser } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getNegotiation, negotiate, represent, requireContentType } from './express.js';
-import { listen, send } from './http-fixture.test-helper.js';
-import { xmlSerializer } from './index.js';
+import { describe, expect, it } from 'vitest';
+import { getNegotiation } from '../src/express.js';
+import { negotiationApps, PROJECT } from './apps.js';
 
-const PROJECT = {
-  id: 7,
-  name: 'Bridge & <Tunnel>',
-  tags: ['steel', 'river'],
-  owner: { name: 'Ada', roles: ['admin'] },
-  archived: false,
-  note: null,
-};
+// One behaviour, four frameworks: Express 5, Express 4, Fastify 5 and Hono (on Node).
+const senders = frameworkSenders(negotiationApps);
 
-function build(express: (typeof EXPRESS_VERSIONS)[number][1]): Express {
-  const app = express();
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const preset = req.headers['x-preset-vary'];
-    if (typeof preset === 'string') res.setHeader('Vary', preset);
-    next();
-  });
-  app.use(negotiate({ languages: ['en', 'de'], vendor: 'plumbline' }));
-  app.get('/project', (_req, res) => {
-    represent(res, PROJECT);
-  });
-  app.post('/projects', requireContentType('application/json'), express.json(), (req, res) => {
-    res.location('/projects/8');
-    represent(res, { id: 8, ...req.body }, 201);
-  });
-  app.get('/decision', (req, res) => {
-    res.json(getNegotiation(req) ?? null);
-  });
-  app.get('/cors-after', (_req, res) => {
-    res.vary('Origin');
-    res.vary('Accept');
-    represent(res, { ok: true });
-  });
-  app.get('/empty', (_req, res) => {
-    represent(res, undefined, 204);
-  });
-  app.use(errorHandler({ onError: () => {} }));
-  return app;
-}
-
-const servers: Server[] = [];
-const ports = new Map<string, number>();
-beforeAll(async () => {
-  for (const [name, express] of EXPRESS_VERSIONS) {
-    const { server, port } = await listen(build(express));
-    servers.push(server);
-    ports.set(name, port);
-    // A route that forgot negotiate(): represent() must fail loudly, as a 500.
-    const bare = express();
-    bare.get('/', (_req, res) => {
-      represent(res, { ok: true });
-    });
-    bare.use(errorHandler({ onError: () => {} }));
-    const second = await listen(bare);
-    servers.push(second.server);
-    ports.set(`${name}-bare`, second.port);
-  }
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-});
-
-describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name) => {
-  const port = () => ports.get(name)!;
+describe.each(FRAMEWORKS)('negotiation on %s', (name) => {
+  const send = senders[name]!;
 
   it.each([
     ['no Vary yet', undefined, 'Accept, Accept-Language'],
@@ -79,7 +18,7 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
     ['Vary: Accept-Language, Accept', 'Accept-Language, Accept', 'Accept-Language, Accept'],
     ['Vary: *', '*', '*'],
   ] as const)('merges Vary with %s', async (_label, preset, expected) => {
-    const outcome = await send(port(), {
+    const outcome = await send({
       path: '/project',
       headers: preset === undefined ? {} : { 'X-Preset-Vary': preset },
     });
@@ -88,7 +27,7 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
   });
 
   it('does not duplicate Vary when handlers add to it afterwards', async () => {
-    const outcome = await send(port(), { path: '/cors-after' });
+    const outcome = await send({ path: '/cors-after' });
     expect(outcome.headers['vary']).toBe('Accept, Accept-Language, Origin');
   });
 
@@ -97,7 +36,7 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
     ['de-CH, en;q=0.5', 'de'],
     ['fr', 'en'],
   ] as const)('Accept-Language %s → Content-Language %s', async (acceptLanguage, language) => {
-    const outcome = await send(port(), {
+    const outcome = await send({
       path: '/project',
       headers: acceptLanguage === undefined ? {} : { 'Accept-Language': acceptLanguage },
     });
@@ -105,13 +44,13 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
   });
 
   it('sends JSON by default', async () => {
-    const outcome = await send(port(), { path: '/project' });
+    const outcome = await send({ path: '/project' });
     expect(outcome.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(outcome.body).toEqual(PROJECT);
   });
 
   it('sends an XML body for Accept: application/xml, and it round-trips', async () => {
-    const outcome = await send(port(), { path: '/project', headers: { Accept: 'application/xml' } });
+    const outcome = await send({ path: '/project', headers: { Accept: 'application/xml' } });
     expect(outcome.status).toBe(200);
     expect(outcome.headers['content-type']).toBe('application/xml; charset=utf-8');
     expect(outcome.body).toBe(
@@ -129,10 +68,10 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
 
   it('sends a vendor type as JSON and reports it', async () => {
     const accept = 'application/vnd.plumbline.v2+json';
-    const outcome = await send(port(), { path: '/project', headers: { Accept: accept } });
+    const outcome = await send({ path: '/project', headers: { Accept: accept } });
     expect(outcome.headers['content-type']).toBe(`${accept}; charset=utf-8`);
     expect(outcome.body).toEqual(PROJECT);
-    const decision = await send(port(), { path: '/decision', headers: { Accept: accept } });
+    const decision = await send({ path: '/decision', headers: { Accept: accept } });
     expect(decision.body).toEqual({
       ok: true,
       mediaType: accept,
@@ -143,7 +82,7 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
   });
 
   it('answers a 406 with a JSON problem document listing the available types', async () => {
-    const outcome = await send(port(), {
+    const outcome = await send({
       path: '/project',
       headers: { Accept: 'text/html', 'Accept-Language': 'de' },
     });
@@ -166,7 +105,7 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
   });
 
   it('represents a created resource with a status, Location and the negotiated type', async () => {
-    const outcome = await send(port(), {
+    const outcome = await send({
       method: 'POST',
       path: '/projects',
       headers: { 'Content-Type': 'application/json', Accept: 'application/xml' },
@@ -180,7 +119,7 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
   });
 
   it('answers an unsupported body with 415 and Accept-Post before parsing it', async () => {
-    const outcome = await send(port(), {
+    const outcome = await send({
       method: 'POST',
       path: '/projects',
       headers: { 'Content-Type': 'text/plain' },
@@ -192,9 +131,9 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
   });
 
   it('sends no body on 204 and HEAD', async () => {
-    const empty = await send(port(), { path: '/empty' });
+    const empty = await send({ path: '/empty' });
     expect([empty.status, empty.body]).toEqual([204, '']);
-    const head = await send(port(), { method: 'HEAD', path: '/project' });
+    const head = await send({ method: 'HEAD', path: '/project' });
     expect([head.status, head.body, head.headers['content-type']]).toEqual([
       200,
       '',
@@ -202,8 +141,13 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
     ]);
   });
 
+  it('uses a custom XML root through serializers', async () => {
+    const outcome = await send({ path: '/custom-root', headers: { Accept: 'application/xml' } });
+    expect(outcome.body).toBe('<?xml version="1.0" encoding="UTF-8"?><project><ok>true</ok></project>');
+  });
+
   it('fails loudly (500) when represent() runs without negotiate()', async () => {
-    const outcome = await send(ports.get(`${name}-bare`)!, { path: '/' });
+    const outcome = await send({ path: '/bare' });
     expect(outcome.status).toBe(500);
     expect(outcome.body).toMatchObject({ error_code: 'internal_error' });
   });
@@ -212,18 +156,5 @@ describe.each(EXPRESS_VERSIONS.map(([name]) => name))('negotiate() on %s', (name
 describe('getNegotiation()', () => {
   it('is undefined when negotiate() did not run', () => {
     expect(getNegotiation({} as Request)).toBeUndefined();
-  });
-
-  it('uses a custom XML root through serializers', async () => {
-    const [, express] = EXPRESS_VERSIONS[0];
-    const app = express();
-    app.use(negotiate({ serializers: { 'application/xml': xmlSerializer({ root: 'project' }) } }));
-    app.get('/', (_req, res) => {
-      represent(res, { id: 1 });
-    });
-    const { server, port } = await listen(app);
-    servers.push(server);
-    const outcome = await send(port, { headers: { Accept: 'application/xml' } });
-    expect(outcome.body).toBe('<?xml version="1.0" encoding="UTF-8"?><project><id>1</id></project>');
   });
 });

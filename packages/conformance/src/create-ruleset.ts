@@ -1,0 +1,734 @@
+/**
+ * `@plumbline/conformance/ruleset`: the Plumbline Spectral ruleset, to build one with other options
+ * (`createRuleset`) in a `.spectral.mjs`. The ready-made ruleset file for `spectral lint --ruleset`
+ * is `dist/ruleset.mjs` (src/ruleset.ts), which has a default export only.
+ * No runtime dependencies: each rule is a plain function over the whole (resolved) document.
+ *
+ * @packageDocumentation
+ */
+import {
+  DEFAULT_IGNORED_PATHS,
+  deref,
+  isIgnoredPath,
+  isObject,
+  isSearchAction,
+  type JsonObject,
+  type OperationRef,
+  operationsOf,
+  type PathShape,
+  paginationStyle,
+  parametersOf,
+  parsePath,
+  pathsOf,
+} from './openapi.js';
+import { LINT_RULES } from './rules.js';
+import { normalizeName, prefixOf, structureOf } from './structure.js';
+
+type JsonPath = (string | number)[];
+
+/** What a rule function reports: Spectral's `IFunctionResult`. */
+export interface RuleViolation {
+  readonly message: string;
+  readonly path: JsonPath;
+}
+
+interface Context {
+  readonly document: unknown;
+  readonly ignored: readonly RegExp[];
+}
+
+type Check = (context: Context) => RuleViolation[];
+
+/**
+ * Options for {@link createRuleset}.
+ *
+ * @example
+ * ```ts
+ * const options: RulesetOptions = { ignorePaths: [/^\/internal\//] };
+ * ```
+ */
+export interface RulesetOptions {
+  /**
+   * More paths that are not resources, matched against the path with and without its version
+   * prefix. They add to {@link DEFAULT_IGNORED_PATHS} (`/.well-known`, `/openapi.json`, `/health`,
+   * `/oauth`, `/errors`, ...), which always apply.
+   */
+  readonly ignorePaths?: readonly RegExp[];
+  /** Rule ids to leave out. */
+  readonly disable?: readonly string[];
+  /** Called as each rule starts (progress on large documents). */
+  readonly onRule?: (id: string, index: number, total: number) => void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Word lists. Conservative on purpose: a false finding costs a team more than a missed one.
+
+const IRREGULAR_PLURALS = new Set([
+  'people',
+  'children',
+  'men',
+  'women',
+  'data',
+  'media',
+  'criteria',
+  'feet',
+  'teeth',
+  'mice',
+  'geese',
+  'indices',
+  'matrices',
+  'metadata',
+  'news',
+  'series',
+  'species',
+  'analytics',
+  'settings',
+  'sheep',
+  'fish',
+  'aircraft',
+  // Collective nouns that name a list as a whole.
+  'activity',
+  'history',
+  'timeline',
+  'following',
+  'feedback',
+  'inventory',
+  // Acronym plurals that end like Latin singulars (analysis, basis).
+  'apis',
+  'kpis',
+  'sdks',
+]);
+
+const VERBS = new Set([
+  'get',
+  'list',
+  'create',
+  'add',
+  'insert',
+  'update',
+  'edit',
+  'modify',
+  'delete',
+  'remove',
+  'destroy',
+  'set',
+  'put',
+  'post',
+  'fetch',
+  'retrieve',
+  'find',
+  'query',
+  'do',
+  'make',
+  'run',
+  'execute',
+  'exec',
+  'process',
+  'send',
+  'submit',
+  'save',
+  'load',
+  'upload',
+  'download',
+  'compute',
+  'calculate',
+  'generate',
+  'validate',
+  'check',
+  'enable',
+  'disable',
+  'activate',
+  'deactivate',
+  'approve',
+  'reject',
+  'cancel',
+  'start',
+  'stop',
+  'reset',
+  'sync',
+  'copy',
+  'move',
+  'register',
+  'login',
+  'logout',
+  'signin',
+  'signout',
+  'subscribe',
+  'unsubscribe',
+  'archive',
+  'restore',
+  'assign',
+  'close',
+  'open',
+  'sort',
+  'compare',
+  'promote',
+  'clear',
+  'verify',
+  'rerun',
+  'rerequest',
+  'merge',
+  'transfer',
+  'rename',
+  'publish',
+  'unpublish',
+  'attach',
+  'detach',
+]);
+
+/**
+ * Verbs that are also nouns: as the first word of a phrase ending in a plural noun they qualify it
+ * (`check-runs`, `query-results`, `run-logs`), so the segment names a collection, not an action.
+ */
+const NOUN_VERBS = new Set(['check', 'set', 'query', 'process', 'run', 'copy', 'move', 'report']);
+
+/**
+ * State words and adjectives: as a sub-path of a collection they select a subset of it
+ * (`/todos/completed`, `/projects/archived`), which docs/conventions.md 4.1 (5) and (6) send to the query.
+ */
+const STATE_WORDS = new Set([
+  'active',
+  'inactive',
+  'archived',
+  'deleted',
+  'completed',
+  'complete',
+  'incomplete',
+  'done',
+  'undone',
+  'pending',
+  'open',
+  'closed',
+  'enabled',
+  'disabled',
+  'recent',
+  'latest',
+  'newest',
+  'oldest',
+  'popular',
+  'trending',
+  'featured',
+  'top',
+  'all',
+  'published',
+  'unpublished',
+  'expired',
+  'starred',
+  'unread',
+  'local',
+  'visible',
+  'hidden',
+  'overdue',
+  'upcoming',
+]);
+
+/** Sort, filter and search phrases: `/sorted-by-name`, `/order-by-date`, `/by-owner`, `/filter`, `/search`. */
+const FILTER_PHRASE =
+  /^((sorted|ordered)(-by)?(-.+)?|(sort|order)-by(-.+)?|by-.+|filter(ed)?(-by)?(-.+)?|top-\d+|search)$/;
+
+const PAGE_ALIASES =
+  /^(per_?page|page_?size|pageSize|max_?results|maxResults|page_?token|pageToken|next_?token|starting_after|after|before|first|last)$/i;
+const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const EXTENSION = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
+const CREDENTIAL_QUERY = new Set([
+  'access_token',
+  'api_key',
+  'apikey',
+  'api-key',
+  'auth_token',
+  'private_token',
+]);
+/** Names that are credentials only when the parameter says so (a cache `key`, a page `token` are not). */
+const AMBIGUOUS_CREDENTIAL_QUERY = new Set(['token', 'key']);
+const CREDENTIAL_WORDS = /\b(api|auth\w*|credential|secret|access|bearer|password)\b/i;
+const VERSION_QUERY = new Set(['version', 'api-version', 'api_version', 'v']);
+const VERSION_HEADER = new Set(['x-api-version', 'api-version', 'accept-version', 'x-version', 'version']);
+const VENDOR_MEDIA = /^application\/vnd\.[^;+]+\.v\d+(\+[a-z]+)?$|;\s*version=/i;
+
+function words(segment: string): string[] {
+  return segment
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[-_ .]+/)
+    .filter((word) => word !== '');
+}
+
+function isPlural(word: string): boolean {
+  if (IRREGULAR_PLURALS.has(word)) return true;
+  return word.endsWith('s') && !/(ss|us|is)$/.test(word);
+}
+
+/**
+ * The head noun of a segment: the last word, or the one before a preposition (`codes-of-conduct`,
+ * `branches-where-head`); a version suffix (`projectsV2`) is not a word.
+ */
+function headNoun(segment: string): string | undefined {
+  const list = words(segment.replace(EXTENSION, '')).filter((word) => !/^v\d+$/.test(word));
+  const of = list.findIndex((word) => ['of', 'where', 'for', 'with', 'by'].includes(word));
+  return of > 0 ? list[of - 1] : list.at(-1);
+}
+
+/**
+ * A collection by structure (members, paging or a list response: see structure.ts), or a path
+ * that accepts POST and ends in a plural noun (it creates members, as `POST /projects` does).
+ * Singletons (`/me`, `/config`) and actions (`/restore`, `/login`) are not collections.
+ */
+function isCollection(context: Context, path: string): boolean {
+  if (structureOf(context.document).collections.has(path)) return true;
+  const shape = parsePath(path);
+  const last = shape.segments.at(-1);
+  if (last === undefined || last.param || isSearchAction(shape)) return false;
+  const paths = isObject(context.document) ? context.document['paths'] : undefined;
+  const item = isObject(paths) ? deref(context.document, paths[path]) : undefined;
+  const noun = headNoun(last.text);
+  return isObject(item) && isObject(item['post']) && noun !== undefined && isPlural(noun);
+}
+
+function resourcePaths(context: Context): { path: string; shape: PathShape; item: JsonObject }[] {
+  return pathsOf(context.document)
+    .map(([path, item]) => ({ path, shape: parsePath(path), item }))
+    .filter(({ shape }) => !isIgnoredPath(shape, context.ignored));
+}
+
+function resourceOperations(context: Context): OperationRef[] {
+  return operationsOf(context.document).filter((op) => !isIgnoredPath(parsePath(op.path), context.ignored));
+}
+
+function staticSegments(shape: PathShape): string[] {
+  return shape.segments.filter((segment) => !segment.param).map((segment) => segment.text);
+}
+
+function responsesOf(context: Context, op: OperationRef): [string, JsonObject][] {
+  const responses = deref(context.document, op.operation['responses']);
+  if (!isObject(responses)) return [];
+  return Object.entries(responses).flatMap(([status, raw]) => {
+    const response = deref(context.document, raw);
+    return isObject(response) ? [[status, response] as [string, JsonObject]] : [];
+  });
+}
+
+function hasHeader(context: Context, response: JsonObject, name: string): boolean {
+  const headers = deref(context.document, response['headers']);
+  if (!isObject(headers)) return false;
+  return Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase());
+}
+
+function onlyPostMethods(item: JsonObject): boolean {
+  return Object.keys(item).every((key) => !['get', 'put', 'patch', 'delete'].includes(key));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path rules: one finding per path, pointing at the path key.
+
+const pluralNouns: Check = (context) =>
+  resourcePaths(context).flatMap(({ path, shape }) => {
+    const structure = structureOf(context.document);
+    const bad = shape.segments.filter((segment, index) => {
+      if (segment.param || segment.text.includes('{')) return false;
+      // A static segment after another one without members of its own is a sub-path (a filter, an
+      // action, a singleton): the filter and verb rules judge it.
+      const before = shape.segments[index - 1];
+      if (before !== undefined && !before.param && !structure.withMembers.has(prefixOf(path, index)))
+        return false;
+      // Structure first: a segment is a collection when its members follow it ({id}), or, as the
+      // last segment, when the document shows it has members, pages or answers with a list.
+      // A singleton (/me, /payment, /config) or an action (/restore) is not a collection.
+      const next = shape.segments[index + 1];
+      const collection = next === undefined ? isCollection(context, path) : next.param;
+      const noun = headNoun(segment.text);
+      // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
+      if (VERBS.has(words(segment.text)[0] ?? '')) return false;
+      return collection && noun !== undefined && !isPlural(noun);
+    });
+    return bad.length === 0
+      ? []
+      : [{ message: `"${bad[0]!.text}" in ${path} is not a plural noun`, path: ['paths', path] }];
+  });
+
+const noVerbs: Check = (context) =>
+  resourcePaths(context).flatMap(({ path, shape, item }) => {
+    const verb = staticSegments(shape).find((segment, index, all) => {
+      const list = words(segment);
+      const first = list[0];
+      if (first === undefined || !VERBS.has(first)) return false;
+      // `check-runs`: a noun-verb qualifying a plural noun names a collection.
+      if (list.length > 1 && NOUN_VERBS.has(first) && isPlural(list.at(-1)!)) return false;
+      // POST /<collection>/search is allowed by docs/conventions.md 4.2 (7).
+      return !(index === all.length - 1 && isSearchAction(shape) && onlyPostMethods(item));
+    });
+    return verb === undefined
+      ? []
+      : [{ message: `"${verb}" in ${path} is a verb; paths name resources`, path: ['paths', path] }];
+  });
+
+const casing: Check = (context) =>
+  resourcePaths(context).flatMap(({ path, shape }) => {
+    const bad = staticSegments(shape).find(
+      (segment) => !segment.includes('{') && !KEBAB.test(segment.replace(EXTENSION, '')),
+    );
+    return bad === undefined
+      ? []
+      : [{ message: `"${bad}" in ${path} is not lower-case kebab-case`, path: ['paths', path] }];
+  });
+
+const nesting: Check = (context) =>
+  resourcePaths(context).flatMap(({ path, shape }) => {
+    // Levels of the parent/child chain: each collection followed by a member id, plus a collection
+    // at the end. Namespaces (/analytics/libraries), filter or action sub-paths are not levels;
+    // their own rules judge them.
+    const { segments } = shape;
+    const parents = segments.filter(
+      (segment, index) => segment.param && segments[index - 1]?.param === false,
+    );
+    const last = segments.at(-1);
+    const collections =
+      parents.length + (last !== undefined && !last.param && !isSearchAction(shape) ? 1 : 0);
+    return collections <= 2
+      ? []
+      : [{ message: `${path} nests ${collections} collections (at most 2)`, path: ['paths', path] }];
+  });
+
+const noExtensions: Check = (context) =>
+  resourcePaths(context).flatMap(({ path, shape }) => {
+    const bad = shape.segments.find((segment) => EXTENSION.test(segment.text));
+    return bad === undefined
+      ? []
+      : [{ message: `"${bad.text}" in ${path} carries a file extension`, path: ['paths', path] }];
+  });
+
+const noFilterSubpaths: Check = (context) =>
+  resourcePaths(context).flatMap(({ path, shape, item }) => {
+    const structure = structureOf(context.document);
+    const bad = shape.segments.find((segment, index) => {
+      const before = shape.segments[index - 1];
+      if (segment.param || before === undefined || before.param) return false;
+      const text = segment.text.toLowerCase();
+      if (text === 'search' && index === shape.segments.length - 1 && onlyPostMethods(item)) return false;
+      // A segment with members of its own (/store/order/{orderId}) is a resource, whatever the word.
+      const prefix = prefixOf(path, index);
+      if (structure.withMembers.has(prefix)) return false;
+      if (FILTER_PHRASE.test(text) || STATE_WORDS.has(text)) return true;
+      // A field or a state of the parent collection's items: /todos/completed with `completed: boolean`.
+      const parent = prefixOf(path, index - 1);
+      const name = normalizeName(segment.text);
+      return (
+        structure.fields.get(parent)?.has(name) === true || structure.states.get(parent)?.has(name) === true
+      );
+    });
+    return bad === undefined
+      ? []
+      : [
+          {
+            message: `"${bad.text}" in ${path} filters, sorts or searches with a sub-path; use query parameters`,
+            path: ['paths', path],
+          },
+        ];
+  });
+
+const identifiers: Check = (context) => {
+  const found: RuleViolation[] = [];
+  for (const { path, shape, item } of resourcePaths(context)) {
+    const partial = shape.segments.find((segment) => !segment.param && /[{}]/.test(segment.text));
+    const orphan = shape.segments.find((segment, index) => {
+      const before = shape.segments[index - 1];
+      return segment.param && (before === undefined || before.param);
+    });
+    const memberMethod = ['put', 'patch', 'delete'].find((method) => isObject(item[method]));
+    if (partial !== undefined)
+      found.push({
+        message: `"${partial.text}" in ${path} mixes an identifier with text`,
+        path: ['paths', path],
+      });
+    else if (orphan !== undefined)
+      found.push({
+        message: `${orphan.text} in ${path} does not follow a collection`,
+        path: ['paths', path],
+      });
+    else if (memberMethod !== undefined && isCollection(context, path))
+      found.push({
+        message: `${memberMethod.toUpperCase()} ${path} targets a collection, not a member /{id}`,
+        path: ['paths', path, memberMethod],
+      });
+  }
+  return found;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Operation rules.
+
+const post201: Check = (context) =>
+  resourceOperations(context).flatMap((op) => {
+    if (op.method !== 'post' || !isCollection(context, op.path)) return [];
+    const created = responsesOf(context, op).find(([status]) => status === '201')?.[1];
+    const where = ['paths', op.path, 'post', 'responses'];
+    if (created === undefined) return [{ message: `POST ${op.path} does not document 201`, path: where }];
+    return hasHeader(context, created, 'Location')
+      ? []
+      : [{ message: `POST ${op.path} 201 has no Location header`, path: [...where, '201'] }];
+  });
+
+const delete204: Check = (context) =>
+  resourceOperations(context).flatMap((op) => {
+    if (op.method !== 'delete') return [];
+    const success = responsesOf(context, op)
+      .map(([status]) => status)
+      .filter((status) => /^2/.test(status));
+    return success.length === 1 && success[0] === '204'
+      ? []
+      : [
+          {
+            message: `DELETE ${op.path} documents ${success.length === 0 ? 'no 2xx' : success.join(', ')} instead of 204`,
+            path: ['paths', op.path, 'delete', 'responses'],
+          },
+        ];
+  });
+
+function schemaHasErrorFields(context: Context, raw: unknown, depth = 0): boolean {
+  const schema = deref(context.document, raw);
+  if (!isObject(schema) || depth > 10) return false;
+  const properties = deref(context.document, schema['properties']);
+  if (isObject(properties) && 'error_code' in properties && 'message' in properties) return true;
+  const allOf = schema['allOf'];
+  if (Array.isArray(allOf)) {
+    const names = new Set<string>();
+    for (const part of allOf) {
+      const resolved = deref(context.document, part);
+      const props = isObject(resolved) ? deref(context.document, resolved['properties']) : undefined;
+      if (isObject(props)) for (const name of Object.keys(props)) names.add(name);
+    }
+    if (names.has('error_code') && names.has('message')) return true;
+  }
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const list = schema[key];
+    if (Array.isArray(list) && list.length > 0)
+      return list.every((part) => schemaHasErrorFields(context, part, depth + 1));
+  }
+  return false;
+}
+
+const errorResponses: Check = (context) =>
+  resourceOperations(context).flatMap((op) => {
+    const responses = responsesOf(context, op);
+    const problems: string[] = [];
+    const errors = responses.filter(([status]) => /^[45]/.test(status) || status === 'default');
+    const has = (digit: string): boolean =>
+      errors.some(([status]) => status.startsWith(digit) || status === 'default');
+    if (!has('4')) problems.push('no 4xx response');
+    if (!has('5')) problems.push('no 5xx response');
+    for (const [status, response] of errors) {
+      const content = deref(context.document, response['content']);
+      const media = isObject(content) ? Object.values(content) : [];
+      const ok =
+        media.length > 0 &&
+        media.every((entry) => isObject(entry) && schemaHasErrorFields(context, entry['schema']));
+      if (!ok) problems.push(`${status} lacks a schema with error_code and message`);
+    }
+    return problems.length === 0
+      ? []
+      : [
+          {
+            message: `${op.method.toUpperCase()} ${op.path}: ${problems.join('; ')}`,
+            path: ['paths', op.path, op.method, 'responses'],
+          },
+        ];
+  });
+
+const collectionPagination: Check = (context) =>
+  resourceOperations(context).flatMap((op) => {
+    if (op.method !== 'get' || !isCollection(context, op.path)) return [];
+    const query = parametersOf(context.document, op)
+      .filter((p) => p.in === 'query')
+      .map((p) => p.name);
+    // 4.4 rule 2 asks for a bounded page; the names of 4.4's table are one way to say it, the
+    // common aliases (per_page, page_size, page_token, after) another: both bound the page.
+    const bounded = paginationStyle(query) !== undefined || query.some((name) => PAGE_ALIASES.test(name));
+    return bounded
+      ? []
+      : [
+          {
+            message: `GET ${op.path} declares no limit/offset, page/size or cursor`,
+            path: ['paths', op.path, 'get'],
+          },
+        ];
+  });
+
+const securityHeaders: Check = (context) => {
+  const found: RuleViolation[] = [];
+  const document = context.document;
+  const components = isObject(document) ? deref(document, document['components']) : undefined;
+  const schemes = isObject(components) ? deref(document, components['securitySchemes']) : undefined;
+  if (isObject(schemes)) {
+    for (const [name, raw] of Object.entries(schemes)) {
+      const scheme = deref(document, raw);
+      if (isObject(scheme) && scheme['type'] === 'apiKey' && scheme['in'] === 'query')
+        found.push({
+          message: `security scheme "${name}" sends its key in the query string`,
+          path: ['components', 'securitySchemes', name, 'in'],
+        });
+    }
+  }
+  for (const op of operationsOf(document)) {
+    for (const parameter of parametersOf(document, op)) {
+      const name = parameter.name.toLowerCase();
+      const credential =
+        CREDENTIAL_QUERY.has(name) ||
+        (AMBIGUOUS_CREDENTIAL_QUERY.has(name) && CREDENTIAL_WORDS.test(parameter.description ?? ''));
+      if (parameter.in === 'query' && credential)
+        found.push({
+          message: `${op.method.toUpperCase()} ${op.path} takes the credential "${parameter.name}" in the query string`,
+          path: parameter.path,
+        });
+    }
+  }
+  return found;
+};
+
+const versionConsistent: Check = (context) => {
+  const document = context.document;
+  const strategies = new Map<string, JsonPath>();
+  const servers = isObject(document) && Array.isArray(document['servers']) ? document['servers'] : [];
+  const serverVersioned = servers.some(
+    (server) => isObject(server) && typeof server['url'] === 'string' && /\/v\d+(\/|$)/.test(server['url']),
+  );
+  if (serverVersioned) strategies.set('path', ['servers']);
+  const paths = resourcePaths(context);
+  const versioned = paths.filter(({ shape }) => shape.version !== undefined);
+  if (versioned[0]) strategies.set('path', ['paths', versioned[0].path]);
+  const operations = operationsOf(document);
+  // A `version` query parameter on a few operations usually selects a version of the resource (a
+  // file's revision), not of the API: it counts as the API's strategy when it says "API" or is on
+  // at least half of the operations.
+  const queryVersions = operations.flatMap((op) =>
+    parametersOf(document, op).filter((p) => p.in === 'query' && VERSION_QUERY.has(p.name.toLowerCase())),
+  );
+  const queryStrategy =
+    queryVersions.length * 2 >= operations.length ||
+    queryVersions.some((p) => /\bapi\b/i.test(p.description ?? ''));
+  for (const op of operations) {
+    for (const parameter of parametersOf(document, op)) {
+      const name = parameter.name.toLowerCase();
+      if (parameter.in === 'query' && VERSION_QUERY.has(name) && queryStrategy)
+        strategies.set('query', parameter.path);
+      if (parameter.in === 'header' && VERSION_HEADER.has(name)) strategies.set('header', parameter.path);
+    }
+    for (const [status, response] of responsesOf(context, op)) {
+      const content = deref(document, response['content']);
+      const type = isObject(content) ? Object.keys(content).find((key) => VENDOR_MEDIA.test(key)) : undefined;
+      if (type !== undefined)
+        strategies.set('media type', ['paths', op.path, op.method, 'responses', status, 'content', type]);
+    }
+  }
+  if (strategies.size === 0 && paths.length > 0)
+    return [
+      { message: 'no versioning strategy is used (path, query, header or media type)', path: ['paths'] },
+    ];
+  if (strategies.size > 1) {
+    const [, second] = [...strategies.entries()];
+    return [
+      {
+        message: `several versioning strategies are mixed: ${[...strategies.keys()].join(', ')}`,
+        path: second![1],
+      },
+    ];
+  }
+  if (strategies.has('path') && !serverVersioned) {
+    const unversioned = paths.find(({ shape }) => shape.version === undefined);
+    if (unversioned)
+      return [
+        {
+          message: `${unversioned.path} has no version prefix while other paths do`,
+          path: ['paths', unversioned.path],
+        },
+      ];
+  }
+  return [];
+};
+
+function deprecationCheck(header: string): Check {
+  return (context) =>
+    operationsOf(context.document).flatMap((op) => {
+      if (op.operation['deprecated'] !== true) return [];
+      const missing = responsesOf(context, op).filter(
+        ([status, response]) => /^2/.test(status) && !hasHeader(context, response, header),
+      );
+      return missing.map(([status]) => ({
+        message: `deprecated ${op.method.toUpperCase()} ${op.path} ${status} does not document the ${header} header`,
+        path: ['paths', op.path, op.method, 'responses', status],
+      }));
+    });
+}
+
+const CHECKS: Record<string, Check> = {
+  'plumbline-path-plural-nouns': pluralNouns,
+  'plumbline-path-no-verbs': noVerbs,
+  'plumbline-path-casing': casing,
+  'plumbline-path-nesting': nesting,
+  'plumbline-path-no-extensions': noExtensions,
+  'plumbline-path-no-filter-subpaths': noFilterSubpaths,
+  'plumbline-path-identifiers': identifiers,
+  'plumbline-post-201-location': post201,
+  'plumbline-delete-204': delete204,
+  'plumbline-error-responses': errorResponses,
+  'plumbline-collection-pagination': collectionPagination,
+  'plumbline-security-headers-only': securityHeaders,
+  'plumbline-version-consistent': versionConsistent,
+  'plumbline-deprecation-header': deprecationCheck('Deprecation'),
+  'plumbline-sunset-header': deprecationCheck('Sunset'),
+};
+
+/** A rule in Spectral's ruleset format (a subset of `RuleDefinition`). */
+export interface SpectralRule {
+  readonly description: string;
+  readonly message: string;
+  readonly severity: 'error' | 'warn';
+  readonly given: string;
+  readonly documentationUrl?: string;
+  readonly then: { readonly function: (input: unknown) => RuleViolation[] };
+}
+
+/** A Spectral ruleset object (`RulesetDefinition` with rules only). */
+export interface SpectralRuleset {
+  readonly description: string;
+  readonly rules: Readonly<Record<string, SpectralRule>>;
+}
+
+/**
+ * Builds the ruleset; pass it to `spectral.setRuleset()` or export it from a ruleset file.
+ *
+ * @example
+ * ```ts
+ * import { Spectral } from '@stoplight/spectral-core';
+ * const spectral = new Spectral();
+ * spectral.setRuleset(createRuleset({ ignorePaths: [/^\/internal\//] }));
+ * ```
+ */
+export function createRuleset(options: RulesetOptions = {}): SpectralRuleset {
+  const ignored = [...DEFAULT_IGNORED_PATHS, ...(options.ignorePaths ?? [])];
+  const disabled = new Set(options.disable ?? []);
+  const rules: Record<string, SpectralRule> = {};
+  const enabled = LINT_RULES.filter((rule) => CHECKS[rule.id] !== undefined && !disabled.has(rule.id));
+  for (const [index, rule] of enabled.entries()) {
+    const check = CHECKS[rule.id]!;
+    rules[rule.id] = {
+      description: `${rule.title} (docs/conventions.md ${rule.section}). Fix: ${rule.fix}`,
+      documentationUrl: rule.link,
+      message: '{{error}}',
+      severity: rule.severity,
+      given: '$',
+      // biome-ignore lint/suspicious/noThenProperty: Spectral's rule format names this member `then`.
+      then: {
+        function: (document: unknown) => {
+          options.onRule?.(rule.id, index, enabled.length);
+          return check({ document, ignored });
+        },
+      },
+    };
+  }
+  return {
+    description:
+      'Plumbline conventions (docs/conventions.md, docs/design.md of github.com/plumbline/plumbline)',
+    rules,
+  };
+}
+
+export { DEFAULT_IGNORED_PATHS };

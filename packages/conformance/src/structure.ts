@@ -1,0 +1,162 @@
+/**
+ * What a document's structure says about its paths, so the vocabulary rules do not decide from a
+ * word alone: which paths are collections (they have members, page, or answer with a list), and
+ * which fields a collection's items have (a path segment naming one is a filter, not a resource).
+ * Computed once per document.
+ */
+import {
+  deref,
+  isObject,
+  type JsonObject,
+  operationsOf,
+  paginationStyle,
+  parametersOf,
+  parsePath,
+  pathsOf,
+} from './openapi.js';
+
+/** The structural facts about a document's paths. */
+export interface DocumentStructure {
+  /** Path templates that are collections. */
+  readonly collections: ReadonlySet<string>;
+  /** Path templates that have members (`<path>/{id}` exists). */
+  readonly withMembers: ReadonlySet<string>;
+  /** Per collection path: its filterable fields (query parameters and boolean/enum item properties). */
+  readonly fields: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per collection path: the enum values of its items' properties (e.g. `active`, `archived`). */
+  readonly states: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+const LIST_MEMBERS = new Set(['data', 'items', 'results', 'records', 'entries', 'values', 'nodes', 'list']);
+const cache = new WeakMap<object, DocumentStructure>();
+
+function successSchema(document: unknown, operation: JsonObject): JsonObject | undefined {
+  const responses = deref(document, operation['responses']);
+  if (!isObject(responses)) return undefined;
+  for (const [status, raw] of Object.entries(responses)) {
+    if (!/^2/.test(status)) continue;
+    const response = deref(document, raw);
+    const content = isObject(response) ? deref(document, response['content']) : undefined;
+    if (!isObject(content)) continue;
+    const media = Object.entries(content).find(([type]) => /json|\*\/\*/i.test(type))?.[1];
+    const schema = isObject(media) ? deref(document, media['schema']) : undefined;
+    if (isObject(schema)) return schema;
+  }
+  return undefined;
+}
+
+/** The item schema of a list response: the array itself, or an array member such as `data`. */
+function listItems(document: unknown, schema: JsonObject | undefined, name: string): JsonObject | undefined {
+  if (schema === undefined) return undefined;
+  if (schema['type'] === 'array') {
+    const items = deref(document, schema['items']);
+    return isObject(items) ? items : {};
+  }
+  const properties = deref(document, schema['properties']);
+  if (!isObject(properties)) return undefined;
+  for (const [key, raw] of Object.entries(properties)) {
+    if (!LIST_MEMBERS.has(key) && key !== name) continue;
+    const property = deref(document, raw);
+    if (isObject(property) && property['type'] === 'array') {
+      const items = deref(document, property['items']);
+      return isObject(items) ? items : {};
+    }
+  }
+  return undefined;
+}
+
+function propertiesOf(document: unknown, schema: JsonObject | undefined): [string, JsonObject][] {
+  if (schema === undefined) return [];
+  const parts = [schema, ...(Array.isArray(schema['allOf']) ? schema['allOf'] : [])];
+  return parts.flatMap((part) => {
+    const resolved = deref(document, part);
+    const properties = isObject(resolved) ? deref(document, resolved['properties']) : undefined;
+    if (!isObject(properties)) return [];
+    return Object.entries(properties).flatMap(([name, raw]) => {
+      const property = deref(document, raw);
+      return isObject(property) ? [[name, property] as [string, JsonObject]] : [];
+    });
+  });
+}
+
+function normalize(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[-\s]+/g, '_');
+}
+
+/**
+ * The structure of a document (cached per document object).
+ *
+ * @example
+ * ```ts
+ * structureOf(openapi).collections.has('/v2/projects'); // true when it has members, pages or lists
+ * ```
+ */
+export function structureOf(document: unknown): DocumentStructure {
+  if (isObject(document) && cache.has(document)) return cache.get(document)!;
+  const paths = pathsOf(document).map(([path]) => path);
+  const withMembers = new Set<string>();
+  for (const path of paths) {
+    const cut = path.lastIndexOf('/');
+    if (cut > 0 && /^\{[^{}]+\}$/.test(path.slice(cut + 1))) withMembers.add(path.slice(0, cut));
+  }
+  const collections = new Set<string>();
+  const fields = new Map<string, Set<string>>();
+  const states = new Map<string, Set<string>>();
+  for (const op of operationsOf(document)) {
+    const shape = parsePath(op.path);
+    const last = shape.segments.at(-1);
+    if (last === undefined || last.param || op.method !== 'get') continue;
+    const query = parametersOf(document, op).filter((p) => p.in === 'query');
+    const items = listItems(document, successSchema(document, op.operation), last.text);
+    const isCollection =
+      withMembers.has(op.path) ||
+      paginationStyle(query.map((p) => p.name)) !== undefined ||
+      items !== undefined;
+    if (!isCollection) continue;
+    collections.add(op.path);
+    const names = new Set(query.map((p) => normalize(p.name)));
+    const values = new Set<string>();
+    for (const p of query) for (const value of enumOf(p.schema)) values.add(value);
+    for (const [name, property] of propertiesOf(document, items)) {
+      const enumValues = enumOf(property);
+      if (property['type'] === 'boolean' || enumValues.length > 0) names.add(normalize(name));
+      for (const value of enumValues) values.add(value);
+    }
+    fields.set(op.path, names);
+    states.set(op.path, values);
+  }
+  // A path with members is a collection when it ends in a static segment (/projects with
+  // /projects/{id}); /gists/{gist_id} with /gists/{gist_id}/{sha} is a member with versions.
+  for (const path of withMembers)
+    if (paths.includes(path) && parsePath(path).segments.at(-1)?.param === false) collections.add(path);
+  const structure = { collections, withMembers, fields, states };
+  if (isObject(document)) cache.set(document, structure);
+  return structure;
+}
+
+function enumOf(schema: JsonObject | undefined): string[] {
+  const list = schema?.['enum'];
+  return Array.isArray(list)
+    ? list.filter((value): value is string => typeof value === 'string').map(normalize)
+    : [];
+}
+
+/**
+ * The template of a path up to (and including) its segment `index` (counted after the version
+ * prefix), e.g. `/v1/projects/{id}/tasks`, 0 → `/v1/projects`.
+ *
+ * @example
+ * ```ts
+ * prefixOf('/v1/projects/{id}/tasks', 0); // '/v1/projects'
+ * ```
+ */
+export function prefixOf(path: string, index: number): string {
+  const raw = path.split('/').filter((part) => part !== '');
+  const offset = raw.length - parsePath(path).segments.length;
+  return `/${raw.slice(0, offset + index + 1).join('/')}`;
+}
+
+export { normalize as normalizeName };

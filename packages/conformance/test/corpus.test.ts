@@ -1,0 +1,92 @@
+/**
+ * The ruleset over real public OpenAPI documents (npm packages, see corpus/documents.json), each
+ * with a reviewed expectation file: every finding marked correct or false-positive. Fails on a
+ * finding nobody reviewed (a possible new false positive), on a lost correct finding, and on a
+ * false positive that went away (update the file so the precision in the README stays true). The
+ * README's precision table is computed from the expectation files and must match.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { lint } from '../src/lint.js';
+import { LINT_RULES } from '../src/rules.js';
+import { CORPUS, documentPath, type Expectation, packageVersion } from './corpus/documents.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function expectation(id: string): Expectation {
+  return JSON.parse(readFileSync(join(here, 'corpus', `${id}.json`), 'utf8')) as Expectation;
+}
+
+const key = (finding: { rule: string; message: string }): string => `${finding.rule}: ${finding.message}`;
+
+describe('corpus: real public OpenAPI documents', () => {
+  it.each(CORPUS.map((document) => [document.id, document] as const))(
+    '%s: every finding is reviewed, no correct finding is lost',
+    async (id, document) => {
+      const expected = expectation(id);
+      expect(expected.version, 'the expectation was reviewed against another version').toBe(
+        packageVersion(document),
+      );
+      const findings = await lint(readFileSync(documentPath(document), 'utf8'), { source: document.file });
+      const actual = new Set(findings.map(key));
+      const byVerdict = (verdict: string): string[] =>
+        expected.findings.filter((finding) => finding.verdict === verdict).map(key);
+      const reviewed = new Set(expected.findings.filter((f) => f.verdict !== 'unreviewed').map(key));
+      expect(
+        [...actual].filter((finding) => !reviewed.has(finding)),
+        'unreviewed findings',
+      ).toEqual([]);
+      expect(
+        byVerdict('correct').filter((finding) => !actual.has(finding)),
+        'correct findings no longer reported',
+      ).toEqual([]);
+      expect(
+        byVerdict('false-positive').filter((finding) => !actual.has(finding)),
+        'false positives gone: mark them in the expectation file (test/corpus/draft.mjs --prune)',
+      ).toEqual([]);
+      for (const finding of expected.findings.filter((f) => f.verdict === 'false-positive'))
+        expect(finding.why, key(finding)).toMatch(/\w/);
+    },
+    120_000,
+  );
+
+  it('the README reports the precision per rule of these expectation files', () => {
+    const readme = readFileSync(join(here, '../README.md'), 'utf8');
+    for (const [marker, heldOut] of [
+      ['corpus-precision', false],
+      ['held-out-precision', true],
+    ] as const) {
+      const all = CORPUS.filter((document) => (document.heldOut ?? false) === heldOut).flatMap(
+        (document) => expectation(document.id).findings,
+      );
+      const rows = LINT_RULES.map((rule) => {
+        const mine = all.filter((finding) => finding.rule === rule.id);
+        const correct = mine.filter((finding) => finding.verdict === 'correct').length;
+        const wrong = mine.filter((finding) => finding.verdict === 'false-positive').length;
+        const precision =
+          correct + wrong === 0 ? '-' : `${((100 * correct) / (correct + wrong)).toFixed(1)} %`;
+        return `| \`${rule.id}\` | ${correct + wrong} | ${correct} | ${wrong} | ${precision} |`;
+      });
+      const table = [
+        '| rule | findings | correct | false positives | precision |',
+        '|---|---|---|---|---|',
+        ...rows,
+      ].join('\n');
+      const section = new RegExp(`<!-- ${marker}:start -->\\n([\\s\\S]*?)\\n<!-- ${marker}:end -->`).exec(
+        readme,
+      );
+      expect(section?.[1], marker).toBe(table);
+    }
+  });
+
+  it('the issue-19 cases: /store/order is a resource, the filter rule is silent on the petstore', async () => {
+    const petstore = CORPUS.find((document) => document.id === 'petstore')!;
+    const findings = await lint(readFileSync(documentPath(petstore), 'utf8'));
+    expect(findings.filter((finding) => finding.rule === 'plumbline-path-no-filter-subpaths')).toEqual([]);
+    expect(findings.map((finding) => finding.message)).toContain(
+      '"order" in /store/order is not a plural noun',
+    );
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The corpus: real public OpenAPI documents that ship in npm packages (devDependencies of this
+ * package, so the test reads them from node_modules, offline). Each has a reviewed expectation
+ * file beside this one: every finding the ruleset reports, marked correct or false-positive.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Direct devDependencies are linked into the package's own node_modules (some corpus packages do
+// not export their package.json, so require.resolve cannot find it).
+const modules = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules');
+
+export interface CorpusDocument {
+  /** Name of the expectation file (`<id>.json`). */
+  readonly id: string;
+  /** npm package and file inside it. */
+  readonly package: string;
+  readonly file: string;
+  /** Reviewed after the rules were final and never used to tune them: its precision is reported apart. */
+  readonly heldOut?: boolean;
+}
+
+export const CORPUS: readonly CorpusDocument[] = JSON.parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'documents.json'), 'utf8'),
+) as CorpusDocument[];
+
+/** Absolute path of a corpus document in node_modules. */
+export function documentPath(document: CorpusDocument): string {
+  return join(modules, document.package, document.file);
+}
+
+/** Version of the package a document came from (recorded in the expectation file). */
+export function packageVersion(document: CorpusDocument): string {
+  const manifest = readFileSync(join(modules, document.package, 'package.json'), 'utf8');
+  return (JSON.parse(manifest) as { version: string }).version;
+}
+
+export type Verdict = 'correct' | 'false-positive' | 'unreviewed';
+
+export interface ReviewedFinding {
+  readonly rule: string;
+  readonly message: string;
+  readonly verdict: Verdict;
+  /** Why a finding is a false positive (or a note on a correct one). */
+  readonly why?: string;
+}
+
+export interface Expectation {
+  readonly package: string;
+  readonly version: string;
+  readonly file: string;
+  /** How the findings were reviewed. */
+  readonly review: string;
+  readonly findings: readonly ReviewedFinding[];
+}

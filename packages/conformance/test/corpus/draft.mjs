@@ -1,0 +1,39 @@
+// Writes the corpus expectation files: keeps every verdict already given, adds each new finding as
+// "unreviewed" (the corpus test fails until a person marks it correct or false-positive, with
+// `why`), and drops findings the ruleset no longer reports only with --prune. After changing a rule:
+//   pnpm turbo run build --filter=@plumbline/conformance && node packages/conformance/test/corpus/draft.mjs
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lint } from '../../dist/index.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const modules = join(here, '../../node_modules');
+const prune = process.argv.includes('--prune');
+const corpus = JSON.parse(readFileSync(join(here, 'documents.json'), 'utf8'));
+
+for (const document of corpus) {
+  const file = join(here, `${document.id}.json`);
+  const old = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  const known = new Map((old?.findings ?? []).map((f) => [`${f.rule}\n${f.message}`, f]));
+  const text = readFileSync(join(modules, document.package, document.file), 'utf8');
+  const seen = new Set();
+  const findings = [];
+  for (const finding of await lint(text, { source: document.file })) {
+    const key = `${finding.rule}\n${finding.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    findings.push(known.get(key) ?? { rule: finding.rule, message: finding.message, verdict: 'unreviewed' });
+  }
+  if (!prune) for (const [key, finding] of known) if (!seen.has(key)) findings.push(finding);
+  const { version } = JSON.parse(readFileSync(join(modules, document.package, 'package.json'), 'utf8'));
+  const expectation = {
+    package: document.package,
+    version,
+    file: document.file,
+    review: old?.review ?? 'not reviewed yet',
+    findings,
+  };
+  writeFileSync(file, `${JSON.stringify(expectation, null, 2)}\n`);
+  process.stdout.write(`${document.id}: ${findings.length} findings\n`);
+}

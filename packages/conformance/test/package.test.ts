@@ -1,0 +1,42 @@
+/**
+ * The published shape of the package: the bin is a committed file (so `pnpm install` in a fresh
+ * checkout links it without a warning, before any build), it ships in the tarball, and it runs the
+ * built CLI. Needs the build (`pnpm test` builds first).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+  files: string[];
+  dependencies: Record<string, string>;
+};
+
+describe('package', () => {
+  it('the bin target is a tracked source file, not build output', () => {
+    const target = manifest.bin['plumbline-conformance']!;
+    expect(target).toBe('./bin/plumbline-conformance.mjs');
+    expect(existsSync(join(root, target))).toBe(true);
+    expect(manifest.files).toEqual(expect.arrayContaining(['bin', 'dist']));
+  });
+
+  it('the bin runs the built CLI', async () => {
+    const { stdout } = await run(process.execPath, [join(root, 'bin/plumbline-conformance.mjs'), '--help']);
+    expect(stdout).toMatch(/^Usage:\n {2}plumbline-conformance lint/);
+  });
+
+  it('every runtime dependency is imported by the source', () => {
+    const text = readdirSync(join(root, 'src'))
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+      .map((name) => readFileSync(join(root, 'src', name), 'utf8'))
+      .join('\n');
+    for (const name of Object.keys(manifest.dependencies))
+      expect(text, `${name} is a dependency but never imported`).toContain(`from '${name}'`);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * Tiny transaction runners over better-sqlite3 and pg for the SQL store's tests: the shape an
+ * application's own data layer has (`transaction(work)` plus a statement runner).
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { SqlDialect, SqlQuery } from '../sql-store.js';
+
+export interface TestDb {
+  readonly dialect: SqlDialect;
+  /** Statement runner outside any transaction (autocommit). */
+  readonly query: SqlQuery;
+  transaction<T>(work: (query: SqlQuery) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function sqliteDb(): TestDb {
+  const db = new Database(':memory:');
+  const query: SqlQuery = async (sql, params) => {
+    const statement = db.prepare(sql);
+    if (statement.reader) return statement.all(...params) as Record<string, unknown>[];
+    statement.run(...params);
+    return [];
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    dialect: 'sqlite',
+    query,
+    transaction(work) {
+      const run = queue.then(async () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await work(query);
+          db.exec('COMMIT');
+          return result;
+        } catch (error) {
+          db.exec('ROLLBACK');
+          throw error;
+        }
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+export function postgresDb(url: string, schema: string): TestDb {
+  const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path=${schema}` });
+  const on =
+    (client: pg.Pool | pg.PoolClient): SqlQuery =>
+    async (sql, params) =>
+      (await client.query(sql, [...params])).rows;
+  return {
+    dialect: 'postgres',
+    query: on(pool),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(on(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

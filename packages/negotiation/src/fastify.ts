@@ -1,0 +1,115 @@
+/**
+ * Fastify 5 adapter for @plumbline/negotiation: a plugin that negotiates once per request in its
+ * encapsulation context (register it where representations are sent), `reply.represent()`, and a
+ * `requireContentType()` route hook. The core decides everything. @packageDocumentation
+ */
+import { mergeVary } from '@plumbline/errors';
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  type ContentNegotiator,
+  createNegotiator,
+  type Negotiation,
+  type NegotiatorOptions,
+} from './negotiator.js';
+import { checkRequestBody } from './request-body.js';
+import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The decision of `@plumbline/negotiation/fastify`; `null` where the plugin is not registered. */
+    negotiation: Negotiation | null;
+  }
+  interface FastifyReply {
+    /** Sends `data` in the negotiated media type (`@plumbline/negotiation/fastify`). */
+    represent(data: unknown, status?: number): FastifyReply;
+  }
+}
+
+const NEGOTIATOR = new WeakMap<FastifyRequest, ContentNegotiator>();
+
+function vary(reply: FastifyReply): void {
+  reply.header('Vary', mergeVary(reply.getHeader('vary') as string | undefined, NEGOTIATION_VARY));
+}
+
+function represent(this: FastifyReply, data: unknown, status = 200): FastifyReply {
+  const negotiator = NEGOTIATOR.get(this.request);
+  const negotiation = this.request.negotiation;
+  if (!negotiator || !negotiation) {
+    throw new Error('reply.represent() needs the negotiation plugin registered for this route');
+  }
+  const response = representation(negotiator, negotiation, data, status);
+  vary(this);
+  for (const [name, value] of Object.entries(response.headers)) if (name !== 'Vary') this.header(name, value);
+  const { body } = response;
+  return this.code(status).send(body === null || typeof body === 'string' ? body : Buffer.from(body));
+}
+
+/**
+ * Options of {@link negotiation}: the core options of `createNegotiator`.
+ * @example
+ * ```ts
+ * const options: NegotiationPluginOptions = { languages: ['en', 'de'], vendor: 'plumbline' };
+ * ```
+ */
+export type NegotiationPluginOptions = NegotiatorOptions;
+
+const plugin: FastifyPluginCallback<NegotiationPluginOptions> = (fastify, options, done) => {
+  const negotiator = createNegotiator(options);
+  if (!fastify.hasRequestDecorator('negotiation')) fastify.decorateRequest('negotiation', null);
+  if (!fastify.hasReplyDecorator('represent')) fastify.decorateReply('represent', represent);
+  fastify.addHook('onRequest', (request, reply, next) => {
+    const result = negotiator.negotiate({
+      accept: request.headers.accept,
+      acceptLanguage: request.headers['accept-language'],
+    });
+    vary(reply);
+    if (!result.ok) return next(result.error);
+    request.negotiation = result;
+    NEGOTIATOR.set(request, negotiator);
+    reply.header('Content-Language', result.language);
+    next();
+  });
+  done();
+};
+
+/**
+ * The Fastify plugin: in an `onRequest` hook it negotiates type and language (the core's
+ * `createNegotiator`), merges `Accept, Accept-Language` into `Vary`, sets `Content-Language` and
+ * puts the decision on `request.negotiation`; no acceptable type is a 406 `not_acceptable` for
+ * the `@plumbline/errors/fastify` handler. It applies to the context that registers it and its
+ * children (fastify-plugin only lifts it out of its own plugin scope), so register it inside the
+ * scope of the routes that send representations.
+ * @example
+ * ```ts
+ * await app.register(plumblineErrors);
+ * await app.register(async (api) => {
+ *   await api.register(negotiation, { languages: ['en', 'de'] });
+ *   api.get('/projects/:id', async (request, reply) => reply.represent({ id: 1 }));
+ * });
+ * ```
+ */
+export const negotiation = fp(plugin, { fastify: '5.x', name: '@plumbline/negotiation' });
+
+/**
+ * A route `onRequest` hook that answers a body whose Content-Type is missing or not one of `types`
+ * with 415 `unsupported_media_type` (and `Accept-Post` / `Accept-Patch` / `Accept`) before Fastify
+ * parses it. Requests without a body pass. Invalid types throw at start-up.
+ * @example
+ * ```ts
+ * app.post('/projects', { onRequest: requireContentType('application/json') }, create);
+ * ```
+ */
+export function requireContentType(...types: readonly string[]): onRequestHookHandler {
+  const accepted = Object.freeze([...types]);
+  checkRequestBody({ contentType: undefined, hasBody: false, method: 'GET', accepted });
+  return (request, _reply, next) => {
+    const result = checkRequestBody({
+      contentType: request.headers['content-type'],
+      hasBody: requestHasBody(request.headers['content-length'], request.headers['transfer-encoding']),
+      method: request.method,
+      accepted,
+    });
+    next(result.ok ? undefined : result.error);
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Hono adapter for @plumbline/negotiation (Hono 4 on Node, Bun, Deno and Workers): `negotiate()`
+ * middleware, `represent(c, data)` and `requireContentType()`. The core decides everything;
+ * nothing here needs Node. @packageDocumentation
+ */
+import { mergeVary } from '@plumbline/errors';
+import type { Context, MiddlewareHandler } from 'hono';
+import {
+  type ContentNegotiator,
+  createNegotiator,
+  type Negotiation,
+  type NegotiatorOptions,
+} from './negotiator.js';
+import { checkRequestBody } from './request-body.js';
+import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by `negotiate()` of `@plumbline/negotiation/hono`. */
+    negotiation: Negotiation;
+  }
+}
+
+const NEGOTIATOR = new WeakMap<Request, ContentNegotiator>();
+
+// Reading c.res before the handler makes Hono build and copy extra Responses (it more than doubled the
+// cost of a request), so Vary is appended blind and its members de-duplicated on the final response.
+function tidyVary(c: Context): void {
+  const vary = c.res.headers.get('vary');
+  if (vary === null) return;
+  try {
+    c.res.headers.set('Vary', mergeVary(undefined, vary));
+  } catch {
+    // Immutable headers (a Response from fetch()): the appended value stays, duplicates and all.
+  }
+}
+
+/**
+ * Options for {@link negotiate}: the core options of `createNegotiator`.
+ * @example
+ * ```ts
+ * const options: NegotiateOptions = { languages: ['en', 'de'] };
+ * ```
+ */
+export type NegotiateOptions = NegotiatorOptions;
+
+/**
+ * Negotiates type and language once per request (the core's `createNegotiator`), merges
+ * `Accept, Accept-Language` into `Vary`, sets `Content-Language` and `c.var.negotiation`. No
+ * acceptable type throws a 406 `not_acceptable` for `problemDetails().onError` of
+ * `@plumbline/errors/hono`.
+ * @example
+ * ```ts
+ * app.use('/projects/*', negotiate({ languages: ['en', 'de'] }));
+ * app.get('/projects/:id', (c) => represent(c, { id: c.req.param('id') }));
+ * ```
+ */
+export function negotiate(options: NegotiateOptions = {}): MiddlewareHandler {
+  const negotiator = createNegotiator(options);
+  return async (c, next) => {
+    const result = negotiator.negotiate({
+      accept: c.req.header('accept'),
+      acceptLanguage: c.req.header('accept-language'),
+    });
+    c.header('Vary', NEGOTIATION_VARY, { append: true });
+    if (!result.ok) throw result.error;
+    c.set('negotiation', result);
+    NEGOTIATOR.set(c.req.raw, negotiator);
+    c.header('Content-Language', result.language);
+    await next();
+    tidyVary(c);
+  };
+}
+
+/**
+ * The decision {@link negotiate} made, or `undefined` when it did not run.
+ * @example
+ * ```ts
+ * const language = getNegotiation(c)?.language;
+ * ```
+ */
+export function getNegotiation(c: Context): Negotiation | undefined {
+  return c.get('negotiation');
+}
+
+/**
+ * A `Response` with `data` in the negotiated type, `Content-Type`, `Content-Language` and `Vary`.
+ * Throws (a 500) when {@link negotiate} did not run: a wiring mistake, not a client error.
+ * @example
+ * ```ts
+ * app.post('/projects', async (c) => represent(c, await create(await c.req.json()), 201));
+ * ```
+ */
+export function represent(c: Context, data: unknown, status = 200): Response {
+  const negotiation = c.get('negotiation');
+  const negotiator = NEGOTIATOR.get(c.req.raw);
+  if (!negotiation || !negotiator) throw new Error('represent() needs the negotiate() middleware first');
+  const response = representation(negotiator, negotiation, data, status);
+  // Vary was added by negotiate(); the rest describes this representation.
+  for (const [name, value] of Object.entries(response.headers)) if (name !== 'Vary') c.header(name, value);
+  const { body } = response;
+  return body === null ? c.body(null, status as 204) : c.body(body as string, status as 200);
+}
+
+/**
+ * Answers a body whose Content-Type is missing or not one of `types` with 415
+ * `unsupported_media_type` (and `Accept-Post` / `Accept-Patch` / `Accept`). Requests without a body
+ * pass. Invalid types throw at start-up.
+ * @example
+ * ```ts
+ * app.post('/projects', requireContentType('application/json'), create);
+ * ```
+ */
+export function requireContentType(...types: readonly string[]): MiddlewareHandler {
+  const accepted = Object.freeze([...types]);
+  checkRequestBody({ contentType: undefined, hasBody: false, method: 'GET', accepted });
+  return async (c, next) => {
+    const result = checkRequestBody({
+      contentType: c.req.header('content-type'),
+      hasBody: requestHasBody(c.req.header('content-length'), c.req.header('transfer-encoding')),
+      method: c.req.method,
+      accepted,
+    });
+    if (!result.ok) throw result.error;
+    await next();
+  };
+}

@@ -1,0 +1,77 @@
+import type { ContentNegotiator, Negotiation } from './negotiator.js';
+
+/**
+ * The `Vary` members every negotiated response carries; adapters merge them into the response's
+ * `Vary` (with `mergeVary` of `@plumbline/errors`).
+ *
+ * @example
+ * ```ts
+ * reply.header('Vary', mergeVary(reply.getHeader('vary') as string | undefined, NEGOTIATION_VARY));
+ * ```
+ */
+export const NEGOTIATION_VARY = 'Accept, Accept-Language';
+
+/**
+ * A representation, ready to send: set `headers` (merge `Vary`), answer with `status` and `body`.
+ * `body` is `null` for statuses that cannot carry one (204, 205, 304), which then have no
+ * `Content-Type` either.
+ *
+ * @example
+ * ```ts
+ * const response: RepresentationResponse = { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{}' };
+ * ```
+ */
+export interface RepresentationResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array | null;
+}
+
+const NULL_BODY = new Set([204, 205, 304]);
+
+/**
+ * What every adapter's `represent` sends: `data` serialized in the negotiated type, with
+ * `Content-Type`, `Content-Language` and `Vary: Accept, Accept-Language`.
+ *
+ * @example
+ * ```ts
+ * const result = negotiator.negotiate({ accept: 'application/xml' });
+ * if (result.ok) representation(negotiator, result, { id: 1 }, 201);
+ * // { status: 201, headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Language': 'en',
+ * //   Vary: 'Accept, Accept-Language' }, body: '<?xml version="1.0" encoding="UTF-8"?><data><id>1</id></data>' }
+ * ```
+ */
+export function representation(
+  negotiator: ContentNegotiator,
+  negotiation: Negotiation,
+  data: unknown,
+  status = 200,
+): RepresentationResponse {
+  if (NULL_BODY.has(status)) {
+    return {
+      status,
+      headers: { 'Content-Language': negotiation.language, Vary: NEGOTIATION_VARY },
+      body: null,
+    };
+  }
+  const { body, contentType, contentLanguage } = negotiator.serialize(negotiation, data);
+  return {
+    status,
+    headers: { 'Content-Type': contentType, 'Content-Language': contentLanguage, Vary: NEGOTIATION_VARY },
+    body,
+  };
+}
+
+/**
+ * Whether a request carries a body, from its headers: a `Transfer-Encoding`, or a positive
+ * `Content-Length` (RFC 9112 section 6.3). What `checkRequestBody` needs as `hasBody`.
+ *
+ * @example
+ * ```ts
+ * requestHasBody(req.headers['content-length'], req.headers['transfer-encoding']); // true for '12'
+ * ```
+ */
+export function requestHasBody(contentLength: unknown, transferEncoding: unknown): boolean {
+  if (transferEncoding !== undefined && transferEncoding !== null) return true;
+  return contentLength !== undefined && contentLength !== null && Number(contentLength) > 0;
+}

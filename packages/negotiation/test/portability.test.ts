@@ -1,0 +1,28 @@
+// The core and the Hono adapter must run on Workers, Deno and Bun: no Node-only API on their import graph.
+import { nodeOnlyUses } from '@plumbline/test-utils';
+import { expect, it } from 'vitest';
+
+it('the core and the Hono adapter use no Node-only API', () => {
+  expect(nodeOnlyUses(new URL('../src/', import.meta.url), ['index.ts', 'hono.ts'])).toEqual([]);
+});
+
+it('the check itself sees the Node-only Express adapter', () => {
+  expect(nodeOnlyUses(new URL('../src/', import.meta.url), ['express.ts']).length).toBeGreaterThan(0);
+});
+
+it('frameworks are optional peers only: installing one adapter never pulls in another framework', async () => {
+  const manifest = (await import('../package.json', { with: { type: 'json' } })).default as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  for (const framework of ['express', 'fastify', 'hono']) {
+    expect(manifest.dependencies[framework]).toBeUndefined();
+    expect(manifest.peerDependencies[framework]).toBeDefined();
+    expect(manifest.peerDependenciesMeta[framework]?.optional).toBe(true);
+  }
+  // fastify-plugin is a dependency of the Fastify adapter and has no dependencies of its own.
+  expect(
+    Object.keys(manifest.dependencies).filter((name) => /express|fastify$|^fastify|hono/.test(name)),
+  ).toEqual('fastify-plugin' in manifest.dependencies ? ['fastify-plugin'] : []);
+});

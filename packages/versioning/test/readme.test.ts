@@ -1,0 +1,94 @@
+// The README's Fastify and Hono examples run as written (only the port is made ephemeral).
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cleanReadmeExamples, readmeBlock, runReadmeExample, send } from '@plumbline/test-utils';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const here = new URL('.', import.meta.url);
+const readme = new URL('../README.md', import.meta.url);
+cleanReadmeExamples(here);
+const closers: (() => Promise<unknown>)[] = [];
+afterAll(() => Promise.all(closers.map((close) => close())));
+
+describe('README Fastify example (path strategy)', async () => {
+  const code = readmeBlock(readme, '### Fastify');
+  const { app } = await runReadmeExample<{ app: FastifyInstance }>(
+    here,
+    'versioning-fastify',
+    code,
+    ['app'],
+    [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+  );
+  closers.push(() => app.close());
+  const port = (app.server.address() as AddressInfo).port;
+
+  it.each([
+    ['/v1/projects', 200, { version: '1', legacy: true }, 'true', '</v2/projects>; rel="successor-version"'],
+    ['/v2/projects', 200, { version: '2' }, undefined, undefined],
+    ['/health', 200, { ok: true }, undefined, undefined],
+  ])('GET %s', async (path, status, body, deprecation, link) => {
+    const outcome = await send(port, { path });
+    expect([outcome.status, outcome.body]).toEqual([status, body]);
+    expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+    expect(outcome.headers['api-deprecated-versions']).toBe('1');
+    expect(outcome.headers['deprecation']).toBe(deprecation);
+    expect(outcome.headers['link']).toBe(link);
+  });
+
+  it('an unknown version is 404 unsupported_api_version with the version lists', async () => {
+    const outcome = await send(port, { path: '/v3/projects' });
+    expect([outcome.status, (outcome.body as { error_code: string }).error_code]).toEqual([
+      404,
+      'unsupported_api_version',
+    ]);
+    expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+  });
+});
+
+describe('README Hono example (header strategy)', async () => {
+  const code = readmeBlock(readme, '### Hono');
+  const { server } = await runReadmeExample<{ server: Server }>(
+    here,
+    'versioning-hono',
+    code,
+    ['server'],
+    [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+  );
+  if (!server.listening) await once(server, 'listening');
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  const port = (server.address() as AddressInfo).port;
+
+  it.each([
+    [{ 'X-API-Version': '1' }, 200, { legacy: true }, 'true', 'X-API-Version'],
+    [{}, 200, { version: '2' }, undefined, 'X-API-Version'],
+    [
+      { 'X-API-Version': '9' },
+      400,
+      'unsupported_api_version',
+      undefined,
+      'X-API-Version, Accept, Accept-Language',
+    ],
+    [
+      { 'X-API-Version': ['1', '2'] },
+      400,
+      'ambiguous_api_version',
+      undefined,
+      'X-API-Version, Accept, Accept-Language',
+    ],
+  ])('GET /projects with %j', async (headers, status, body, deprecation, vary) => {
+    const outcome = await send(port, { path: '/projects', headers });
+    expect(outcome.status).toBe(status);
+    if (typeof body === 'string') expect((outcome.body as { error_code: string }).error_code).toBe(body);
+    else expect(outcome.body).toEqual(body);
+    expect(outcome.headers['deprecation']).toBe(deprecation);
+    expect(outcome.headers['vary']).toBe(vary);
+    expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+  });
+
+  it('the neutral /health is answered whatever the version says', async () => {
+    const outcome = await send(port, { path: '/health', headers: { 'X-API-Version': 'garbage' } });
+    expect([outcome.status, outcome.body, outcome.headers['vary']]).toEqual([200, { ok: true }, undefined]);
+  });
+});
