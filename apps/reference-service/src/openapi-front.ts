@@ -139,6 +139,7 @@ const frontPaths: Json = {
           },
         },
         '406': { $ref: '#/components/responses/Error406' },
+        '500': { $ref: '#/components/responses/Error500' },
       },
     },
   },

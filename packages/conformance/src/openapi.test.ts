@@ -30,9 +30,7 @@ describe('openapi helpers', () => {
     ['/oauth/token', true],
     ['/errors/not_found', true],
     ['/health', true],
-    ['/', true],
     ['/v2/health-checks', false],
-    ['/projects', false],
     ['/v2/projects', false],
   ])('isIgnoredPath(%s)', (path, expected) => {
     expect(isIgnoredPath(parsePath(path), DEFAULT_IGNORED_PATHS)).toBe(expected);

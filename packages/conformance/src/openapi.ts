@@ -59,9 +59,8 @@ export function parsePath(path: string): PathShape {
 }
 
 /**
- * Paths that are not resources (the API index `/`, API description, health, metrics,
- * token endpoint, error pages, docs): the path rules and discovery leave them alone. Matched
- * against the path after the version prefix.
+ * Paths that are not resources (API description, health, token endpoint, error pages): the path
+ * rules and discovery leave them alone. Matched against the path after the version prefix.
  */
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/\.well-known(\/|$)/,
@@ -70,8 +69,6 @@ export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/oauth(\/|$)/,
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
-  // The API index.
-  /^\/$/,
 ];
 
 /**
