@@ -86,8 +86,11 @@ for (const dir of readdirSync(join(root, 'packages')).sort()) {
     if (!(key in ordered) && wanted[key] !== undefined) ordered[key] = wanted[key];
   const after = `${JSON.stringify(ordered, null, 2)}\n`;
   const typedocFile = join(root, 'packages', dir, 'typedoc.json');
+  const typedocBefore = existsSync(typedocFile) ? JSON.parse(readFileSync(typedocFile, 'utf8')) : {};
   const typedoc = `${JSON.stringify(
     {
+      // A package may add options of its own (intentionallyNotExported, ...); entryPoints is derived.
+      ...typedocBefore,
       $schema: 'https://typedoc.org/schema.json',
       // The source of a subpath is named by its build output (`./ruleset` may be dist/create-ruleset.mjs).
       entryPoints: Object.entries(manifest.exports ?? {})

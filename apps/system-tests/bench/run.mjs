@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Load benchmarks (issue 9): each pair's variants run alternately (A, B, A, B, ...) with autocannon
+ * Load benchmarks (issues 9 and 16): each pair's variants run alternately (A, B, A, B, ...) with autocannon
  * against servers in child processes, loopback only, fixed duration. Prints a table and writes
  * bench/RESULTS.md with the command, the date and the machine.
  *
@@ -247,17 +247,52 @@ async function main() {
   const pairQuery = '/v2/projects?status=active&sort=-priority&limit=20';
   try {
     if (PAIRS.has(1)) {
-      const [bare, stack, middleware] = await runPair('1 stack vs bare', [
-        get('bare Express route', 'bare', pairQuery),
-        get('whole Plumbline stack', 'stack', pairQuery),
-        get('Plumbline middleware, hand-written handler (diagnostic)', 'stack-own-handler', pairQuery),
-      ]);
-      rows.push(bare, stack, middleware);
+      // Express, Fastify and Hono side by side in one run, each as bare route, whole stack, and
+      // Plumbline middleware with the hand-written handler (the adapters' own cost).
+      const [bare, stack, middleware, bareF, stackF, middlewareF, bareH, stackH, middlewareH] = await runPair(
+        '1 stack vs bare',
+        [
+          get('bare Express route', 'bare', pairQuery),
+          get('whole Plumbline stack', 'stack', pairQuery),
+          get('Plumbline middleware, hand-written handler (diagnostic)', 'stack-own-handler', pairQuery),
+          get('bare Fastify route', 'bare-fastify', pairQuery),
+          get('whole Plumbline stack on Fastify', 'stack-fastify', pairQuery),
+          get(
+            'Plumbline middleware on Fastify, hand-written handler',
+            'stack-own-handler-fastify',
+            pairQuery,
+          ),
+          get('bare Hono route', 'bare-hono', pairQuery),
+          get('whole Plumbline stack on Hono', 'stack-hono', pairQuery),
+          get('Plumbline middleware on Hono, hand-written handler', 'stack-own-handler-hono', pairQuery),
+        ],
+      );
+      rows.push(bare, stack, middleware, bareF, stackF, middlewareF, bareH, stackH, middlewareH);
       ratios.push({ what: '1. Plumbline stack / bare Express', value: stack.rps / bare.rps, target: 0.85 });
       ratios.push({
         what: '1. (diagnostic) Plumbline middleware only / bare Express',
         value: middleware.rps / bare.rps,
         target: 0.85,
+      });
+      ratios.push({
+        what: '1. Plumbline middleware on Fastify / bare Fastify',
+        value: middlewareF.rps / bareF.rps,
+        target: 0.8,
+      });
+      ratios.push({
+        what: '1. Plumbline middleware on Hono / bare Hono',
+        value: middlewareH.rps / bareH.rps,
+        target: 0.8,
+      });
+      ratios.push({
+        what: '1. whole stack on Fastify / whole stack on Express',
+        value: stackF.rps / stack.rps,
+        target: 2,
+      });
+      ratios.push({
+        what: '1. whole stack on Hono / whole stack on Express',
+        value: stackH.rps / stack.rps,
+        target: 2,
       });
     }
     if (PAIRS.has(2)) {

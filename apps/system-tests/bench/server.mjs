@@ -12,23 +12,43 @@
  *   auth-plumbline   GET /projects behind @plumbline/auth authenticate() (JWKS from a URL)
  *   auth-oauth2      the same behind express-oauth2-jwt-bearer auth()
  *   auth-express-jwt the same behind express-jwt (key from the JWKS URL through jose)
+ *   bare-fastify, stack-fastify, stack-own-handler-fastify
+ *                    the same three on Fastify 5 (plumblineErrors, versioning, negotiation,
+ *                    authenticate hook, collectionQuery hooks; the bare route reads request.query)
+ *   bare-hono, stack-hono, stack-own-handler-hono
+ *                    the same three on Hono with @hono/node-server (problemDetails, versioning,
+ *                    negotiate, authenticate, collectionQuery; the bare route reads c.req.query())
  *   post-plain       POST /orders with express.json(), 201
  *   post-idempotent  the same behind @plumbline/idempotency with the Redis store
  */
 import { createPublicKey } from 'node:crypto';
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { createJwtVerifier } from '@plumbline/auth';
 import { authenticate } from '@plumbline/auth/express';
+import * as authFastify from '@plumbline/auth/fastify';
+import * as authHono from '@plumbline/auth/hono';
 import { errorHandler, notFoundHandler, requestId } from '@plumbline/errors/express';
+import { plumblineErrors } from '@plumbline/errors/fastify';
+import { problemDetails } from '@plumbline/errors/hono';
 import { createRedisStore } from '@plumbline/idempotency';
 import { idempotency } from '@plumbline/idempotency/express';
 import { negotiate, represent } from '@plumbline/negotiation/express';
+import { negotiation } from '@plumbline/negotiation/fastify';
+import { negotiate as negotiateHono } from '@plumbline/negotiation/hono';
 import { applyToArray, buildPage, defineCollection } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery, sendPage } from '@plumbline/query-parser/express';
+import * as queryFastify from '@plumbline/query-parser/fastify';
+import * as queryHono from '@plumbline/query-parser/hono';
 import { createVersionPolicy } from '@plumbline/versioning';
 import { versionedRouter } from '@plumbline/versioning/express';
+import { versioning as versioningFastify } from '@plumbline/versioning/fastify';
+import { versioning as versioningHono } from '@plumbline/versioning/hono';
 import express from 'express';
 import { expressjwt } from 'express-jwt';
 import { auth as oauth2Bearer } from 'express-oauth2-jwt-bearer';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { createRemoteJWKSet } from 'jose';
 
@@ -61,15 +81,24 @@ const projects = defineCollection({
  * The route without Plumbline: the same filtered, sorted first page of the same collection, with the
  * query read by hand (no validation, no auth, no problem documents), as a user would write it.
  */
-function handWritten(req, res) {
-  const { status, sort, limit } = req.query;
+function handWrittenPage({ status, sort, limit }) {
   const descending = typeof sort === 'string' && sort.startsWith('-');
   const field = typeof sort === 'string' ? sort.replace(/^-/, '') : 'created_at';
   const page = PROJECTS.filter((p) => status === undefined || p.status === status)
     .sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0) * (descending ? -1 : 1))
     .slice(0, Number(limit ?? 20));
-  res.json({ data: page });
+  return { data: page };
 }
+
+function handWritten(req, res) {
+  res.json(handWrittenPage(req.query));
+}
+
+/** The same hand-written route on Fastify (Fastify's own query parsing and JSON serialization). */
+const handWrittenFastify = async (request) => handWrittenPage(request.query);
+
+/** The same hand-written route on Hono. */
+const handWrittenHono = (c) => c.json(handWrittenPage(c.req.query()));
 
 function bare() {
   const app = express();
@@ -100,6 +129,78 @@ function stack(ownHandler = false) {
   app.use(versionedRouter(policy, { 2: v2 }));
   app.use(notFoundHandler());
   app.use(errorHandler());
+  return app;
+}
+
+function bareFastify() {
+  const app = Fastify();
+  app.get('/v2/projects', handWrittenFastify);
+  return app;
+}
+
+/** The Plumbline stack on Fastify 5, in the order of the Express one. */
+async function stackFastify(ownHandler = false) {
+  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
+  const verifier = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
+  });
+  const app = Fastify();
+  await app.register(plumblineErrors);
+  await app.register(versioningFastify, { policy });
+  await app.register(
+    async (v2) => {
+      await v2.register(negotiation, {
+        types: ['application/json', 'application/xml'],
+        languages: ['en', 'de'],
+      });
+      v2.addHook('onRequest', authFastify.authenticate({ jwt: verifier }));
+      v2.get('/projects', queryFastify.collectionQuery(projects), async (request, reply) => {
+        if (ownHandler) return handWrittenFastify(request);
+        const query = queryFastify.getCollectionQuery(request, projects);
+        return queryFastify.sendPage(
+          reply,
+          buildPage(query, applyToArray(query, PROJECTS), { baseUrl: '/v2/projects' }),
+        );
+      });
+      v2.get('/projects/:id', async (request, reply) =>
+        reply.represent(PROJECTS[0] ?? { id: request.params.id }),
+      );
+    },
+    { prefix: '/v2' },
+  );
+  return app;
+}
+
+function bareHono() {
+  const app = new Hono();
+  app.get('/v2/projects', handWrittenHono);
+  return app;
+}
+
+/** The Plumbline stack on Hono, in the order of the Express one. */
+function stackHono(ownHandler = false) {
+  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
+  const verifier = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
+  });
+  const problems = problemDetails();
+  const v2 = new Hono();
+  v2.use(negotiateHono({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
+  v2.use(authHono.authenticate({ jwt: verifier }));
+  v2.get('/projects', queryHono.collectionQuery(projects), (c) => {
+    if (ownHandler) return handWrittenHono(c);
+    const query = queryHono.getCollectionQuery(c, projects);
+    return queryHono.sendPage(
+      c,
+      buildPage(query, applyToArray(query, PROJECTS), { baseUrl: '/v2/projects' }),
+    );
+  });
+  const app = new Hono();
+  app.use(problems.middleware);
+  app.onError(problems.onError);
+  app.notFound(problems.notFound);
+  app.use(versioningHono(policy));
+  app.route('/v2', v2);
   return app;
 }
 
@@ -170,10 +271,23 @@ function post(withIdempotency) {
   return app;
 }
 
+const honoServer = (app) => createServer(getRequestListener(app.fetch));
+// Fastify listens itself, as it is deployed (its server options, its keep-alive handling).
+const fastifyServer = async (app) => {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return app.server;
+};
+
 const apps = {
   bare,
   stack: () => stack(false),
   'stack-own-handler': () => stack(true),
+  'bare-fastify': () => fastifyServer(bareFastify()),
+  'stack-fastify': async () => fastifyServer(await stackFastify(false)),
+  'stack-own-handler-fastify': async () => fastifyServer(await stackFastify(true)),
+  'bare-hono': () => honoServer(bareHono()),
+  'stack-hono': () => honoServer(stackHono(false)),
+  'stack-own-handler-hono': () => honoServer(stackHono(true)),
   'auth-plumbline': authPlumbline,
   'auth-oauth2': authOauth2,
   'auth-express-jwt': authExpressJwt,
@@ -186,9 +300,12 @@ if (!make) {
   process.stderr.write(`unknown variant ${variant}; one of ${Object.keys(apps).join(', ')}\n`);
   process.exit(2);
 }
-const server = make().listen(0, '127.0.0.1', () => {
-  process.stdout.write(`ready ${server.address().port}\n`);
-});
+// Express apps are request listeners; the Fastify and Hono variants hand over a Node server.
+const made = await make();
+const server = typeof made === 'function' ? createServer(made) : made;
+const announce = () => process.stdout.write(`ready ${server.address().port}\n`);
+if (server.listening) announce();
+else server.listen(0, '127.0.0.1', announce);
 process.on('SIGTERM', () => {
   server.close(() => {
     redis?.disconnect();

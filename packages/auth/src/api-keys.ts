@@ -46,6 +46,7 @@ export interface ApiKeyRecord {
  * ```
  */
 export interface ApiKeyStore {
+  /** The record whose key hashes to `hash` (hex SHA-256), or undefined for an unknown key. */
   findByHash(hash: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
 }
 
@@ -152,6 +153,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     if (record) this.#records.set(hash, { ...record, revoked: true });
   }
 
+  /** The record whose key hashes to `hash`, or undefined. */
   findByHash(hash: string): ApiKeyRecord | undefined {
     return this.#records.get(hash);
   }

@@ -11,7 +11,9 @@ import { HttpError } from '@plumbline/errors';
  * ```
  */
 export interface RevocationStore {
+  /** True while `jti` is on the list (until its token would have expired). */
   isRevoked(jti: string): Promise<boolean>;
+  /** Puts `jti` on the list until `expiresAt` (Unix seconds), when its token expires anyway. */
   revoke(jti: string, expiresAt: number): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export class MemoryRevocationStore implements RevocationStore {
     this.#now = options.now ?? Date.now;
   }
 
+  /** True while `jti` is on the list. */
   async isRevoked(jti: string): Promise<boolean> {
     const until = this.#entries.get(jti);
     if (until === undefined) return false;
@@ -41,6 +44,7 @@ export class MemoryRevocationStore implements RevocationStore {
     return true;
   }
 
+  /** Lists `jti` until `expiresAt` (Unix seconds). */
   async revoke(jti: string, expiresAt: number): Promise<void> {
     this.#entries.set(jti, expiresAt * 1000);
     if (this.#entries.size % 1024 === 0) this.#prune();
@@ -64,9 +68,13 @@ export class MemoryRevocationStore implements RevocationStore {
  * ```
  */
 export interface RedisClient {
+  /** `EXISTS key`: 1 when the key exists, else 0. */
   exists(key: string): Promise<number>;
+  /** `SET key value EXAT unixSeconds`. */
   set(key: string, value: string, mode: 'EXAT', unixSeconds: number): Promise<unknown>;
+  /** `EVAL script numKeys ...keysAndArgs`. */
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  /** Starts a `MULTI` transaction. */
   multi(): RedisTransaction;
 }
 
@@ -79,10 +87,15 @@ export interface RedisClient {
  * ```
  */
 export interface RedisTransaction {
+  /** Queues `HSET key field value ...`. */
   hset(key: string, fields: Record<string, string>): RedisTransaction;
+  /** Queues `PEXPIRE key ms`. */
   pexpire(key: string, ms: number): RedisTransaction;
+  /** Queues `SET key value PX ms`. */
   set(key: string, value: string, mode: 'PX', ms: number): RedisTransaction;
+  /** Queues `ZADD key score member`. */
   zadd(key: string, score: number, member: string): RedisTransaction;
+  /** Runs the queued commands atomically: one `[error, result]` per command, null if aborted. */
   exec(): Promise<[error: Error | null, result: unknown][] | null>;
 }
 
@@ -148,10 +161,12 @@ export class RedisRevocationStore implements RevocationStore {
     this.#timeoutMs = options.timeoutMs ?? 1000;
   }
 
+  /** True while `jti` is on the list; a Redis failure or timeout is 503 (fail closed). */
   async isRevoked(jti: string): Promise<boolean> {
     return (await failClosed(() => this.#client.exists(this.#prefix + jti), this.#timeoutMs)) === 1;
   }
 
+  /** Lists `jti` until `expiresAt` (Unix seconds); a Redis failure or timeout is 503. */
   async revoke(jti: string, expiresAt: number): Promise<void> {
     const at = Math.ceil(expiresAt);
     if (at * 1000 <= Date.now()) return;

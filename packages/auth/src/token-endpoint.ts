@@ -269,6 +269,17 @@ function errorResponse(error: unknown): TokenResponse {
   throw error;
 }
 
+/**
+ * The framework-free OAuth 2.0 token endpoint (RFC 6749): authenticates the client, runs the
+ * `client_credentials` or `refresh_token` grant on the issuer, and answers with RFC 6749 5.1/5.2
+ * bodies and `Cache-Control: no-store`. Adapters pass the method, headers and raw form body.
+ *
+ * @example
+ * ```ts
+ * const endpoint = createTokenEndpoint({ issuer, clients });
+ * const { status, headers, body } = await endpoint.handle({ method: 'POST', authorization, contentType, body });
+ * ```
+ */
 export function createTokenEndpoint(options: TokenEndpointOptions): TokenEndpoint {
   const { issuer } = options;
   const authenticateClient = createClientAuthentication(options.clients, options.realm);

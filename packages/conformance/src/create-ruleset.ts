@@ -29,7 +29,7 @@ type JsonPath = (string | number)[];
 /** What a rule function reports: Spectral's `IFunctionResult`. */
 export interface RuleViolation {
   readonly message: string;
-  readonly path: JsonPath;
+  readonly path: (string | number)[];
 }
 
 interface Context {
@@ -684,7 +684,11 @@ export interface SpectralRule {
   readonly severity: 'error' | 'warn';
   readonly given: string;
   readonly documentationUrl?: string;
-  readonly then: { readonly function: (input: unknown) => RuleViolation[] };
+  /** What Spectral runs for the rule. */
+  readonly then: {
+    /** The rule function Spectral calls with the document; it returns the violations. */
+    readonly function: (input: unknown) => RuleViolation[];
+  };
 }
 
 /** A Spectral ruleset object (`RulesetDefinition` with rules only). */

@@ -197,7 +197,7 @@ export function formatScorecard(card: Scorecard, format: Format, options: TableO
 // SARIF 2.1.0 (code-scanning platforms)
 
 /** The SARIF version written, and the schema it validates against (checked by a test). */
-export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 function sarifLevel(result: RuleResult): 'error' | 'warning' {
   return result.severity === 'error' ? 'error' : 'warning';

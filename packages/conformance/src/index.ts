@@ -16,12 +16,20 @@ export {
   formatTable,
   type TableOptions,
 } from './format.js';
-export { BudgetExhausted, type ClientLimits, type Exchange, ProbeClient } from './http.js';
+export {
+  BudgetExhausted,
+  type ClientLimits,
+  type Exchange,
+  ProbeClient,
+  type ReceivedResponse,
+  type SentRequest,
+} from './http.js';
 export { type Finding, type LintOptions, lint, loadDocument, scoreFindings } from './lint.js';
 export {
   type CollectionInfo,
   DEFAULT_IGNORED_PATHS,
   discoverCollections,
+  type JsonObject,
   type PaginationStyle,
 } from './openapi.js';
 export { type PlannedRequest, planProbe } from './plan.js';

@@ -7,10 +7,10 @@
 export type JsonObject = Record<string, unknown>;
 
 /** HTTP methods an OpenAPI path item may hold. */
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** One segment of a path template. */
-export interface Segment {
+interface Segment {
   readonly text: string;
   /** True for a segment that is exactly one `{param}`. */
   readonly param: boolean;

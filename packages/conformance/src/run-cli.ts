@@ -15,7 +15,9 @@ import { ProbeConfigError, ProbeUnreachableError, probe } from './probe.js';
  * ```
  */
 export interface CliIo {
+  /** Where results go (the CLI: stdout). */
   readonly stdout: (text: string) => void;
+  /** Where errors and warnings go (the CLI: stderr). */
   readonly stderr: (text: string) => void;
   /** Environment: `PLUMBLINE_TOKEN` and `PLUMBLINE_API_KEY` keep secrets out of the process list. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -107,6 +109,14 @@ function formatPlan(target: string, plan: readonly PlannedRequest[]): string {
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 2 } as const;
 
+/**
+ * The CLI's usage text, printed by `--help` and after a usage error.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(USAGE);
+ * ```
+ */
 export const USAGE = `Usage:
   plumbline-conformance lint <openapi.json|openapi.yaml|url> [options]
   plumbline-conformance probe <base-url> [options]

@@ -217,6 +217,7 @@ export type MethodAnswer = { readonly status: 204; readonly headers: { readonly 
  */
 export interface MethodGuard {
   readonly allow: string;
+  /** What to send for `method`: the OPTIONS answer, or the 405 error. */
   answer(method: string): MethodAnswer;
 }
 

@@ -111,7 +111,7 @@ function hold(res: Response): { ended: Promise<CapturedResponse>; restore(): voi
 }
 
 /**
- * Express middleware for exactly-once POSTs over a {@link SqlIdempotencyStore}: mount it right
+ * Express middleware for exactly-once POSTs over a `SqlIdempotencyStore` (`createSqlStore()` from the package root): mount it right
  * before the handler, which writes through `getTransaction(req)`. The key is taken and the response
  * stored in that transaction; the response is sent after the commit, so a client never sees a
  * result that a crash could still undo. A 5xx (or 401/403/409/429) rolls the transaction back and is

@@ -11,7 +11,7 @@ type Path = readonly string[];
  * ```
  */
 export interface Exclusions {
-  readonly paths: readonly Path[];
+  readonly paths: readonly (readonly string[])[];
 }
 
 /**

@@ -65,8 +65,10 @@ type Arg = string | number | Buffer;
  * ```
  */
 export interface RedisScriptClient {
-  evalsha(sha: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
-  eval(script: string, numKeys: number, ...args: Arg[]): Promise<unknown>;
+  /** `EVALSHA sha numKeys ...keysAndArgs`. */
+  evalsha(sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /** `EVAL script numKeys ...keysAndArgs`. */
+  eval(script: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
 }
 
 // ioredis defines a `*Buffer` twin of every command at run time but leaves them out of its types.

@@ -29,6 +29,7 @@ export class LruCache<K, V> {
     return this.#young.size + this.#old.size;
   }
 
+  /** The cached value for `key`, or undefined; a hit keeps the entry young. */
   get(key: K): V | undefined {
     const young = this.#young.get(key);
     if (young !== undefined) return young;
@@ -40,6 +41,7 @@ export class LruCache<K, V> {
     return old;
   }
 
+  /** Caches `value` under `key`, evicting the oldest generation when full. */
   set(key: K, value: V): void {
     if (this.#young.has(key)) this.#young.set(key, value);
     else {

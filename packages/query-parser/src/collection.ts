@@ -149,6 +149,7 @@ export interface CompiledField {
   readonly column: string;
   readonly nullable: boolean;
   readonly expected: string;
+  /** Parses one raw query value into the field's type; undefined when it is not valid. */
   readonly parse: (raw: string) => Scalar | undefined;
 }
 

@@ -4,23 +4,32 @@ import { describe, expect, it } from 'vitest';
 describe('public exports', () => {
   it('@plumbline/query-parser', async () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
+      'MAX_SEARCH_BODY_BYTES',
       'OPERATORS',
       'RESERVED_PARAMETERS',
       'applyToArray',
+      'assertSearchContentType',
       'buildPage',
       'countInArray',
       'defineCollection',
+      'expectCollectionQuery',
       'isCollection',
+      'pageHeaders',
+      'parseCollectionRequest',
       'parseQuery',
       'parseSearchBody',
+      'parseSearchText',
+      'prefersCount',
+      'rawQueryOf',
+      'readLimitedText',
       'toOpenApiParameters',
       'toQueryString',
       'toSql',
     ]);
   });
 
-  it('@plumbline/query-parser/express', async () => {
-    expect(Object.keys(await import('./express.js')).sort()).toEqual([
+  it.each(['express', 'fastify', 'hono'])('@plumbline/query-parser/%s', async (adapter) => {
+    expect(Object.keys(await import(`./${adapter}.ts`)).sort()).toEqual([
       'collectionQuery',
       'getCollectionQuery',
       'sendPage',

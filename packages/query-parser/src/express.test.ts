@@ -1,18 +1,11 @@
 import { errorHandler } from '@plumbline/errors/express';
-import { coreOutcome, describeAdapters, EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-utils';
+import { EXPRESS_VERSIONS } from '@plumbline/test-utils';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { testApp } from '../test/app.js';
+import { tasks } from '../test/fixtures.js';
 import { collectionQuery, getCollectionQuery, sendPage } from './express.js';
-import {
-  applyToArray,
-  buildPage,
-  countInArray,
-  defineCollection,
-  parseQuery,
-  parseSearchBody,
-} from './index.js';
-import { testApp } from './test-app.js';
-import { tasks } from './test-fixtures.js';
+import { buildPage, defineCollection, parseQuery, parseSearchBody } from './index.js';
 
 const rows = Array.from({ length: 12 }, (_, i) => ({
   id: i + 1,
@@ -24,115 +17,8 @@ const rows = Array.from({ length: 12 }, (_, i) => ({
   password_hash: 'never-sent',
 }));
 
-interface PageCase {
-  readonly name: string;
-  readonly path: string;
-  readonly query: string;
-  readonly prefer?: string;
-  readonly scope?: Record<string, unknown>;
-  readonly ids: readonly number[];
-  readonly page: Record<string, unknown>;
-  readonly links: Record<string, string>;
-}
-
-const CASES: readonly PageCase[] = [
-  {
-    name: 'filters, sort and offset pagination',
-    path: '/tasks',
-    query: 'status=active&sort=name:desc&limit=2&offset=2',
-    ids: [7, 5],
-    page: { limit: 2, offset: 2, has_more: true, next_cursor: expect.any(String) },
-    links: {
-      self: '/tasks?status=active&sort=-name&limit=2&offset=2',
-      first: '/tasks?status=active&sort=-name&limit=2&offset=0',
-      prev: '/tasks?status=active&sort=-name&limit=2&offset=0',
-      next: '/tasks?status=active&sort=-name&limit=2&offset=4',
-    },
-  },
-  {
-    name: 'page and size with a total (Prefer: count=exact)',
-    path: '/tasks',
-    query: 'priority[gte]=2&sort=id&page=2&size=2',
-    prefer: 'count=exact',
-    ids: [7, 8],
-    page: { page: 2, size: 2, has_more: true, total: 6, next_cursor: expect.any(String) },
-    links: {
-      self: '/tasks?priority[gte]=2&sort=id&page=2&size=2',
-      first: '/tasks?priority[gte]=2&sort=id&page=1&size=2',
-      prev: '/tasks?priority[gte]=2&sort=id&page=1&size=2',
-      next: '/tasks?priority[gte]=2&sort=id&page=3&size=2',
-      last: '/tasks?priority[gte]=2&sort=id&page=3&size=2',
-    },
-  },
-  {
-    name: 'parent-scoped collection',
-    path: '/projects/2/tasks',
-    scope: { project_id: '2' },
-    query: 'sort=-id&fields=name',
-    ids: [11, 8, 5, 2],
-    page: { limit: 20, offset: 0, has_more: false },
-    links: {
-      self: '/projects/2/tasks?sort=-id&limit=20&offset=0&fields=id,name',
-      first: '/projects/2/tasks?sort=-id&limit=20&offset=0&fields=id,name',
-    },
-  },
-  {
-    name: 'search',
-    path: '/tasks',
-    query: 'q=TASK+1&sort=id',
-    ids: [10, 11, 12],
-    page: { limit: 20, offset: 0, has_more: false },
-    links: {
-      self: '/tasks?q=TASK%201&sort=id&limit=20&offset=0',
-      first: '/tasks?q=TASK%201&sort=id&limit=20&offset=0',
-    },
-  },
-];
-
-const apps = EXPRESS_VERSIONS.map(([name, express]) => [name, testApp(express, tasks, rows).app] as const);
-
-describeAdapters(
-  'pages through the core and through Express',
-  CASES,
-  {
-    core: (c) =>
-      coreOutcome(() => {
-        const query = parseQuery(tasks, c.query, {
-          count: c.prefer !== undefined,
-          ...(c.scope ? { scope: c.scope } : {}),
-        });
-        const total = query.count ? countInArray(query, rows) : undefined;
-        const page = buildPage(query, applyToArray(query, rows), { baseUrl: c.path, total });
-        return page.body;
-      }),
-    ...Object.fromEntries(
-      apps.map(([name, app]) => [
-        name,
-        (c: PageCase) => {
-          const req = request(app).get(`${c.path}?${c.query}`);
-          return (c.prefer ? req.set('Prefer', c.prefer) : req).then(fromSupertest);
-        },
-      ]),
-    ),
-  },
-  (outcome, c, adapter) => {
-    const body = outcome.body as { data: Record<string, unknown>[]; page: unknown; links: unknown };
-    expect(outcome.status).toBe(200);
-    expect(body.data.map((r) => r['id'])).toEqual(c.ids);
-    expect(body.data.every((r) => !('password_hash' in r))).toBe(true);
-    expect(body.page).toEqual(c.page);
-    expect(body.links).toEqual(c.links);
-    if (adapter === 'core') return;
-    expect(outcome.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(outcome.headers['vary']).toBe('Prefer');
-    const expectedLink = Object.entries(c.links)
-      .map(([rel, url]) => `<${url}>; rel="${rel}"`)
-      .join(', ');
-    expect(outcome.headers['link']).toBe(expectedLink);
-    expect(outcome.headers['preference-applied']).toBe(c.prefer);
-  },
-);
-
+// The behaviour every framework shares is the table in test/frameworks.test.ts; this file keeps
+// what only Express has (Express 4 and 5 query parsing, running with or without express.json()).
 describe.each(EXPRESS_VERSIONS)('collectionQuery on %s', (_name, express) => {
   const plain = testApp(express, tasks, rows).app;
   const parsed = testApp(express, tasks, rows, { jsonParser: true }).app;

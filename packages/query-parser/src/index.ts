@@ -37,5 +37,17 @@ export {
   parseQuery,
   parseSearchBody,
 } from './parse.js';
+export {
+  assertSearchContentType,
+  type CollectionRequest,
+  expectCollectionQuery,
+  MAX_SEARCH_BODY_BYTES,
+  pageHeaders,
+  parseCollectionRequest,
+  parseSearchText,
+  prefersCount,
+  rawQueryOf,
+  readLimitedText,
+} from './request.js';
 export { type SqlOptions, type SqlQuery, toSql } from './sql.js';
 export type { FieldType, Scalar } from './values.js';

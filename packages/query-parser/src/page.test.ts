@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { tasks } from '../test/fixtures.js';
 import {
   applyToArray,
   buildPage,
@@ -9,7 +10,6 @@ import {
   toQueryString,
   toSql,
 } from './index.js';
-import { tasks } from './test-fixtures.js';
 
 const items = defineCollection({
   fields: {

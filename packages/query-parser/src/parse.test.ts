@@ -2,6 +2,8 @@ import { HttpError } from '@plumbline/errors';
 import { coreOutcome, describeAdapters, fromSupertest } from '@plumbline/test-utils';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EXPRESS_VERSIONS, testApp } from '../test/app.js';
+import { SECRET, tasks } from '../test/fixtures.js';
 import {
   applyToArray,
   buildPage,
@@ -10,8 +12,6 @@ import {
   parseSearchBody,
   toQueryString,
 } from './index.js';
-import { EXPRESS_VERSIONS, testApp } from './test-app.js';
-import { SECRET, tasks } from './test-fixtures.js';
 
 const rows = Array.from({ length: 30 }, (_, i) => ({
   id: i + 1,

@@ -4,6 +4,8 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseQueryArb, join, paginationArb, rowsArb } from '../test/data.js';
+import { tasks } from '../test/fixtures.js';
 import {
   applyToArray,
   buildPage,
@@ -15,8 +17,6 @@ import {
   toQueryString,
   toSql,
 } from './index.js';
-import { baseQueryArb, join, paginationArb, rowsArb } from './test-data.js';
-import { tasks } from './test-fixtures.js';
 
 type Row = Record<string, unknown>;
 

@@ -163,10 +163,17 @@ function rank(unit: number): number {
 export function compareScalars(type: FieldType, a: Scalar | null, b: Scalar | null): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
   if (type === 'date-time') {
-    // Normalized values are all `toISOString()` output, which orders as text (years 0000–9999).
+    // Normalized values are all `toISOString()` output, which orders as text (years 0000–9999);
+    // it is ASCII, so the engine's own code-unit comparison is code-point order.
     const x = a as string;
     const y = b as string;
-    return x.length === 24 && y.length === 24 ? compareCodePoints(x, y) : Date.parse(x) - Date.parse(y);
+    if (x.length === 24 && y.length === 24) return x < y ? -1 : x > y ? 1 : 0;
+    return Date.parse(x) - Date.parse(y);
+  }
+  // Normalized UUIDs (lower-case hex) and dates (YYYY-MM-DD) are ASCII too: a uuid tie-breaker is
+  // the most frequent comparison of a sort, and its values share long prefixes.
+  if ((type === 'uuid' || type === 'date') && typeof a === 'string' && typeof b === 'string') {
+    return a < b ? -1 : a > b ? 1 : 0;
   }
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);

@@ -34,7 +34,7 @@ export type HeaderBag = Readonly<Record<string, string | readonly string[] | und
 
 const ABSENT: Reading = { kind: 'absent' };
 
-export function headerValue(headers: HeaderBag | undefined, lowerName: string): string | undefined {
+function headerValue(headers: HeaderBag | undefined, lowerName: string): string | undefined {
   if (headers === undefined) return undefined;
   let value = headers[lowerName];
   if (value === undefined) {

@@ -223,7 +223,7 @@ export interface VersionHeadersOptions {
 }
 
 /** @internal The successor link for the path strategy, when it can be derived safely. */
-export function successorLink(
+function successorLink(
   policy: CompiledPolicy,
   entry: CompiledVersion,
   path: string,

@@ -1,8 +1,8 @@
 import { errorHandler } from '@plumbline/errors/express';
 import { EXPRESS_VERSIONS } from '@plumbline/test-utils';
 import type { Express } from 'express';
-import { collectionQuery, getCollectionQuery, sendPage } from './express.js';
-import { applyToArray, buildPage, type Collection, countInArray } from './index.js';
+import { collectionQuery, getCollectionQuery, sendPage } from '../src/express.js';
+import { applyToArray, buildPage, type Collection, countInArray } from '../src/index.js';
 
 /** A row of the test data set. */
 export type Row = Record<string, unknown>;

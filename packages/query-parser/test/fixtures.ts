@@ -1,4 +1,4 @@
-import { defineCollection } from './index.js';
+import { defineCollection } from '../src/index.js';
 
 /** A secret shared by the test collections, so cursors made in one test verify in another. */
 export const SECRET = 'test-secret-of-at-least-32-bytes!!';

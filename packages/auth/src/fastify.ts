@@ -1,0 +1,149 @@
+/**
+ * Fastify 5 adapter for @plumbline/auth: hooks that call the core and throw its `HttpError` for the
+ * `@plumbline/errors/fastify` handler, applying in the encapsulation context they are added to.
+ * @packageDocumentation
+ */
+import { HttpError } from '@plumbline/errors';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
+import { isSecureRequest, type RequireHttpsOptions } from './https.js';
+import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
+import {
+  createRevocationEndpoint,
+  createTokenEndpoint,
+  type RevocationEndpointOptions,
+  type TokenEndpoint,
+  type TokenEndpointOptions,
+} from './token-endpoint.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The principal `authenticate()` found; `undefined` when anonymous or not authenticated here. */
+    principal?: Principal | undefined;
+  }
+}
+
+/** A hook usable as `onRequest` or `preHandler`. @example `const hooks: AuthHook[] = [requireHttps()];` */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+const REALM = Symbol.for('@plumbline/auth.realm');
+const MAX_FORM_BYTES = 16 * 1024;
+
+/**
+ * An `onRequest` hook that authenticates by API key or bearer JWT and sets `request.principal`.
+ * Failures are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
+ * `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
+ * @example
+ * ```ts
+ * app.register(async (api) => {
+ *   api.addHook('onRequest', authenticate({ jwt: { issuers: [{ issuer, audience, jwks }] } }));
+ *   api.get('/projects', { preHandler: requireScopes('read:projects') }, list);
+ * });
+ * ```
+ */
+export function authenticate(options: AuthenticateOptions): AuthHook {
+  const authenticator = createAuthenticator(options);
+  return async function authenticateHook(request) {
+    const mark = request.url.indexOf('?');
+    request.principal = await authenticator.authenticate({
+      rawHeaders: request.raw.rawHeaders,
+      query: mark < 0 ? '' : request.url.slice(mark + 1),
+    });
+    (request as unknown as Record<symbol, string>)[REALM] = authenticator.realm;
+  };
+}
+
+/**
+ * The principal {@link authenticate} set (`undefined` when anonymous or not run).
+ * @example `app.get('/me', async (request) => ({ client: getPrincipal(request)?.clientId }));`
+ */
+export function getPrincipal(request: FastifyRequest): Principal | undefined {
+  return request.principal;
+}
+
+/**
+ * A `preHandler` hook requiring every listed scope (`{ mode: 'any' }` last for any of them). No
+ * principal → 401 `unauthorized`; a missing scope → 403 `insufficient_scope` with its challenge.
+ * @example
+ * ```ts
+ * app.post('/projects', { preHandler: requireScopes('write:projects') }, create);
+ * ```
+ */
+export function requireScopes(...args: readonly (string | HasScopesOptions)[]): AuthHook {
+  const scopes = args.filter((a): a is string => typeof a === 'string');
+  const options = args.find((a): a is HasScopesOptions => typeof a === 'object') ?? {};
+  return async function requireScopesHook(request) {
+    const realm = (request as unknown as Record<symbol, string | undefined>)[REALM] ?? 'plumbline';
+    assertScopes(request.principal, scopes, { ...options, realm });
+  };
+}
+
+/**
+ * An `onRequest` hook refusing plain HTTP with 403 `https_required`: secure when the socket is
+ * TLS, or a trusted proxy sent `X-Forwarded-Proto: https`; loopback passes when `allowLoopback`.
+ * @example
+ * ```ts
+ * app.addHook('onRequest', requireHttps({ trustProxy: ['10.0.0.2'] }));
+ * ```
+ */
+export function requireHttps(options: RequireHttpsOptions = {}): AuthHook {
+  const secure = isSecureRequest(options);
+  return async function requireHttpsHook(request) {
+    const socket = request.raw.socket as { encrypted?: boolean; remoteAddress?: string } | undefined;
+    const ok = secure({
+      encrypted: socket?.encrypted === true,
+      remoteAddress: socket?.remoteAddress,
+      forwardedProto: request.headers['x-forwarded-proto'],
+    });
+    if (!ok) throw new HttpError('https_required');
+  };
+}
+
+/** Where a form endpoint is mounted. @example `tokenEndpoint({ issuer, clients, path: '/token' })` */
+export interface EndpointPath {
+  /** Route path. Default `/oauth/token` (token) or `/oauth/revoke` (revocation). */
+  readonly path?: string;
+}
+
+// An encapsulated plugin: its body parser (every type as text, at most 16 KiB; the core checks the
+// Content-Type) applies to this one route and nowhere else in the app.
+function formEndpoint(endpoint: TokenEndpoint, path: string): FastifyPluginAsync {
+  return async (instance) => {
+    instance.removeAllContentTypeParsers();
+    instance.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_FORM_BYTES }, (_req, body, done) =>
+      done(null, body),
+    );
+    instance.post(path, async (request, reply) => {
+      const response = await endpoint({
+        authorization: request.headers.authorization,
+        contentType: request.headers['content-type'],
+        body: request.body as string | undefined,
+      });
+      return reply.code(response.status).headers(response.headers).send(response.body);
+    });
+  };
+}
+
+/**
+ * The OAuth 2.0 token endpoint as a plugin (`client_credentials` and `refresh_token` grants,
+ * RFC 6749 JSON bodies, `Cache-Control: no-store`). It parses its own form body.
+ * @example
+ * ```ts
+ * await app.register(tokenEndpoint({ issuer, clients: [{ clientId: 'cli', secret, scopes: ['read:projects'] }] }));
+ * ```
+ */
+export function tokenEndpoint(options: TokenEndpointOptions & EndpointPath): FastifyPluginAsync {
+  return formEndpoint(createTokenEndpoint(options), options.path ?? '/oauth/token');
+}
+
+/**
+ * The RFC 7009 revocation endpoint as a plugin (form-encoded `token=...`, client authentication as
+ * for the token endpoint; 200 for unknown tokens too).
+ * @example
+ * ```ts
+ * await app.register(revocationEndpoint({ clients, verifier, revocation }));
+ * ```
+ */
+export function revocationEndpoint(options: RevocationEndpointOptions & EndpointPath): FastifyPluginAsync {
+  return formEndpoint(createRevocationEndpoint(options), options.path ?? '/oauth/revoke');
+}

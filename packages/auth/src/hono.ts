@@ -1,0 +1,147 @@
+/**
+ * Hono adapter for @plumbline/auth: Web-standard middleware. Reads the request, calls the core and
+ * throws the core's `HttpError` for the `@plumbline/errors/hono` error handler.
+ * @packageDocumentation
+ */
+import { HttpError } from '@plumbline/errors';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
+import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
+import { isSecureRequest, type RequireHttpsOptions } from './https.js';
+import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
+import {
+  createRevocationEndpoint,
+  createTokenEndpoint,
+  type RevocationEndpointOptions,
+  type TokenEndpoint,
+  type TokenEndpointOptions,
+} from './token-endpoint.js';
+import { rawHeaderLines, readLimitedText } from './web.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The principal `authenticate()` found; `undefined` when anonymous. */
+    principal: Principal | undefined;
+  }
+}
+
+/** What `@hono/node-server` passes as `c.env`: the Node request underneath. */
+type NodeEnv = { incoming?: { rawHeaders?: string[]; socket?: { remoteAddress?: string } } } | undefined;
+
+const REALM = Symbol.for('@plumbline/auth.realm');
+const MAX_FORM_BYTES = 16 * 1024;
+
+function rawHeaders(c: Context, apiKeyHeader: string): readonly string[] {
+  const incoming = (c.env as NodeEnv)?.incoming;
+  return Array.isArray(incoming?.rawHeaders)
+    ? incoming.rawHeaders
+    : rawHeaderLines(c.req.raw.headers, apiKeyHeader);
+}
+
+/**
+ * Middleware that authenticates by API key or bearer JWT and sets `c.get('principal')`. Failures
+ * are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
+ * `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
+ * @example
+ * ```ts
+ * app.use('/v1/*', authenticate({ jwt: { issuers: [{ issuer, audience, jwks }] } }));
+ * app.post('/v1/projects', requireScopes('write:projects'), create);
+ * ```
+ */
+export function authenticate(options: AuthenticateOptions): MiddlewareHandler {
+  const authenticator = createAuthenticator(options);
+  const apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
+  return async (c, next) => {
+    const url = c.req.url;
+    const mark = url.indexOf('?');
+    const principal = await authenticator.authenticate({
+      rawHeaders: rawHeaders(c, apiKeyHeader),
+      query: mark < 0 ? '' : url.slice(mark + 1),
+    });
+    c.set('principal', principal);
+    (c as unknown as Record<symbol, string>)[REALM] = authenticator.realm;
+    await next();
+  };
+}
+
+/**
+ * The principal {@link authenticate} set (`undefined` when anonymous or not run).
+ * @example `app.get('/me', (c) => c.json({ client: getPrincipal(c)?.clientId }));`
+ */
+export function getPrincipal(c: Context): Principal | undefined {
+  return c.get('principal');
+}
+
+/**
+ * Requires every listed scope (`{ mode: 'any' }` last for any of them). No principal → 401
+ * `unauthorized`; a missing scope → 403 `insufficient_scope` with its challenge.
+ * @example
+ * ```ts
+ * app.post('/v1/projects', requireScopes('write:projects'), create);
+ * ```
+ */
+export function requireScopes(...args: readonly (string | HasScopesOptions)[]): MiddlewareHandler {
+  const scopes = args.filter((a): a is string => typeof a === 'string');
+  const options = args.find((a): a is HasScopesOptions => typeof a === 'object') ?? {};
+  return async (c, next) => {
+    const realm = (c as unknown as Record<symbol, string | undefined>)[REALM] ?? 'plumbline';
+    assertScopes(c.get('principal'), scopes, { ...options, realm });
+    await next();
+  };
+}
+
+/**
+ * Refuses plain HTTP with 403 `https_required`: secure when the request URL is `https:` (TLS on
+ * Node, the client's scheme on Workers), or a trusted proxy sent `X-Forwarded-Proto: https`. The
+ * peer address (for `trustProxy` and loopback) is known on `@hono/node-server` only.
+ * @example
+ * ```ts
+ * app.use(requireHttps({ trustProxy: ['10.0.0.2'] }));
+ * ```
+ */
+export function requireHttps(options: RequireHttpsOptions = {}): MiddlewareHandler {
+  const secure = isSecureRequest(options);
+  return async (c, next) => {
+    const ok = secure({
+      encrypted: c.req.url.startsWith('https:'),
+      remoteAddress: (c.env as NodeEnv)?.incoming?.socket?.remoteAddress,
+      forwardedProto: c.req.header('x-forwarded-proto'),
+    });
+    if (!ok) throw new HttpError('https_required');
+    await next();
+  };
+}
+
+function formEndpoint(endpoint: TokenEndpoint): Handler {
+  return async (c) => {
+    const response = await endpoint({
+      authorization: c.req.header('authorization'),
+      contentType: c.req.header('content-type'),
+      body: await readLimitedText(c.req.raw.body, MAX_FORM_BYTES),
+    });
+    const headers = { ...response.headers, 'Content-Type': 'application/json; charset=utf-8' };
+    return c.body(JSON.stringify(response.body), response.status as 200, headers);
+  };
+}
+
+/**
+ * The OAuth 2.0 token endpoint handler (`POST`, form-encoded; `client_credentials` and
+ * `refresh_token` grants, RFC 6749 JSON bodies, `Cache-Control: no-store`).
+ * @example
+ * ```ts
+ * app.post('/oauth/token', tokenEndpoint({ issuer, clients: [{ clientId: 'cli', secret, scopes: ['read:projects'] }] }));
+ * ```
+ */
+export function tokenEndpoint(options: TokenEndpointOptions): Handler {
+  return formEndpoint(createTokenEndpoint(options));
+}
+
+/**
+ * The RFC 7009 revocation endpoint handler (form-encoded `token=...`; 200 for unknown tokens too).
+ * @example
+ * ```ts
+ * app.post('/oauth/revoke', revocationEndpoint({ clients, verifier, revocation }));
+ * ```
+ */
+export function revocationEndpoint(options: RevocationEndpointOptions): Handler {
+  return formEndpoint(createRevocationEndpoint(options));
+}

@@ -1,0 +1,140 @@
+/**
+ * Fastify 5 adapter for @plumbline/idempotency: a plugin whose `preHandler` hook claims or replays
+ * and whose `onSend` hook records the payload Fastify is about to write (a string, a buffer, or a
+ * stream, teed as it flows) and settles the claim.
+ * @packageDocumentation
+ */
+import { pipeline, Readable, Transform } from 'node:stream';
+import type { ReadableStream as WebStream } from 'node:stream/web';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { createIdempotency, type IdempotencyOptions } from './core.js';
+import { DEFAULT_KEY_HEADERS, type HeaderValue } from './key.js';
+import { ResponseRecording } from './recording.js';
+import type { StoredResponse } from './store.js';
+
+/**
+ * Options of the {@link idempotency} plugin: the core options plus how to read principal, route
+ * and whether a key is required from the request.
+ * @example
+ * ```ts
+ * const options: IdempotencyPluginOptions = { store, required: true, principal: (r) => r.principal?.clientId };
+ * ```
+ */
+export interface IdempotencyPluginOptions extends IdempotencyOptions {
+  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
+  readonly required?: boolean | ((request: FastifyRequest) => boolean);
+  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
+  readonly principal?: (request: FastifyRequest) => string | undefined;
+  /** The route the key is scoped to. Default the route's URL pattern (`/orders/:id`). */
+  readonly routeKey?: (request: FastifyRequest) => string;
+  /** Called when settling a claim fails after the response went out. Default `console.error`. */
+  readonly onError?: (error: unknown, request: FastifyRequest) => void;
+}
+
+/** The payload to send instead: the same bytes, recorded on the way; the claim settled once. */
+function capture(recording: ResponseRecording, reply: FastifyReply, payload: unknown): unknown {
+  recording.status = reply.statusCode;
+  recording.headers = reply.getHeaders();
+  const source = payload instanceof ReadableStream ? Readable.fromWeb(payload as WebStream) : payload;
+  if (source instanceof Readable) {
+    const tap = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        recording.record(chunk);
+        done(null, chunk);
+      },
+      flush: (done) => {
+        recording.settle('complete');
+        done();
+      },
+    });
+    // Destroyed before its end (the source failed, the connection broke mid-body): a retry runs again.
+    tap.on('close', () => recording.settle('release'));
+    return pipeline(source, tap, () => {});
+  }
+  if (typeof payload === 'string' || payload instanceof Uint8Array) recording.record(Buffer.from(payload));
+  recording.settle('complete');
+  return payload;
+}
+
+function replay(
+  reply: FastifyReply,
+  response: StoredResponse,
+  headers: readonly (readonly [string, string])[],
+) {
+  const grouped = new Map<string, string[]>();
+  for (const [name, value] of headers) grouped.set(name, [...(grouped.get(name) ?? []), value]);
+  for (const [name, values] of grouped) reply.header(name, values.length === 1 ? values[0] : values);
+  reply.code(response.status);
+  const empty = response.body.byteLength === 0 || response.status === 204 || response.status === 304;
+  return empty ? reply.send() : reply.send(Buffer.from(response.body));
+}
+
+const plugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options) => {
+  const core = createIdempotency(options);
+  // One key per registration: two registrations on one route each keep their own recording.
+  const RECORDING = Symbol('@plumbline/idempotency.recording');
+  const required = options.required ?? false;
+  const isRequired = typeof required === 'function' ? required : () => required;
+  const principal = options.principal ?? (() => undefined);
+  const routeKey = options.routeKey ?? ((request: FastifyRequest) => request.routeOptions.url ?? request.url);
+  const onError =
+    options.onError ?? ((error) => console.error('[plumbline] idempotency: settling failed', error));
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const keyHeaders = (options.headerNames ?? DEFAULT_KEY_HEADERS).map((name) => name.toLowerCase());
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+    const headers: Record<string, HeaderValue> = {};
+    for (const name of keyHeaders) {
+      const value = request.headers[name];
+      // Node joins repeated lines with ", "; the distinct lines tell two keys from one.
+      if (value !== undefined)
+        headers[name] =
+          typeof value === 'string' && value.includes(',') ? request.raw.headersDistinct[name] : value;
+    }
+    const url = request.url;
+    const mark = url.indexOf('?');
+    const who = principal(request);
+    const decision = await core.begin({
+      method: request.method,
+      path: mark < 0 ? url : url.slice(0, mark),
+      query: mark < 0 ? '' : url.slice(mark + 1),
+      route: routeKey(request),
+      headers,
+      body: request.body,
+      required: isRequired(request),
+      ...(who !== undefined ? { principal: who } : {}),
+    });
+    if (decision.action === 'replay')
+      return replay(reply, decision.response, core.replayHeaders(decision.response));
+    if (decision.action === 'execute') {
+      const recording = new ResponseRecording(decision.claim, maxBodyBytes, (error) =>
+        onError(error, request),
+      );
+      (request as unknown as Record<symbol, ResponseRecording>)[RECORDING] = recording;
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const recording = (request as unknown as Record<symbol, ResponseRecording | undefined>)[RECORDING];
+    if (recording === undefined || recording.settled) return payload;
+    return capture(recording, reply, payload);
+  });
+};
+
+/**
+ * Idempotent POSTs (CONVENTIONS 4.3) for the routes of the context it is registered in
+ * (fastify-plugin: it reaches its siblings, not the whole app). The response is captured however
+ * it is sent (an object, a string, a buffer, a Node or Web stream) and stored; a retry with the same
+ * key and request gets it back byte for byte with `Idempotent-Replayed: true`. Errors (400, 409,
+ * 422, 503) are thrown for the `@plumbline/errors/fastify` error handler.
+ * @example
+ * ```ts
+ * await app.register(async (orders) => {
+ *   await orders.register(idempotency, { store: createRedisStore({ client: redis }), required: true });
+ *   orders.post('/orders', createOrder);
+ * });
+ * ```
+ */
+export const idempotency = fp(plugin, { fastify: '5.x' });

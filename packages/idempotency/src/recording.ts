@@ -1,0 +1,95 @@
+import type { CapturedResponse, Claim } from './core.js';
+
+/**
+ * The recording of one response for a claim, shared by the adapters that see the response as a
+ * payload (Fastify, Hono): the bytes are kept up to the cap as they pass, and the claim is settled
+ * exactly once: stored when the body was produced in full, released when it was cut.
+ * Web-standard only (no Node imports), so it runs wherever the Hono adapter runs.
+ *
+ * @example
+ * ```ts
+ * const recording = new ResponseRecording(claim, 1024 * 1024, (e) => log.error(e));
+ * recording.status = 201;
+ * return new Response(recording.tapWeb(response.body), response);
+ * ```
+ */
+export class ResponseRecording {
+  private readonly chunks: Uint8Array[] = [];
+  private size = 0;
+  /** True once the claim was settled (or is being settled). */
+  settled = false;
+  status = 0;
+  headers: CapturedResponse['headers'] = {};
+
+  constructor(
+    private readonly claim: Claim,
+    private readonly maxBodyBytes: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Keeps a chunk that went out (nothing past the cap: the body is then not stored). */
+  record(chunk: Uint8Array): void {
+    this.size += chunk.byteLength;
+    if (this.size <= this.maxBodyBytes) this.chunks.push(chunk);
+    else this.chunks.length = 0;
+  }
+
+  /** Stores the response (`complete`) or frees the key for a retry (`release`); later calls do nothing. */
+  settle(how: 'complete' | 'release'): void {
+    if (this.settled) return;
+    this.settled = true;
+    const body = new Uint8Array(this.size <= this.maxBodyBytes ? this.size : 0);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      body.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    this.chunks.length = 0;
+    const response = {
+      status: this.status,
+      headers: this.headers,
+      body,
+      truncated: this.size > this.maxBodyBytes,
+    };
+    (how === 'complete' ? this.claim.complete(response) : this.claim.release()).then(undefined, this.onError);
+  }
+
+  /**
+   * The same stream, recorded as the client reads it (backpressure kept). Its end stores the
+   * response; a failing source releases the key. When the client goes away first, the rest of the
+   * source is still read: a body the handler produced in full is stored, as if it had been sent.
+   */
+  tapWeb(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const reader = source.getReader();
+    const step = async (): Promise<Uint8Array | undefined> => {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          this.settle('complete');
+          return undefined;
+        }
+        this.record(value);
+        return value;
+      } catch (error) {
+        this.settle('release');
+        throw error;
+      }
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const chunk = await step();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel: async () => {
+        // Drains what the handler still produces, up to the cap (past it nothing would be stored).
+        while (!this.settled) {
+          if (this.size > this.maxBodyBytes) {
+            this.settle('release');
+            await reader.cancel();
+          } else await step().catch(() => undefined);
+        }
+      },
+    });
+  }
+}

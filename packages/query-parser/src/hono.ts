@@ -1,0 +1,120 @@
+/**
+ * Hono adapter for @plumbline/query-parser: Web-standard middleware (Node, Bun, Deno, Workers).
+ * Thin: it reads the raw query string or the search body, calls the core and stores the result
+ * as the `collectionQuery` context variable.
+ * @packageDocumentation
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Collection } from './collection.js';
+import type { Page } from './page.js';
+import type { CollectionQuery } from './parse.js';
+import {
+  assertSearchContentType,
+  expectCollectionQuery,
+  pageHeaders,
+  parseCollectionRequest,
+  parseSearchText,
+  rawQueryOf,
+  readLimitedText,
+} from './request.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The query `collectionQuery()` parsed for this route. */
+    collectionQuery: CollectionQuery;
+  }
+}
+
+/**
+ * Options for {@link collectionQuery}.
+ * @example
+ * ```ts
+ * const options: CollectionQueryOptions = { scope: (c) => ({ project_id: c.req.param('projectId') }) };
+ * ```
+ */
+export interface CollectionQueryOptions {
+  /** Server-side equality filters for this request (a parent-scoped collection), AND-ed and cursor-bound. */
+  readonly scope?: (c: Context) => Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Middleware that parses the collection query into `c.get('collectionQuery')`. `GET` reads the
+ * raw query string; `POST` (for `/<collection>/search`) reads the JSON body (at most 1 MiB) and
+ * answers 415 `unsupported_media_type` to any other `Content-Type`. Problems are thrown as one
+ * 400 `HttpError` for the `@plumbline/errors/hono` error handler.
+ * @example
+ * ```ts
+ * app.get('/v1/tasks', collectionQuery(tasks), (c) => {
+ *   const query = getCollectionQuery(c, tasks);
+ *   return sendPage(c, buildPage(query, applyToArray(query, rows), { baseUrl: '/v1/tasks' }));
+ * });
+ * ```
+ */
+export function collectionQuery(
+  collection: Collection,
+  options: CollectionQueryOptions = {},
+): MiddlewareHandler {
+  return async (c, next) => {
+    let body: unknown;
+    if (c.req.method === 'POST') {
+      assertSearchContentType(c.req.header('content-type'));
+      body = parseSearchText(await readLimitedText(c.req.raw.body));
+    }
+    c.set(
+      'collectionQuery',
+      parseCollectionRequest(collection, {
+        method: c.req.method,
+        query: rawQueryOf(c.req.url),
+        prefer: c.req.header('prefer'),
+        body,
+        scope: options.scope?.(c),
+      }),
+    );
+    await next();
+  };
+}
+
+/**
+ * The query {@link collectionQuery} stored on the context, typed by the collection. Throws when
+ * the middleware did not run for this request or ran for another collection (a wiring bug).
+ * @example
+ * ```ts
+ * const query = getCollectionQuery(c, tasks); // CollectionQuery<'id' | 'title' | ...>
+ * ```
+ */
+export function getCollectionQuery<F extends string>(
+  c: Context,
+  collection: Collection<F>,
+): CollectionQuery<F> {
+  return expectCollectionQuery(c.get('collectionQuery') as CollectionQuery | undefined, collection);
+}
+
+/**
+ * Sets the headers of a page built by `buildPage`: `Link` (added to any `Link` already set),
+ * `Vary: Prefer`, and `Preference-Applied: count=exact` when a requested total is present.
+ * @example
+ * ```ts
+ * setPageHeaders(c, page);
+ * return c.body(toXml(page.body), 200, { 'Content-Type': 'application/xml' });
+ * ```
+ */
+export function setPageHeaders(c: Context, page: Page): void {
+  // Appended, not merged with what is set: reading `c.res` would make Hono build a Response early.
+  const headers = pageHeaders(page, c.get('collectionQuery') as CollectionQuery | undefined);
+  if (headers.link !== undefined) c.header('Link', headers.link, { append: true });
+  c.header('Vary', headers.vary, { append: true });
+  if (headers.preferenceApplied !== undefined) c.header('Preference-Applied', headers.preferenceApplied);
+}
+
+/**
+ * A JSON response of a page built by `buildPage`, with the headers of {@link setPageHeaders}.
+ * @example
+ * ```ts
+ * return sendPage(c, buildPage(query, rows, { baseUrl: '/v1/tasks', total }));
+ * ```
+ */
+export function sendPage(c: Context, page: Page): Response {
+  setPageHeaders(c, page);
+  c.header('Content-Type', 'application/json; charset=utf-8');
+  return c.body(JSON.stringify(page.body));
+}

@@ -1,0 +1,80 @@
+// The README's Fastify and Hono examples run as written (only the port is made ephemeral).
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cleanReadmeExamples, readmeBlock, runReadmeExample, send } from '@plumbline/test-utils';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const here = new URL('.', import.meta.url);
+const readme = new URL('../README.md', import.meta.url);
+cleanReadmeExamples(here);
+const closers: (() => Promise<unknown>)[] = [];
+afterAll(() => Promise.all(closers.map((close) => close())));
+
+async function fastifyPort(): Promise<number> {
+  const { app } = await runReadmeExample<{ app: FastifyInstance }>(
+    here,
+    'query-parser-fastify',
+    readmeBlock(readme, '### Fastify'),
+    ['app'],
+    [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+  );
+  closers.push(() => app.close());
+  return (app.server.address() as AddressInfo).port;
+}
+
+async function honoPort(): Promise<number> {
+  const { server } = await runReadmeExample<{ server: Server }>(
+    here,
+    'query-parser-hono',
+    readmeBlock(readme, '### Hono'),
+    ['server'],
+    [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+  );
+  if (!server.listening) await once(server, 'listening');
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  return (server.address() as AddressInfo).port;
+}
+
+describe.each([
+  ['Fastify', fastifyPort],
+  ['Hono', honoPort],
+])('README %s example', (_name, start) => {
+  const port = start();
+
+  it('pages a filtered, sorted collection with Link and Vary', async () => {
+    const outcome = await send(await port, { path: '/v1/tasks?status=open&sort=-id&limit=1' });
+    expect(outcome.status).toBe(200);
+    expect(outcome.body).toEqual({
+      data: [{ id: 3, title: 'Send the invoice', status: 'open' }],
+      page: { limit: 1, offset: 0, has_more: true, next_cursor: expect.any(String) },
+      links: {
+        self: '/v1/tasks?status=open&sort=-id&limit=1&offset=0',
+        first: '/v1/tasks?status=open&sort=-id&limit=1&offset=0',
+        next: '/v1/tasks?status=open&sort=-id&limit=1&offset=1',
+      },
+    });
+    expect(outcome.headers['vary']).toBe('Prefer');
+    expect(outcome.headers['link']).toContain('rel="next"');
+  });
+
+  it('takes the same query as a JSON search body', async () => {
+    const outcome = await send(await port, {
+      method: 'POST',
+      path: '/v1/tasks/search',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"q":"report","sort":"title"}',
+    });
+    expect((outcome.body as { data: { id: number }[] }).data.map((row) => row.id)).toEqual([2, 1]);
+  });
+
+  it('refuses an unknown parameter with a problem', async () => {
+    const outcome = await send(await port, { path: '/v1/tasks?colour=red' });
+    expect([outcome.status, (outcome.body as { error_code: string }).error_code]).toEqual([
+      400,
+      'unknown_parameter',
+    ]);
+    expect(outcome.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  });
+});
