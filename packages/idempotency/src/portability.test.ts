@@ -11,6 +11,7 @@ it('the Node-only uses on the import graph of the core and the Hono adapter are 
     'fingerprint.ts: from [\'"]node:',
     'redis-store.ts: from [\'"]node:',
     'redis-store.ts: \\bBuffer\\.',
+    'sql-store.ts: \\bBuffer\\.',
   ]);
   expect(
     nodeOnlyUses(new URL('./', import.meta.url), ['hono.ts']).filter((use) => use.startsWith('hono.ts')),

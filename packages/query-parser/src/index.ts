@@ -41,6 +41,7 @@ export {
   assertSearchContentType,
   type CollectionRequest,
   expectCollectionQuery,
+  type HeaderValue,
   MAX_SEARCH_BODY_BYTES,
   pageHeaders,
   parseCollectionRequest,

@@ -148,8 +148,15 @@ export function rawQueryOf(url: string): string {
   return mark < 0 ? '' : url.slice(mark + 1);
 }
 
-/** A response header value as the frameworks report it (Node gives numbers and arrays). */
-type HeaderValue = string | number | readonly string[] | null | undefined;
+/**
+ * A response header value as the frameworks report it (Node gives numbers and arrays).
+ *
+ * @example
+ * ```ts
+ * const vary: HeaderValue = res.getHeader('Vary');
+ * ```
+ */
+export type HeaderValue = string | number | readonly string[] | null | undefined;
 
 const text = (value: HeaderValue): string | undefined =>
   value === undefined || value === null
