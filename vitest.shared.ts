@@ -9,7 +9,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Alias } from 'vite';
+
+/** One resolve alias, in the form Vite's `resolve.alias` array takes. */
+interface Alias {
+  readonly find: RegExp;
+  readonly replacement: string;
+}
 
 const root = dirname(fileURLToPath(import.meta.url));
 

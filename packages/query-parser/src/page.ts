@@ -12,7 +12,7 @@ function encode(value: Scalar): string {
  * The canonical `sort` value: `-created_at,name`, without the implied final `id` ascending
  * (kept when it is the only key and the collection's default sort is another one).
  */
-export function canonicalSort(query: CollectionQuery): string {
+function canonicalSort(query: CollectionQuery): string {
   const keys = [...query.sort];
   const last = keys[keys.length - 1];
   const implied = last !== undefined && last.field === query.collection.id && last.direction === 'asc';

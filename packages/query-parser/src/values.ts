@@ -140,7 +140,7 @@ export function normalizeStored(type: FieldType, value: unknown): Scalar | null 
  * Compares strings by Unicode code point (the order of SQLite's BINARY and PostgreSQL's "C"
  * collation), not by UTF-16 code unit as `<` does.
  */
-export function compareCodePoints(a: string, b: string): number {
+function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {

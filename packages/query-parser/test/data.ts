@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 
 /** Characters that stress ordering and LIKE escaping while staying ASCII (SQLite folds only ASCII). */
-export const NAME_CHARS = ['a', 'A', 'b', '%', '_', '\\', ' ', 'z'];
-export const STATUSES = ['active', 'paused', 'done'] as const;
-export const DATES = ['2024-01-01', '2024-01-02', '2024-02-29', '2024-03-10'];
-export const TIMES = [
+const NAME_CHARS = ['a', 'A', 'b', '%', '_', '\\', ' ', 'z'];
+const STATUSES = ['active', 'paused', 'done'] as const;
+const DATES = ['2024-01-01', '2024-01-02', '2024-02-29', '2024-03-10'];
+const TIMES = [
   '2024-01-01T00:00:00.000Z',
   '2024-01-01T00:00:00.001Z',
   '2024-01-01T12:30:00.000Z',
   '2024-06-01T08:00:00.000Z',
 ];
-export const TAGS = ['red', 'green', 'blue'];
-export const OWNERS = ['0d3b2a6e-4f1c-4b8a-9e2d-7c6b5a4f3e21', 'f0000000-0000-4000-8000-000000000000'];
+const TAGS = ['red', 'green', 'blue'];
+const OWNERS = ['0d3b2a6e-4f1c-4b8a-9e2d-7c6b5a4f3e21', 'f0000000-0000-4000-8000-000000000000'];
 
 const text = (min: number, max: number) =>
   fc.array(fc.constantFrom(...NAME_CHARS), { minLength: min, maxLength: max }).map((a) => a.join(''));

@@ -36,9 +36,9 @@ export function packageVersion(document: CorpusDocument): string {
   return (JSON.parse(manifest) as { version: string }).version;
 }
 
-export type Verdict = 'correct' | 'false-positive' | 'unreviewed';
+type Verdict = 'correct' | 'false-positive' | 'unreviewed';
 
-export interface ReviewedFinding {
+interface ReviewedFinding {
   readonly rule: string;
   readonly message: string;
   readonly verdict: Verdict;
