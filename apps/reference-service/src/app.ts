@@ -48,7 +48,7 @@ import { versionRouter } from './routes.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
-export const API_VERSIONS = [
+const API_VERSIONS = [
   {
     version: '1',
     deprecatedAt: '2026-06-01T00:00:00Z',

@@ -53,7 +53,7 @@ function assetDirectory(): string {
  * docsInitScript(undefined); // starts Swagger UI on /openapi.json with no key filled in
  * ```
  */
-export function docsInitScript(apiKey: string | undefined): string {
+function docsInitScript(apiKey: string | undefined): string {
   return `"use strict";
 window.addEventListener("load", function () {
   window.ui = SwaggerUIBundle({

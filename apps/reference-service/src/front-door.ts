@@ -38,7 +38,7 @@ interface IndexVersion {
  * apiIndex(openapi, [{ version: '2' }], Date.now()).versions[0].status; // 'current'
  * ```
  */
-export function apiIndex(openapi: Json, versions: readonly VersionEntry[], now: number): Json {
+function apiIndex(openapi: Json, versions: readonly VersionEntry[], now: number): Json {
   const info = openapi['info'] as { title: string; version: string; description?: string };
   const entries: IndexVersion[] = versions.map((v) => ({
     version: v.version,
