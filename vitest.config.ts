@@ -17,6 +17,8 @@ function projects(): TestProjectInlineConfiguration[] {
       if (!existsSync(join(groupDir, name, 'package.json'))) continue;
       // Multi-process, fault and soak tests run on their own (`pnpm test:system`), not in `pnpm test`.
       if (name === 'system-tests' && process.env['PLUMBLINE_SYSTEM_TESTS'] !== '1') continue;
+      // A release through a local registry and the consumer matrix run on their own (`pnpm test:consumers`).
+      if (name === 'consumer-tests' && process.env['PLUMBLINE_CONSUMER_TESTS'] !== '1') continue;
       list.push({
         extends: true,
         test: {
@@ -26,6 +28,14 @@ function projects(): TestProjectInlineConfiguration[] {
           benchmark: { include: ['bench/**/*.bench.ts'] },
           ...(name === 'system-tests'
             ? { testTimeout: 240_000, hookTimeout: 120_000, fileParallelism: false }
+            : {}),
+          ...(name === 'consumer-tests'
+            ? {
+                testTimeout: 600_000,
+                hookTimeout: 900_000,
+                fileParallelism: false,
+                globalSetup: [join(groupDir, name, 'test/global-setup.ts')],
+              }
             : {}),
         },
       });

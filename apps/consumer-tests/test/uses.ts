@@ -1,0 +1,220 @@
+/**
+ * What a consumer does with each package, as JavaScript source that runs unchanged under `import()`
+ * and `require()`: a small real use of the core (verify a token, render a problem, ...) and a small
+ * Express app per adapter with the requests that prove it works. Both are bodies of async functions;
+ * `load(specifier)` is `import()` or `require()`, `assert` is node:assert/strict.
+ */
+
+/** Core use per package directory: `async (load, assert) => { ... }`. */
+export const CORE_USES: Readonly<Record<string, string>> = {
+  errors: `
+    const { HttpError, toProblem, serializeProblem } = await load('@plumbline/errors');
+    const problem = toProblem(new HttpError('not_found'), { instance: '/projects/42', language: 'de' });
+    assert.equal(problem.status, 404);
+    assert.equal(problem.error_code, 'not_found');
+    assert.equal(problem.detail, 'Die angeforderte Ressource existiert nicht.');
+    const { contentType } = serializeProblem(problem, 'application/xml');
+    assert.equal(contentType, 'application/problem+xml; charset=utf-8');
+  `,
+  auth: `
+    const { createJwtVerifier, generateApiKey, hashApiKey } = await load('@plumbline/auth');
+    const { createIssuer } = await load('@plumbline/auth/issuer');
+    const issuer = await createIssuer({ issuer: 'https://issuer.test', audience: 'https://api.test' });
+    const { accessToken } = await issuer.signAccessToken({ clientId: 'reporting', scopes: ['read:projects'] });
+    const verifier = createJwtVerifier({
+      issuers: [{ issuer: 'https://issuer.test', audience: 'https://api.test', jwks: issuer.jwks() }],
+    });
+    const principal = await verifier.verify(accessToken);
+    assert.equal(principal.type, 'jwt');
+    assert.equal(principal.clientId, 'reporting');
+    assert.deepEqual([...principal.scopes], ['read:projects']);
+    await assert.rejects(verifier.verify(accessToken.slice(0, -4) + 'AAAA'), (e) => e.code === 'invalid_token' || e.errorCode === 'invalid_token' || e.status === 401);
+    assert.match(hashApiKey(generateApiKey()), /^[0-9a-f]{64}$/);
+  `,
+  'query-parser': `
+    const { defineCollection, parseQuery } = await load('@plumbline/query-parser');
+    const tasks = defineCollection({
+      fields: { id: { type: 'uuid', sort: true }, title: { type: 'string', sort: true, search: true } },
+    });
+    const query = parseQuery(tasks, 'sort=-title&limit=5');
+    assert.deepEqual(query.sort[0], { field: 'title', direction: 'desc' });
+    assert.deepEqual(query.pagination, { mode: 'offset', limit: 5, offset: 0 });
+    assert.throws(() => parseQuery(tasks, 'sort=password'), (e) => e.status === 400);
+  `,
+  negotiation: `
+    const { createNegotiator } = await load('@plumbline/negotiation');
+    const negotiator = createNegotiator({ languages: ['en', 'de'] });
+    const result = negotiator.negotiate({ accept: 'application/xml;q=0.9, application/json;q=0.8', acceptLanguage: 'de-DE' });
+    assert.equal(result.ok, true);
+    assert.equal(result.mediaType, 'application/xml');
+    assert.equal(result.language, 'de');
+    assert.equal(negotiator.negotiate({ accept: 'image/png' }).ok, false);
+  `,
+  versioning: `
+    const { createVersionPolicy, resolveVersion } = await load('@plumbline/versioning');
+    const policy = createVersionPolicy({ strategy: 'header', versions: ['1', '2'] });
+    assert.equal(resolveVersion(policy, { headers: { 'x-api-version': '1' } }).version, '1');
+    assert.throws(() => resolveVersion(policy, { headers: { 'x-api-version': '9' } }), (e) => e.status === 400);
+  `,
+  idempotency: `
+    const { createIdempotency, createMemoryStore } = await load('@plumbline/idempotency');
+    const idem = createIdempotency({ store: createMemoryStore() });
+    const request = {
+      method: 'POST', path: '/orders', query: '', route: '/orders', principal: 'client-7',
+      headers: { 'idempotency-key': 'k1' }, body: { qty: 1 }, required: true,
+    };
+    const first = await idem.begin(request);
+    assert.equal(first.action, 'execute');
+    await first.claim.complete({ status: 201, headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode('{"id":1}') });
+    const second = await idem.begin(request);
+    assert.equal(second.action, 'replay');
+    assert.equal(second.response.status, 201);
+  `,
+  conformance: `
+    const { lint } = await load('@plumbline/conformance');
+    const { createRuleset } = await load('@plumbline/conformance/ruleset');
+    assert.equal(typeof createRuleset().rules, 'object');
+    const findings = await lint({
+      openapi: '3.1.0', info: { title: 't', version: '1' },
+      paths: { '/getProjects': { get: { responses: { '200': { description: 'ok' } } } } },
+    });
+    assert.ok(findings.some((f) => f.rule === 'plumbline-path-no-verbs'), JSON.stringify(findings.map((f) => f.rule)));
+  `,
+};
+
+/**
+ * Express app per package with an /express subpath: `async (express, load, assert, request) => { ... }`.
+ * `request(app, { method, path, headers, body })` listens on loopback and answers
+ * `{ status, headers, text, json }`. The same body runs on Express 4 and Express 5.
+ */
+export const EXPRESS_APPS: Readonly<Record<string, string>> = {
+  errors: `
+    const { HttpError } = await load('@plumbline/errors');
+    const { errorHandler, notFoundHandler, requestId } = await load('@plumbline/errors/express');
+    const app = express();
+    app.use(requestId());
+    app.get('/projects/:id', () => { throw new HttpError('not_found'); });
+    app.use(notFoundHandler());
+    app.use(errorHandler({ onError: () => {} }));
+    const res = await request(app, { path: '/projects/42', headers: { 'accept-language': 'de-DE' } });
+    assert.equal(res.status, 404);
+    assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(res.json.error_code, 'not_found');
+    assert.equal(res.json.instance, '/projects/42');
+    assert.equal(res.json.detail, 'Die angeforderte Ressource existiert nicht.');
+    const missing = await request(app, { path: '/nope' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.request_id, missing.headers['x-request-id']);
+  `,
+  auth: `
+    const { createJwtVerifier, MemoryApiKeyStore } = await load('@plumbline/auth');
+    const { createIssuer } = await load('@plumbline/auth/issuer');
+    const { authenticate, getPrincipal, requireScopes } = await load('@plumbline/auth/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    const issuer = await createIssuer({ issuer: 'https://issuer.test', audience: 'https://api.test' });
+    const jwt = createJwtVerifier({ issuers: [{ issuer: 'https://issuer.test', audience: 'https://api.test', jwks: issuer.jwks() }] });
+    const app = express();
+    app.use(authenticate({ apiKeys: { store: new MemoryApiKeyStore() }, jwt }));
+    app.get('/projects', requireScopes('read:projects'), (req, res) => res.json({ caller: getPrincipal(req).clientId }));
+    app.post('/projects', requireScopes('write:projects'), (req, res) => res.status(201).json({}));
+    app.use(errorHandler({ onError: () => {} }));
+    const anonymous = await request(app, { path: '/projects' });
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.headers['www-authenticate'], 'Bearer realm="plumbline"');
+    const { accessToken } = await issuer.signAccessToken({ clientId: 'reporting', scopes: ['read:projects'] });
+    const ok = await request(app, { path: '/projects', headers: { authorization: 'Bearer ' + accessToken } });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.json, { caller: 'reporting' });
+    const denied = await request(app, { method: 'POST', path: '/projects', headers: { authorization: 'Bearer ' + accessToken } });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.json.error_code, 'insufficient_scope');
+  `,
+  'query-parser': `
+    const { defineCollection } = await load('@plumbline/query-parser');
+    const { collectionQuery, getCollectionQuery } = await load('@plumbline/query-parser/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    const tasks = defineCollection({ fields: { id: { type: 'uuid', sort: true }, title: { type: 'string', sort: true } } });
+    const app = express();
+    app.get('/tasks', collectionQuery(tasks), (req, res) => res.json(getCollectionQuery(req, tasks).sort));
+    app.use(errorHandler({ onError: () => {} }));
+    const ok = await request(app, { path: '/tasks?sort=-title' });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.json[0], { field: 'title', direction: 'desc' });
+    const bad = await request(app, { path: '/tasks?colour=red' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.headers['content-type'], 'application/problem+json; charset=utf-8');
+  `,
+  negotiation: `
+    const { negotiate, represent } = await load('@plumbline/negotiation/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    const app = express();
+    app.use(negotiate({ languages: ['en', 'de'] }));
+    app.get('/projects/:id', (req, res) => { represent(res, { id: req.params.id }); });
+    app.use(errorHandler({ onError: () => {} }));
+    const xml = await request(app, { path: '/projects/7', headers: { accept: 'application/xml' } });
+    assert.equal(xml.status, 200);
+    assert.match(xml.headers['content-type'], /^application\\/xml/);
+    assert.match(xml.text, /<id>7<\\/id>/);
+    const refused = await request(app, { path: '/projects/7', headers: { accept: 'image/png' } });
+    assert.equal(refused.status, 406);
+  `,
+  versioning: `
+    const { createVersionPolicy } = await load('@plumbline/versioning');
+    const { getApiVersion, versioning } = await load('@plumbline/versioning/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    const policy = createVersionPolicy({ strategy: 'header', versions: ['1', '2'] });
+    const app = express();
+    app.use(versioning(policy));
+    app.get('/projects', (req, res) => res.json({ version: getApiVersion(req) }));
+    app.use(errorHandler({ onError: () => {} }));
+    const v1 = await request(app, { path: '/projects', headers: { 'x-api-version': '1' } });
+    assert.equal(v1.status, 200);
+    assert.deepEqual(v1.json, { version: '1' });
+    const unknown = await request(app, { path: '/projects', headers: { 'x-api-version': '9' } });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.json.error_code, 'unsupported_api_version');
+  `,
+  idempotency: `
+    const { createMemoryStore } = await load('@plumbline/idempotency');
+    const { idempotency } = await load('@plumbline/idempotency/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    let runs = 0;
+    const app = express();
+    app.use(express.json());
+    app.post('/orders', idempotency({ store: createMemoryStore(), required: true }), (req, res) => {
+      runs += 1;
+      res.status(201).json({ id: runs, ...req.body });
+    });
+    app.use(errorHandler({ onError: () => {} }));
+    const body = JSON.stringify({ qty: 1 });
+    const headers = { 'content-type': 'application/json', 'idempotency-key': 'k1' };
+    const missing = await request(app, { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.json.error_code, 'idempotency_key_missing');
+    const first = await request(app, { method: 'POST', path: '/orders', headers, body });
+    const replay = await request(app, { method: 'POST', path: '/orders', headers, body });
+    assert.equal(first.status, 201);
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.text, first.text);
+    assert.equal(runs, 1);
+  `,
+};
+
+/** The `request` helper the Express apps use, as source. */
+export const REQUEST_HELPER = `
+async function request(app, { method = 'GET', path, headers = {}, body } = {}) {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const res = await fetch('http://127.0.0.1:' + server.address().port + path, { method, headers, body });
+    const text = await res.text();
+    let json;
+    try { json = JSON.parse(text); } catch {}
+    return { status: res.status, headers: Object.fromEntries(res.headers), text, json };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+`;
