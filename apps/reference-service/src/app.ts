@@ -34,7 +34,7 @@ import { versionedRouter } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { type RedisReply, RedisStore } from 'rate-limit-redis';
+import { RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
@@ -42,7 +42,7 @@ import { frontDoorRouter, type VersionEntry } from './front-door.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
-import { type Circuit, FallbackStore } from './rate-limit-store.js';
+import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { versionRouter } from './routes.js';
 import { xmlSerializerFor } from './xml-representation.js';
@@ -80,8 +80,7 @@ function limiterStore(ctx: AppContext, name: string, circuit: Circuit): Store | 
   return new FallbackStore({
     primary: new RedisStore({
       prefix: `${ctx.config.redisKeyPrefix}rl:${name}:`,
-      sendCommand: (command: string, ...args: string[]) =>
-        redis.call(command, ...args) as Promise<RedisReply>,
+      sendCommandCluster: sendRateLimitCommand(redis),
     }),
     timeoutMs: ctx.config.timeouts.redisCommandMs,
     circuit,

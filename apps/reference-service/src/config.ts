@@ -12,6 +12,8 @@ export interface ServiceConfig {
   readonly databaseFile: string;
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`); exclusive with `redisUrl`. */
+  readonly redisClusterNodes: readonly { readonly host: string; readonly port: number }[] | undefined;
   /** Prefix of every Redis key the service writes, so services can share one Redis. */
   readonly redisKeyPrefix: string;
   /** Seed demo projects and credentials into an empty database. */
@@ -54,6 +56,8 @@ export interface ServiceConfig {
     /** Getting a PostgreSQL connection: connecting, or waiting for a free one in the pool. */
     readonly databaseConnectMs: number;
   };
+  /** Most PostgreSQL connections one instance holds (its pg pool size). */
+  readonly databasePoolSize: number;
   /** Where POSTs with an Idempotency-Key on SQL-backed writes keep their records: in the same database transaction (default), or the shared store (Redis or memory). */
   readonly idempotencyStore: 'database' | 'shared';
   /** How long an in-flight idempotency claim in the shared store blocks a retry before it can be taken over. */
@@ -85,6 +89,11 @@ export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'REDIS_URL',
     '(unset)',
     'Redis for idempotency keys, revocation, refresh-token families and rate limits shared by instances; in memory when unset',
+  ],
+  [
+    'REDIS_CLUSTER_NODES',
+    '(unset)',
+    'Redis Cluster instead of REDIS_URL: seed nodes as host:port,host:port (any masters; the rest are discovered); not together with REDIS_URL',
   ],
   [
     'REDIS_KEY_PREFIX',
@@ -158,6 +167,11 @@ export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'deadline for getting a PostgreSQL connection (connecting, or waiting for a free pooled one); past it 503',
   ],
   [
+    'DATABASE_POOL_SIZE',
+    '10',
+    'most PostgreSQL connections one instance holds; a request waiting longer than DATABASE_CONNECT_TIMEOUT_MS for one gets 503',
+  ],
+  [
     'IDEMPOTENCY_STORE',
     'database',
     'database: idempotency records of creating POSTs are written in the same transaction as the row (survives a crash); shared: in Redis (or memory)',
@@ -224,6 +238,26 @@ function redisKeyPrefix(env: Env): string {
   return raw;
 }
 
+function redisClusterNodes(env: Env): { host: string; port: number }[] | undefined {
+  const raw = read(env, 'REDIS_CLUSTER_NODES');
+  if (raw === undefined) return undefined;
+  if (read(env, 'REDIS_URL') !== undefined) {
+    throw new ConfigError('REDIS_URL and REDIS_CLUSTER_NODES are exclusive: set one of them');
+  }
+  return raw.split(',').map((entry) => {
+    const node = entry.trim();
+    // host:port, or [IPv6]:port
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(node);
+    const port = Number(match?.[2]);
+    if (!match?.[1] || !(port >= 1 && port <= 65535)) {
+      throw new ConfigError(
+        `REDIS_CLUSTER_NODES must be host:port entries separated by commas, got "${node}"`,
+      );
+    }
+    return { host: match[1].replace(/^\[|\]$/g, ''), port };
+  });
+}
+
 function cursorSecret(env: Env): string | undefined {
   const raw = read(env, 'CURSOR_SECRET');
   if (raw !== undefined && Buffer.byteLength(raw) < 32) {
@@ -273,6 +307,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     databaseFile: read(env, 'DATABASE_FILE') ?? ':memory:',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisClusterNodes: redisClusterNodes(env),
     redisKeyPrefix: redisKeyPrefix(env),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
     tokenIssuer: read(env, 'TOKEN_ISSUER') ?? 'plumbline-reference',
@@ -308,6 +343,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       databaseStatementMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
       databaseConnectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 10, 600_000),
     },
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     idempotencyStore: oneOf(env, 'IDEMPOTENCY_STORE', ['database', 'shared'] as const, 'database'),
     idempotencyLeaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 60_000, 100, 86_400_000),
   };

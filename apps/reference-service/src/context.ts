@@ -1,6 +1,7 @@
 /**
  * Everything the app needs at run time, built once from the configuration: the database and its
- * repository, the shared state (Redis when REDIS_URL is set, memory otherwise), the token issuer and
+ * repository, the shared state (Redis when REDIS_URL is set, a Redis Cluster when REDIS_CLUSTER_NODES
+ * is, memory otherwise), the token issuer and
  * verifier, and the collections. `close()` releases it all (graceful shutdown).
  */
 import {
@@ -26,7 +27,7 @@ import {
   type IdempotencyStore,
   type SqlIdempotencyStore,
 } from '@plumbline/idempotency';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { type Collections, defineCollections } from './collections.js';
 import type { ServiceConfig } from './config.js';
 import { createDemoCredentials, type DemoCredentials, seedDemoData } from './seed.js';
@@ -44,7 +45,8 @@ export interface AppContext {
   readonly config: ServiceConfig;
   readonly db: Db;
   readonly repo: Repository;
-  readonly redis: Redis | undefined;
+  /** The shared Redis: one node (`REDIS_URL`) or a Cluster (`REDIS_CLUSTER_NODES`); every Redis-backed part uses it. */
+  readonly redis: Redis | Cluster | undefined;
   readonly collections: Collections;
   readonly issuer: Issuer;
   readonly verifier: JwtVerifier;
@@ -60,33 +62,75 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-async function connectRedis(url: string, timeouts: ServiceConfig['timeouts']): Promise<Redis> {
-  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever, and a
-  // Redis that accepts commands but never answers (frozen, partitioned) fails them at
-  // `commandTimeout`; the client keeps reconnecting in the background, so service resumes without a restart.
-  const redis = new Redis(url, {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    enableAutoPipelining: true,
-    connectTimeout: timeouts.redisConnectMs,
-    commandTimeout: timeouts.redisCommandMs,
-    retryStrategy: (times) => Math.min(times * 100, 2000),
-  });
-  redis.on('error', () => {});
-  // Start only with Redis answering: configuration that names a Redis which is not there is an
-  // operator error worth stopping for; once running, outages are answered with 503 and recovered from.
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 5000);
-    redis.once('ready', () => {
+/** Resolves once the client is `ready`; false after `ms`. */
+function whenReady(client: Redis | Cluster, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    client.once('ready', () => {
       clearTimeout(timer);
       resolve(true);
     });
   });
-  if (!ready) {
-    redis.disconnect();
-    throw new Error('REDIS_URL is set but Redis did not answer within 5 s');
+}
+
+async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | undefined> {
+  const { timeouts } = config;
+  // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever, and a
+  // Redis that accepts commands but never answers (frozen, partitioned) fails them at
+  // `commandTimeout`; the client keeps reconnecting in the background, so service resumes without a restart.
+  const nodeOptions = {
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeouts.redisConnectMs,
+    commandTimeout: timeouts.redisCommandMs,
+  };
+  let client: Redis | Cluster;
+  let name: string;
+  if (config.redisClusterNodes) {
+    name = 'REDIS_CLUSTER_NODES';
+    // A master that is down fails only the commands for its slots (the stores answer 503 for those);
+    // the client refreshes the slot map in the background and uses the node again once it is back.
+    client = new Cluster([...config.redisClusterNodes], {
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      maxRedirections: 4,
+      slotsRefreshTimeout: timeouts.redisConnectMs,
+      slotsRefreshInterval: 5000,
+      redisOptions: nodeOptions,
+    });
+    // The Cluster refuses a command for a node whose connection is still being made (no offline
+    // queue: a dead cluster must not pile up commands), so connect to every node as soon as it is known
+    // instead of on its first command.
+    client.on('+node', (node: Redis) => {
+      if (node.status === 'wait') node.connect().catch(() => {});
+    });
+  } else if (config.redisUrl) {
+    name = 'REDIS_URL';
+    client = new Redis(config.redisUrl, {
+      ...nodeOptions,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      retryStrategy: (times) => Math.min(times * 100, 2000),
+    });
+  } else {
+    return undefined;
   }
-  return redis;
+  client.on('error', () => {});
+  // Start only with Redis answering: configuration that names a Redis which is not there is an
+  // operator error worth stopping for; once running, outages are answered with 503 and recovered from.
+  if (!(await whenReady(client, 5000))) {
+    client.disconnect();
+    throw new Error(`${name} is set but Redis did not answer within 5 s`);
+  }
+  if (client instanceof Cluster) {
+    // Every master connected before the first request (see '+node' above); one that is down is retried later.
+    await Promise.allSettled(
+      client.nodes('master').map((node) => (node.status === 'ready' ? undefined : whenReady(node, 2000))),
+    );
+  }
+  return client;
 }
 
 export interface ContextOptions {
@@ -107,6 +151,7 @@ export async function createContext(
   const { timeouts } = config;
   const db = config.databaseUrl
     ? openPostgres(config.databaseUrl, {
+        max: config.databasePoolSize,
         timeouts: { statementMs: timeouts.databaseStatementMs, connectMs: timeouts.databaseConnectMs },
       })
     : openSqlite(config.databaseFile, { busyTimeoutMs: timeouts.databaseStatementMs });
@@ -117,7 +162,7 @@ export async function createContext(
     demoCredentials = await createDemoCredentials(repo);
   }
 
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, timeouts) : undefined;
+  const redis = await connectRedis(config);
   const timeoutMs = timeouts.redisCommandMs;
   const revocation: RevocationStore = redis
     ? new RedisRevocationStore({ client: redis, prefix: `${prefix}revoked:`, timeoutMs })

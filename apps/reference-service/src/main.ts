@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     const base = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
     console.info(`Plumbline reference service listening on ${base}`);
     console.info(
-      `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisUrl ? 'Redis' : 'in memory'}`,
+      `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisClusterNodes ? 'Redis Cluster' : config.redisUrl ? 'Redis' : 'in memory'}`,
     );
     console.info(
       `Open ${base}/ (API index) or ${base}/docs (interactive reference); metrics at ${base}/metrics`,

@@ -12,6 +12,29 @@
  * and period at most `timeoutMs`, and every other request no wait at all.
  */
 import { type ClientRateLimitInfo, MemoryStore, type Options, type Store } from 'express-rate-limit';
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisReply, SendCommandClusterDetails } from 'rate-limit-redis';
+
+/**
+ * rate-limit-redis's command function for one Redis or a Cluster. Every command but `SCRIPT LOAD`
+ * names its one key, so a Cluster routes it to that key's master; a script is loaded on every
+ * reachable master (one that was down and comes back empty answers NOSCRIPT, and the store loads it again).
+ */
+export function sendRateLimitCommand(
+  client: Redis | Cluster,
+): (details: SendCommandClusterDetails) => Promise<RedisReply> {
+  return async ({ command: [name, ...args] }) => {
+    if (!client.isCluster || name !== 'SCRIPT') {
+      return (await client.call(name as string, ...args)) as RedisReply;
+    }
+    const replies = await Promise.allSettled(
+      (client as Cluster).nodes('master').map((node) => node.call('SCRIPT', ...args)),
+    );
+    const loaded = replies.find((reply) => reply.status === 'fulfilled');
+    if (loaded) return loaded.value as RedisReply;
+    throw (replies[0] as PromiseRejectedResult | undefined)?.reason ?? new Error('no Redis master answered');
+  };
+}
 
 export interface FallbackStoreOptions {
   /** The shared store (rate-limit-redis). */

@@ -4,6 +4,7 @@
  * instead of hanging. `/health` (liveness) never calls any dependency.
  */
 import { HttpError } from '@plumbline/errors';
+import type { Cluster } from 'ioredis';
 import type { AppContext } from './context.js';
 
 export type DependencyState = 'ok' | 'down';
@@ -29,7 +30,10 @@ function within(work: () => Promise<unknown>, ms: number): Promise<DependencySta
   });
 }
 
-/** Probes the database (`SELECT 1`) and, when configured, Redis (`PING`), concurrently. */
+/**
+ * Probes the database (`SELECT 1`) and, when configured, Redis (`PING`; on a Cluster, every master,
+ * and one answering is enough), concurrently.
+ */
 export async function checkReadiness(ctx: AppContext): Promise<Readiness> {
   const { timeouts } = ctx.config;
   const redis = ctx.redis;
@@ -37,7 +41,14 @@ export async function checkReadiness(ctx: AppContext): Promise<Readiness> {
     within(() => ctx.db.all('SELECT 1 AS ok'), timeouts.databaseConnectMs + timeouts.databaseStatementMs),
     redis
       ? redis.status === 'ready'
-        ? within(() => redis.ping(), timeouts.redisCommandMs)
+        ? within(
+            () =>
+              // A Cluster with a master down still serves the other masters' keys: ready while any answers.
+              redis.isCluster
+                ? Promise.any((redis as Cluster).nodes('master').map((node) => node.ping()))
+                : redis.ping(),
+            timeouts.redisCommandMs,
+          )
         : Promise.resolve<DependencyState>('down')
       : undefined,
   ]);

@@ -7,13 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   type Credentials,
-  createProject,
   type Database,
   deleteRedisKeys,
   environmentReady,
   type OwnRedis,
   REDIS_URL,
-  type Reply,
   request,
   seedDatabase,
   sleep,
@@ -22,64 +20,10 @@ import {
   tally,
   token,
 } from './harness.js';
+import { createFaultProject, expectOnly503s, load, rowsPerKey, settle } from './load.js';
 import { sigtermUnderLoad } from './sigterm-scenario.js';
 
 const ready = await environmentReady();
-
-function createFaultProject(url: string, credentials: Credentials, key: string): Promise<Reply> {
-  return createProject(url, credentials, key, { name: `fault ${key}` });
-}
-
-async function rowsPerKey(db: Database, keys: readonly string[]): Promise<Map<string, number>> {
-  const rows = await db.query<{ name: string; n: string }>(
-    "SELECT name, count(*) AS n FROM projects WHERE name LIKE 'fault %' GROUP BY name",
-  );
-  const counts = new Map(keys.map((key) => [key, 0]));
-  for (const row of rows) counts.set(row.name.slice('fault '.length), Number(row.n));
-  return counts;
-}
-
-/** Retries a create until it is no longer 409/503 (bounded): what a well-behaved client does. */
-async function settle(url: string, credentials: Credentials, key: string, tries = 40): Promise<Reply> {
-  let reply = await createFaultProject(url, credentials, key);
-  for (let i = 0; i < tries && (reply.status === 409 || reply.status === 503); i++) {
-    await sleep(Number(reply.headers.get('retry-after') ?? 1) * 250);
-    reply = await createFaultProject(url, credentials, key);
-  }
-  return reply;
-}
-
-interface Sample {
-  readonly kind: string;
-  readonly reply: Reply;
-}
-
-/** Runs `workers` loops of `step` until `stop()` is called; collects every reply. */
-function load(workers: number, step: (worker: number, n: number) => Promise<Sample>) {
-  const samples: Sample[] = [];
-  let running = true;
-  const loops = Array.from({ length: workers }, async (_, worker) => {
-    for (let n = 0; running; n++) samples.push(await step(worker, n));
-  });
-  return {
-    samples,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      return samples;
-    },
-  };
-}
-
-function expectOnly503s(samples: readonly Sample[]): void {
-  for (const { kind, reply } of samples) {
-    if (reply.status >= 500) {
-      expect([kind, reply.status, reply.json()['error_code']]).toEqual([kind, 503, 'service_unavailable']);
-      expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
-    }
-    expect(reply.status, `${kind}: ${reply.text.slice(0, 200)}`).not.toBe(0);
-  }
-}
 
 describe.skipIf(!ready)('faults', () => {
   let db: Database;

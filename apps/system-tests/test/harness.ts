@@ -294,6 +294,8 @@ export interface ClusterOptions {
   readonly count: number;
   readonly database: Database;
   readonly redisUrl?: string;
+  /** `REDIS_CLUSTER_NODES` (host:port,...): the instances use this Redis Cluster instead of `redisUrl`. */
+  readonly redisClusterNodes?: string;
   readonly redisKeyPrefix?: string;
   readonly rateLimitPerMinute?: number;
   readonly env?: Record<string, string>;
@@ -320,7 +322,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const redisKeyPrefix = options.redisKeyPrefix ?? `${uniqueName('redis')}:`;
   const env: Record<string, string> = {
     DATABASE_URL: options.database.url,
-    REDIS_URL: options.redisUrl ?? REDIS_URL,
+    ...(options.redisClusterNodes
+      ? { REDIS_CLUSTER_NODES: options.redisClusterNodes }
+      : { REDIS_URL: options.redisUrl ?? REDIS_URL }),
     REDIS_KEY_PREFIX: redisKeyPrefix,
     SIGNING_KEY_JWK: signingKey,
     CURSOR_SECRET,

@@ -317,13 +317,21 @@ function grantFrom(clientId: string, subject: string, scopes: string): RefreshGr
   };
 }
 
+/** True when every key starting with `prefix` hashes by a non-empty `{tag}` inside the prefix (Redis Cluster rules). */
+function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1;
+}
+
 /**
  * A refresh token store shared through Redis. Rotation is one Lua script, so concurrent refreshes
  * with one token yield exactly one winner across all instances. Keys: `<prefix>tok:<hash>`,
  * `<prefix>fam:<id>` and `<prefix>at:<id>` (the family's access tokens), expiring with the family's
- * newest token. The script derives family keys
- * from the prefix, so use a standalone Redis (or a prefix with a hash tag, such as `{auth}:`, on a
- * cluster). Any Redis failure → 503 `service_unavailable`.
+ * newest token. Rotation reads and writes several of these keys in one script, so on a Redis
+ * Cluster they must share one hash slot: there the prefix must contain a hash tag, such as
+ * `{app:refresh}:` (the constructor throws a `TypeError` otherwise), and every family then lives on
+ * the master that owns that slot. Any Redis failure → 503 `service_unavailable`.
  *
  * @example
  * ```ts
@@ -341,6 +349,11 @@ export class RedisRefreshTokenStore implements RefreshTokenStore {
     this.#prefix = options.prefix ?? 'plumbline:auth:refresh:';
     this.#timeoutMs = options.timeoutMs ?? 1000;
     this.#now = options.now ?? Date.now;
+    if (options.client.isCluster === true && !hasHashTag(this.#prefix)) {
+      throw new TypeError(
+        `RedisRefreshTokenStore on a Redis Cluster needs a prefix with a hash tag, such as "{${this.#prefix}}", so that a family's keys share one slot; got "${this.#prefix}"`,
+      );
+    }
   }
 
   async createFamily(

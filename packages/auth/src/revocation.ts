@@ -68,6 +68,8 @@ export class MemoryRevocationStore implements RevocationStore {
  * ```
  */
 export interface RedisClient {
+  /** `true` on an ioredis `Cluster`: the refresh-token store then requires a hash tag in its prefix. */
+  readonly isCluster?: boolean;
   /** `EXISTS key`: 1 when the key exists, else 0. */
   exists(key: string): Promise<number>;
   /** `SET key value EXAT unixSeconds`. */

@@ -1,57 +1,26 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { redisAvailable } from '@plumbline/test-utils';
+import { type LocalRedisCluster, redisAvailable, startRedisCluster } from '@plumbline/test-utils';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from './__fixtures__/app.js';
-import { freePort, OwnRedis } from './__fixtures__/redis-server.js';
 import { createRedisStore } from './redis-store.js';
 
-const run = promisify(execFile);
 // The shared Redis only tells us the Redis binaries are installed; the cluster is our own.
 const redisUp = await redisAvailable();
 
 describe.skipIf(!redisUp)('Redis Cluster (3 private masters) with a client keyPrefix', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'idem-cluster-'));
-  const nodes: OwnRedis[] = [];
+  let local: LocalRedisCluster;
   let cluster: Cluster;
 
   beforeAll(async () => {
-    for (let i = 0; i < 3; i += 1) {
-      const port = await freePort();
-      const node = new OwnRedis(port, [
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        join(dir, `nodes-${port}.conf`),
-        '--dir',
-        dir,
-      ]);
-      await node.start();
-      nodes.push(node);
-    }
-    await run(
-      'redis-cli',
-      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-yes'],
-      { timeout: 20_000 },
-    );
-    await until(async () => {
-      const { stdout } = await run('redis-cli', ['-p', String(nodes[0]!.port), 'cluster', 'info']);
-      return stdout.includes('cluster_state:ok');
-    }, 20_000);
+    local = await startRedisCluster({ portRange: [17625, 17649], persistent: false });
     cluster = new Cluster(
-      nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+      local.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
       { keyPrefix: 'app:', redisOptions: { maxRetriesPerRequest: 1 } },
     );
   });
 
   afterAll(async () => {
     cluster?.disconnect();
-    for (const node of nodes) await node.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await local?.destroy();
   });
 
   it('claims, completes, replays and fences on keys spread over every shard', async () => {

@@ -23,4 +23,10 @@ export {
 export { type HttpRequestSpec, listen, type RunningServer, send } from './http.js';
 export { nodeOnlyUses } from './portability.js';
 export { cleanReadmeExamples, readmeBlock, runReadmeExample } from './readme.js';
+export {
+  type ClusterNode,
+  type LocalRedisCluster,
+  type RedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
 export { DATABASE_URL, postgresAvailable, REDIS_URL, redisAvailable, uniquePrefix } from './services.js';
