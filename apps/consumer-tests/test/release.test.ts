@@ -4,19 +4,10 @@
  * map names, a LICENSE; and each package installs ALONE with npm into a fresh directory outside the
  * workspace and loads there (import and require), and all of them install once with pnpm.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import {
-  cacheRoot,
-  projectDir,
-  publicPackages,
-  run,
-  runOk,
-  specifier,
-  userEnv,
-  writeJson,
-} from './support.js';
+import { projectDir, publicPackages, run, runOk, specifier, userEnv, writeJson } from './support.js';
 
 const registry = inject('registry');
 const published = inject('published');
@@ -139,13 +130,16 @@ describe('all packages installed with pnpm', () => {
   it('installs and loads', async () => {
     const dir = projectDir(registry, 'pnpm-all');
     writeJson(join(dir, 'package.json'), { name: 'pnpm-all', version: '1.0.0', private: true });
-    mkdirSync(join(cacheRoot, 'pnpm-store'), { recursive: true });
+    // A store and metadata cache of this run's own: every run republishes the same version numbers with
+    // new contents, and a store or cache kept from an earlier run would hand back the old tarballs.
     const install = await run(
       'pnpm',
       [
         'add',
         '--store-dir',
-        join(cacheRoot, 'pnpm-store'),
+        join(dir, '.pnpm-store'),
+        '--config.cache-dir',
+        join(dir, '.pnpm-cache'),
         ...packages.map((p) => `${p.name}@${published[p.name]}`),
       ],
       { cwd: dir, env: userEnv(registry), timeoutMs: 600_000 },

@@ -166,6 +166,10 @@ export interface SortKey<F extends string = string> {
   readonly direction: 'asc' | 'desc';
 }
 
+// The mark `isCollection` looks for at run time. It is deliberately not part of the `Collection`
+// type: a `unique symbol` in the declarations makes the ESM and CJS copies of the type distinct, and a
+// project that loads both (one file imports, another requires) then fails TS2717 on the Fastify and
+// Hono request augmentations.
 const BRAND = Symbol.for('@plumbline/query-parser.Collection');
 
 /**
@@ -177,7 +181,6 @@ const BRAND = Symbol.for('@plumbline/query-parser.Collection');
  * ```
  */
 export interface Collection<F extends string = string> {
-  readonly [BRAND]: true;
   readonly fields: ReadonlyMap<F, CompiledField>;
   readonly id: F;
   readonly defaultSort: readonly SortKey<F>[];
