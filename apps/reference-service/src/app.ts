@@ -7,8 +7,12 @@
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
+ *
+ * Metrics (metrics.ts) time every request from before the request id; the access log is pino
+ * (logging.ts). Neutral routes include `/` (front-door.ts), `/docs` (docs-ui.ts), `/metrics`,
+ * `/errors/<code>` (docs.ts); XML is written by xml-representation.ts from the OpenAPI schemas.
  */
-import { isKeySetUnavailable, type KeySetErrorEvent, redactQuery, redactUrl } from '@plumbline/auth';
+import { isKeySetUnavailable, type KeySetErrorEvent } from '@plumbline/auth';
 import {
   authenticate,
   getPrincipal,
@@ -30,29 +34,32 @@ import { versionedRouter } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
+import { docsUiRouter } from './docs-ui.js';
+import { frontDoorRouter, type VersionEntry } from './front-door.js';
+import { accessLog } from './logging.js';
+import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { versionRouter } from './routes.js';
+import { xmlSerializerFor } from './xml-representation.js';
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
-export const versionPolicy = createVersionPolicy({
-  strategy: 'path',
-  versions: [
-    {
-      version: '1',
-      deprecatedAt: '2026-06-01T00:00:00Z',
-      sunsetAt: '2027-06-30T00:00:00Z',
-      successor: '2',
-      links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
-    },
-    '2',
-  ],
-});
+const API_VERSIONS = [
+  {
+    version: '1',
+    deprecatedAt: '2026-06-01T00:00:00Z',
+    sunsetAt: '2027-06-30T00:00:00Z',
+    successor: '2',
+    links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+  },
+  { version: '2' },
+] as const satisfies readonly VersionEntry[];
+
+export const versionPolicy = createVersionPolicy({ strategy: 'path', versions: API_VERSIONS });
 
 const MAX_QUERY_BYTES = 4096;
 
@@ -107,22 +114,6 @@ export function keySetErrorLogger(logger: Logger): (event: KeySetErrorEvent) => 
     );
 }
 
-const SECRET_HEADERS = ['authorization', 'x-api-key', 'cookie'];
-
-/** pino-http's serialized request with credentials in the URL, query and headers replaced. */
-function redactRequest(req: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...req };
-  if (typeof out['url'] === 'string') out['url'] = redactUrl(out['url']);
-  if (out['query'] && typeof out['query'] === 'object')
-    out['query'] = redactQuery(out['query'] as Record<string, unknown>);
-  if (out['headers'] && typeof out['headers'] === 'object') {
-    const headers = { ...(out['headers'] as Record<string, unknown>) };
-    for (const name of SECRET_HEADERS) if (headers[name] !== undefined) headers[name] = '[REDACTED]';
-    out['headers'] = headers;
-  }
-  return out;
-}
-
 /** Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1). */
 const noStore: RequestHandler = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
@@ -137,22 +128,11 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
+  // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  app.use(metrics.middleware);
   app.use(requestId());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => getRequestId(req as Request) ?? '-',
-      // 503 is a fail-closed answer to an outage that its detector logs once; per request it is a warning.
-      customLogLevel: (_req, res, error) =>
-        error || (res.statusCode >= 500 && res.statusCode !== 503)
-          ? 'error'
-          : res.statusCode === 503
-            ? 'warn'
-            : 'info',
-      // Credentials never reach the access log: not in headers, not in a refused query string.
-      serializers: { req: redactRequest },
-    }),
-  );
+  app.use(accessLog(logger));
   if (config.tls) {
     app.use((_req, res, next) => {
       res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
@@ -242,10 +222,25 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     )
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
+  neutral.use(frontDoorRouter(openapi, API_VERSIONS));
+  neutral.use(
+    docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }),
+  );
+  neutral
+    .route('/metrics')
+    .get(metrics.handler)
+    .all(methodNotAllowed(['GET']));
 
+  const xml = xmlSerializerFor(openapi);
   const versioned = (version: 1 | 2) => {
     const router = Router();
-    router.use(negotiate({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
+    router.use(
+      negotiate({
+        types: ['application/json', 'application/xml'],
+        languages: ['en', 'de'],
+        serializers: { 'application/xml': xml },
+      }),
+    );
     router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
     router.use(principalLimit);
     router.use(versionRouter(ctx, version));
@@ -257,9 +252,13 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.use(
     errorHandler({
       onError: ({ error, original, req }) => {
+        metrics.recordError(req, error);
         // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
-        if (error.status >= 500 && !isKeySetUnavailable(original))
-          logger.error({ err: original, req_id: getRequestId(req) }, 'request failed');
+        if (error.status >= 500 && !isKeySetUnavailable(original)) {
+          const log =
+            (req as Request & { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
+          log.error({ err: original }, 'request failed');
+        }
       },
     }),
   );

@@ -12,7 +12,9 @@ import {
   isErrorCode,
   lookupLanguage,
 } from '@plumbline/errors';
+import { negotiate, represent } from '@plumbline/negotiation/express';
 import { type Request, type Response, Router } from 'express';
+import { errorCodePage, htmlHeaders } from './html-pages.js';
 
 type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -92,13 +94,18 @@ export function docsRouter(): Router {
     res.vary('Accept-Language');
     res.json({ data: ERROR_CODES.map((code) => describeCode(code, lang)) });
   });
-  router.get('/errors/:code', (req: Request, res: Response) => {
+  // JSON for programs, an HTML page for a browser that followed a problem's `type` link.
+  const errorDoc = negotiate({
+    types: ['application/json', 'text/html'],
+    languages: defaultCatalogue.languages,
+    serializers: {
+      'text/html': (data, { language: lang }) => errorCodePage(data as ReturnType<typeof describeCode>, lang),
+    },
+  });
+  router.get('/errors/:code', errorDoc, htmlHeaders, (req: Request, res: Response) => {
     const code = req.params['code'];
     if (typeof code !== 'string' || !isErrorCode(code)) throw new HttpError('not_found');
-    const lang = language(req);
-    res.setHeader('Content-Language', lang);
-    res.vary('Accept-Language');
-    res.json(describeCode(code, lang));
+    represent(res, describeCode(code, language(req)));
   });
   router.get('/docs/deprecations/v1', (_req, res) => {
     res.type('text/plain').send(DEPRECATION_V1);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import pino from 'pino';
 import { createApp, keySetErrorLogger } from './app.js';
 import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
 import { createContext } from './context.js';
+import { createLogger } from './logging.js';
 import { describeCredentials } from './seed.js';
 
 function readConfig(): ServiceConfig {
@@ -25,15 +25,10 @@ async function main(): Promise<void> {
     return;
   }
   const config = readConfig();
-  const logger = pino({
+  // JSON lines in production and whenever stdout is not a terminal; one readable line per entry otherwise.
+  const logger = createLogger({
     level: config.logLevel,
-    // Credentials never reach the logs.
-    redact: [
-      'req.headers.authorization',
-      'req.headers["x-api-key"]',
-      'req.headers.cookie',
-      'res.headers["set-cookie"]',
-    ],
+    pretty: process.stdout.isTTY === true && config.env !== 'production',
   });
   const ctx = await createContext(config, { onKeySetError: keySetErrorLogger(logger) });
   const app = createApp(ctx, logger);
@@ -57,6 +52,9 @@ async function main(): Promise<void> {
     console.info(`Plumbline reference service listening on ${base}`);
     console.info(
       `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisClusterNodes ? 'Redis Cluster' : config.redisUrl ? 'Redis' : 'in memory'}`,
+    );
+    console.info(
+      `Open ${base}/ (API index) or ${base}/docs (interactive reference); metrics at ${base}/metrics`,
     );
     console.info(`Try: curl -i ${base}/health   (API description: ${base}/openapi.json)`);
     if (ctx.demoCredentials) console.info(`\n${describeCredentials(base, ctx.demoCredentials)}`);

@@ -16,6 +16,7 @@ import {
   taskInput,
   taskOutput,
 } from './domain/schemas.js';
+import { pageOf, withFrontDoor } from './openapi-front.js';
 import { COLLECTION_SCOPES } from './seed.js';
 
 type Json = Record<string, unknown>;
@@ -145,15 +146,8 @@ function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
   };
 }
 
-const page = (item: Json): Json => ({
-  type: 'object',
-  required: ['data', 'page', 'links'],
-  properties: {
-    data: { type: 'array', items: item },
-    page: ref('PageMeta'),
-    links: ref('PageLinks'),
-  },
-});
+// A page of a collection: `<Item>Page`, defined with its XML shape in openapi-front.ts.
+const page = pageOf;
 
 function versionPaths(ctx: AppContext, version: ApiVersion): Json {
   const { collections } = ctx;
@@ -485,7 +479,7 @@ export function buildOpenApi(ctx: AppContext): Json {
       `${scope.split(':')[0]} ${scope.split(':')[1]}`,
     ]),
   );
-  return {
+  return withFrontDoor({
     openapi: '3.1.0',
     info: {
       title: 'Plumbline reference service',
@@ -660,5 +654,5 @@ export function buildOpenApi(ctx: AppContext): Json {
         CommentInput: schema(commentInput, 'input'),
       },
     },
-  };
+  });
 }

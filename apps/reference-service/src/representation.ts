@@ -7,6 +7,15 @@ import { buildPage, type CollectionQuery } from '@plumbline/query-parser';
 import { setPageHeaders } from '@plumbline/query-parser/express';
 import type { Request, Response } from 'express';
 import { selectFields } from './domain/model.js';
+import { asXmlSchema } from './xml-representation.js';
+
+/** The page schema of a collection URL (`/v2/projects` → `ProjectV2Page`), for the XML shape. */
+function pageSchema(url: string): string {
+  const segments = url.split('/');
+  const name = segments.at(-1);
+  if (name === 'projects') return `Project${segments[1]?.toUpperCase()}Page`;
+  return name === 'comments' ? 'CommentPage' : 'TaskPage';
+}
 
 /** The collection URL of a request: the path, without a trailing `/search`. */
 export function collectionUrl(req: Request): string {
@@ -33,7 +42,7 @@ export function sendCollection(
     .slice(0, query.pagination.limit)
     .map((row) => selectFields(toRepresentation(row), query.fields));
   setPageHeaders(res, page);
-  represent(res, { ...page.body, data });
+  represent(res, asXmlSchema(pageSchema(collectionUrl(req)), { ...page.body, data }));
 }
 
 /** Sends a created member: 201 with `Location` (docs/conventions.md 4.2 (6)). */

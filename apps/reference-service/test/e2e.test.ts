@@ -476,7 +476,7 @@ describe.each(backends)('reference service on $name', (backend) => {
       expect(reply.headers.get('vary')).toMatch(/Accept, Accept-Language/);
       if (type.startsWith('application/xml')) {
         const doc = new XMLParser().parse(reply.text);
-        expect(doc.data.page.limit).toBe(1);
+        expect(doc.projects.page.limit).toBe(1);
       }
     });
 

@@ -37,4 +37,46 @@ describe('OpenAPI document', () => {
       required: expect.arrayContaining(['error_code', 'message']),
     });
   });
+
+  it('every component schema declares its XML element, and every XML body refers to one', () => {
+    const components = document['components'] as Record<string, Record<string, Record<string, unknown>>>;
+    const schemas = components['schemas'] ?? {};
+    const unnamed = Object.entries(schemas)
+      .filter(([, schema]) => typeof (schema['xml'] as { name?: unknown } | undefined)?.name !== 'string')
+      .map(([name]) => name);
+    expect(unnamed).toEqual([]);
+    const xmlBodies: string[] = [];
+    const visit = (node: unknown, path: string) => {
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, child] of Object.entries(node)) {
+        if (/^application\/(problem\+)?xml$/.test(key)) {
+          const ref = (child as { schema?: { $ref?: string } }).schema?.$ref;
+          xmlBodies.push(`${path} ${key} ${ref && schemas[ref.split('/').pop()!] ? 'named' : 'UNNAMED'}`);
+        } else visit(child, `${path}/${key}`);
+      }
+    };
+    visit(document['paths'], '');
+    visit(components['responses'], '#responses');
+    expect(xmlBodies.length).toBeGreaterThan(40);
+    expect(xmlBodies.filter((entry) => entry.endsWith('UNNAMED'))).toEqual([]);
+  });
+
+  it('collections are pages of their own (<projects>, <tasks>, <comments>) with unwrapped items', () => {
+    const schemas = (document['components'] as Record<string, Record<string, Record<string, unknown>>>)[
+      'schemas'
+    ]!;
+    expect(
+      Object.fromEntries(
+        ['ProjectV1Page', 'ProjectV2Page', 'TaskPage', 'CommentPage'].map((name) => {
+          const page = schemas[name] as { xml: { name: string }; properties: { data: { xml: unknown } } };
+          return [name, [page.xml.name, page.properties.data.xml]];
+        }),
+      ),
+    ).toEqual({
+      ProjectV1Page: ['projects', { wrapped: false }],
+      ProjectV2Page: ['projects', { wrapped: false }],
+      TaskPage: ['tasks', { wrapped: false }],
+      CommentPage: ['comments', { wrapped: false }],
+    });
+  });
 });

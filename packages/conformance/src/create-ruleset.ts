@@ -632,7 +632,8 @@ const versionConsistent: Check = (context) => {
     ];
   }
   if (strategies.has('path') && !serverVersioned) {
-    const unversioned = paths.find(({ shape }) => shape.version === undefined);
+    // The root `/` is where a client finds the versions (an API index); it cannot carry one itself.
+    const unversioned = paths.find(({ shape }) => shape.version === undefined && shape.segments.length > 0);
     if (unversioned)
       return [
         {

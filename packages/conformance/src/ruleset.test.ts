@@ -266,6 +266,11 @@ describe('ruleset: single cases', () => {
       ['plumbline-version-consistent'],
     ],
     [
+      'the root / (an API index that lists the versions) needs no version',
+      { '/': { get: { responses: ok } }, '/v1/projects/{id}': { get: { responses: ok } } },
+      [],
+    ],
+    [
       'query version and path version',
       { '/v1/projects/{id}': { get: { parameters: [{ name: 'version', in: 'query' }], responses: ok } } },
       ['plumbline-version-consistent'],

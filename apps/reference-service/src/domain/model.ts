@@ -1,4 +1,5 @@
 /** Stored rows and their representations per API version. */
+import { asXmlSchema } from '../xml-representation.js';
 
 export type ApiVersion = 1 | 2;
 
@@ -44,7 +45,7 @@ export function projectRepresentation(row: ProjectRow, version: ApiVersion): Rec
       : version === 1
         ? row.budget_amount
         : { amount: row.budget_amount, currency: row.budget_currency ?? 'EUR' };
-  return {
+  return asXmlSchema(`ProjectV${version}`, {
     id: row.id,
     name: row.name,
     description: row.description,
@@ -52,11 +53,11 @@ export function projectRepresentation(row: ProjectRow, version: ApiVersion): Rec
     budget,
     created_at: row.created_at,
     updated_at: row.updated_at,
-  };
+  });
 }
 
 export function taskRepresentation(row: TaskRow): Record<string, unknown> {
-  return {
+  return asXmlSchema('Task', {
     id: row.id,
     project_id: row.project_id,
     title: row.title,
@@ -65,11 +66,17 @@ export function taskRepresentation(row: TaskRow): Record<string, unknown> {
     due_date: row.due_date,
     created_at: row.created_at,
     updated_at: row.updated_at,
-  };
+  });
 }
 
 export function commentRepresentation(row: CommentRow): Record<string, unknown> {
-  return { id: row.id, task_id: row.task_id, body: row.body, author: row.author, created_at: row.created_at };
+  return asXmlSchema('Comment', {
+    id: row.id,
+    task_id: row.task_id,
+    body: row.body,
+    author: row.author,
+    created_at: row.created_at,
+  });
 }
 
 /** Keeps only the selected fields (`fields=`); `id` is always kept. */
