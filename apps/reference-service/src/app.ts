@@ -59,7 +59,7 @@ const API_VERSIONS = [
   { version: '2' },
 ] as const satisfies readonly VersionEntry[];
 
-export const versionPolicy = createVersionPolicy({ strategy: 'path', versions: API_VERSIONS });
+const versionPolicy = createVersionPolicy({ strategy: 'path', versions: API_VERSIONS });
 
 const MAX_QUERY_BYTES = 4096;
 

@@ -70,7 +70,7 @@ export class ConfigError extends Error {
 }
 
 /** One row per variable: name, default, meaning. */
-export const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
+const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   ['PORT', '3000', 'TCP port to listen on (0-65535; 0 picks a free port)'],
   ['HOST', '127.0.0.1', 'interface to bind (0.0.0.0 for all interfaces)'],
   [

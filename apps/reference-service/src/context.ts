@@ -35,7 +35,7 @@ import { type Db, openPostgres, openSqlite } from './storage/db.js';
 import { IDEMPOTENCY_TABLE, migrate } from './storage/migrations.js';
 import { Repository } from './storage/repository.js';
 
-export interface OAuthClientRecord {
+interface OAuthClientRecord {
   readonly clientId: string;
   readonly secretHash: string;
   readonly scopes: readonly string[];
@@ -141,7 +141,7 @@ export interface ContextOptions {
 }
 
 /** Our own access tokens live 15 minutes; older or longer-lived tokens in our name are refused. */
-export const OWN_TOKEN_TTL_SEC = 900;
+const OWN_TOKEN_TTL_SEC = 900;
 
 export async function createContext(
   config: ServiceConfig,

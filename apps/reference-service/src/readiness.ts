@@ -7,7 +7,7 @@ import { HttpError } from '@plumbline/errors';
 import type { Cluster } from 'ioredis';
 import type { AppContext } from './context.js';
 
-export type DependencyState = 'ok' | 'down';
+type DependencyState = 'ok' | 'down';
 
 export interface Readiness {
   readonly ready: boolean;

@@ -18,7 +18,7 @@ function pageSchema(url: string): string {
 }
 
 /** The collection URL of a request: the path, without a trailing `/search`. */
-export function collectionUrl(req: Request): string {
+function collectionUrl(req: Request): string {
   return `${req.baseUrl}${req.path}`.replace(/\/search\/?$/, '').replace(/\/$/, '');
 }
 

@@ -45,7 +45,7 @@ function idParam(req: Request, name: string): string {
 }
 
 /** RFC 7396 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
   const result: Record<string, unknown> =
     typeof target === 'object' && target !== null && !Array.isArray(target)

@@ -15,7 +15,7 @@ import { portOpen, sleep } from './harness.js';
 const RANGE = { first: 17200, last: 17299 };
 
 /** The first port of the range nothing listens on (tried by binding it). */
-export async function portInRange(): Promise<number> {
+async function portInRange(): Promise<number> {
   for (let port = RANGE.first; port <= RANGE.last; port++) {
     const free = await new Promise<boolean>((resolve) => {
       const server = createServer();

@@ -21,7 +21,7 @@ export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A name unique to this run, usable as a schema name, Redis prefix and application_name. */
-export function uniqueName(label: string): string {
+function uniqueName(label: string): string {
   return `st_${label}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
@@ -190,7 +190,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
 }
 
 /** Key shared by every instance of a cluster (ES256, like the service issues). */
-export async function signingKeyJwk(): Promise<string> {
+async function signingKeyJwk(): Promise<string> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   return JSON.stringify(await exportJWK(privateKey));
 }

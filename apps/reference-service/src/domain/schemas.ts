@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
 export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
-export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'JPY'] as const;
+const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'JPY'] as const;
 
 /** Fields a client may send but the server owns: accepted (so a GET body can be PUT back) and ignored. */
 const readOnly = {
@@ -20,9 +20,9 @@ const description = z.string().max(2000).nullable();
 const projectStatus = z.enum(PROJECT_STATUSES);
 
 /** v1 budget: a plain amount (in the project's currency; EUR for new projects). */
-export const budgetV1 = z.number().finite().min(0).max(1e12).nullable();
+const budgetV1 = z.number().finite().min(0).max(1e12).nullable();
 /** v2 budget: amount and currency (the breaking change of v2). */
-export const budgetV2 = z
+const budgetV2 = z
   .object({ amount: z.number().finite().min(0).max(1e12), currency: z.enum(CURRENCIES) })
   .strict()
   .nullable();
@@ -109,8 +109,3 @@ export const commentOutput = z.object({
   author: z.string(),
   created_at: z.iso.datetime(),
 });
-
-export type ProjectInputV1 = z.infer<(typeof projectInput)[1]>;
-export type ProjectInputV2 = z.infer<(typeof projectInput)[2]>;
-export type TaskInput = z.infer<typeof taskInput>;
-export type CommentInput = z.infer<typeof commentInput>;
