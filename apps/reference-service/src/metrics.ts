@@ -245,9 +245,11 @@ function instrumentRedis(ctx: AppContext, count: () => void): void {
   if (!redis) return;
   listen(redis, count, (notify) => {
     redis.on('error', notify);
-    const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = ((command: { promise?: Promise<unknown> }, stream?: unknown) => {
-      const result = (send as (c: unknown, s?: unknown) => unknown)(command, stream);
+    const send = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
+    // Every argument is passed on: a Cluster's sendCommand takes a third one (the node), and
+    // dropping it crashed the process on the first command.
+    redis.sendCommand = ((command: { promise?: Promise<unknown> }, ...rest: unknown[]) => {
+      const result = send(command, ...rest);
       command.promise?.catch(notify);
       return result;
     }) as typeof redis.sendCommand;
