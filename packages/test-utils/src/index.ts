@@ -21,7 +21,7 @@ export {
   frameworkSenders,
 } from './frameworks.js';
 export { type HttpRequestSpec, listen, type RunningServer, send } from './http.js';
-export { nodeOnlyUses } from './portability.js';
+export { frameworkPeerProblems, type ManifestDependencies, nodeOnlyUses } from './portability.js';
 export { cleanReadmeExamples, readmeBlock, runReadmeExample } from './readme.js';
 export {
   type ClusterNode,

@@ -28,3 +28,35 @@ export function nodeOnlyUses(srcDir: URL, entries: readonly string[]): string[] 
   }
   return found;
 }
+
+/** The dependency fields of a package manifest that {@link frameworkPeerProblems} reads. */
+export interface ManifestDependencies {
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>;
+}
+
+/**
+ * What is wrong with how a manifest names the web frameworks, so installing one adapter never pulls
+ * in another framework: express, fastify and hono must each be an optional peer and never a
+ * dependency, and `fastify-plugin` (no dependencies of its own) is the only framework-named
+ * dependency allowed. An empty list means nothing is wrong.
+ *
+ * @example
+ * ```ts
+ * expect(frameworkPeerProblems(manifest)).toEqual([]);
+ * ```
+ */
+export function frameworkPeerProblems(manifest: ManifestDependencies): string[] {
+  const problems: string[] = [];
+  for (const framework of ['express', 'fastify', 'hono']) {
+    if (manifest.peerDependencies?.[framework] === undefined) problems.push(`${framework} is not a peer`);
+    if (manifest.peerDependenciesMeta?.[framework]?.optional !== true)
+      problems.push(`${framework} is not marked optional`);
+  }
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    if (name !== 'fastify-plugin' && /express|fastify|hono/.test(name))
+      problems.push(`${name} is a dependency`);
+  }
+  return problems;
+}
