@@ -1,46 +1,12 @@
 // The README's Fastify and Hono examples run as written (only the port is made ephemeral).
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { cleanReadmeExamples, readmeBlock, runReadmeExample, send } from '@plumbline/test-utils';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readmeFrameworkExamples, send } from '@plumbline/test-utils';
+import { describe, expect, it } from 'vitest';
 
 const here = new URL('.', import.meta.url);
 const readme = new URL('../README.md', import.meta.url);
-cleanReadmeExamples(here);
-const closers: (() => Promise<unknown>)[] = [];
-afterAll(() => Promise.all(closers.map((close) => close())));
+const examples = readmeFrameworkExamples(here, readme, 'errors');
 
-async function fastifyPort(): Promise<number> {
-  const { app } = await runReadmeExample<{ app: FastifyInstance }>(
-    here,
-    'errors-fastify',
-    readmeBlock(readme, '### Fastify'),
-    ['app'],
-    [['port: 3000', "port: 0, host: '127.0.0.1'"]],
-  );
-  closers.push(() => app.close());
-  return (app.server.address() as AddressInfo).port;
-}
-
-async function honoPort(): Promise<number> {
-  const { server } = await runReadmeExample<{ server: Server }>(
-    here,
-    'errors-hono',
-    readmeBlock(readme, '### Hono'),
-    ['server'],
-    [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
-  );
-  if (!server.listening) await once(server, 'listening');
-  closers.push(() => new Promise((resolve) => server.close(resolve)));
-  return (server.address() as AddressInfo).port;
-}
-
-describe.each([
-  ['Fastify', fastifyPort],
-  ['Hono', honoPort],
-])('README %s example', (_name, start) => {
+describe.each(examples)('README %s example', (_name, start) => {
   const port = start();
 
   it('serves a project with its request id', async () => {

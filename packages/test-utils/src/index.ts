@@ -22,7 +22,7 @@ export {
 } from './frameworks.js';
 export { type HttpRequestSpec, listen, type RunningServer, send } from './http.js';
 export { frameworkPeerProblems, type ManifestDependencies, nodeOnlyUses } from './portability.js';
-export { cleanReadmeExamples, readmeBlock, runReadmeExample } from './readme.js';
+export { cleanReadmeExamples, readmeBlock, readmeFrameworkExamples, runReadmeExample } from './readme.js';
 export {
   type ClusterNode,
   type LocalRedisCluster,

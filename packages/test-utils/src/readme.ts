@@ -1,5 +1,9 @@
+import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 /**
  * The first ```ts block after a heading of a README (the heading line as written, e.g.
@@ -69,4 +73,60 @@ export function cleanReadmeExamples(dir: URL): void {
   for (const entry of readdirSync(dir)) {
     if (entry.endsWith('.generated.ts')) rmSync(new URL(entry, dir), { force: true });
   }
+}
+
+/** What a README's Fastify example exports: the listening app. */
+interface FastifyExample {
+  readonly app: { close(): Promise<unknown>; readonly server: { address(): unknown } };
+}
+
+/**
+ * A package README's `### Fastify` and `### Hono` examples, each run as written except that
+ * `port: 3000` becomes an ephemeral loopback port, as `[framework, start]` pairs for `describe.each`.
+ * `start()` resolves with the port; every server started closes after the file's tests. Generated
+ * files from an earlier run are removed first.
+ *
+ * @example
+ * ```ts
+ * describe.each(readmeFrameworkExamples(here, readme, 'errors'))('README %s example', (_name, start) => {
+ *   const port = start();
+ *   it('answers', async () => expect((await send(await port, { path: '/x' })).status).toBe(200));
+ * });
+ * ```
+ */
+export function readmeFrameworkExamples(
+  dir: URL,
+  readme: URL,
+  name: string,
+): [string, () => Promise<number>][] {
+  cleanReadmeExamples(dir);
+  const closers: (() => Promise<unknown>)[] = [];
+  afterAll(() => Promise.all(closers.map((close) => close())));
+  const fastify = async (): Promise<number> => {
+    const { app } = await runReadmeExample<FastifyExample>(
+      dir,
+      `${name}-fastify`,
+      readmeBlock(readme, '### Fastify'),
+      ['app'],
+      [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+    );
+    closers.push(() => app.close());
+    return (app.server.address() as AddressInfo).port;
+  };
+  const hono = async (): Promise<number> => {
+    const { server } = await runReadmeExample<{ server: Server }>(
+      dir,
+      `${name}-hono`,
+      readmeBlock(readme, '### Hono'),
+      ['server'],
+      [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+    );
+    if (!server.listening) await once(server, 'listening');
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    return (server.address() as AddressInfo).port;
+  };
+  return [
+    ['Fastify', fastify],
+    ['Hono', hono],
+  ];
 }
