@@ -112,6 +112,51 @@ function keyed(
   });
 }
 
+/**
+ * What a service with a stalled Redis must answer, in time: what needs only the database works, what
+ * needs Redis (the bearer token's revocation check, a search's idempotency key) is 503.
+ */
+function redisStallProbes(
+  url: string,
+  credentials: Credentials,
+  jwt: string,
+  run: string,
+  label: string,
+): Probe[] {
+  return [
+    { name: 'GET /health', expected: 200, send: (signal) => request(`${url}/health`, { signal }) },
+    {
+      name: 'GET /ready',
+      expected: 503,
+      checks: { database: 'ok', redis: 'down' },
+      send: (signal) => request(`${url}/ready`, { signal }),
+    },
+    {
+      name: 'GET /v2/projects (API key: database only)',
+      expected: 200,
+      send: (signal) =>
+        request(`${url}/v2/projects?limit=1`, { headers: { 'x-api-key': credentials.apiKey }, signal }),
+    },
+    {
+      name: 'GET /v2/projects (bearer: revocation list in Redis)',
+      expected: 503,
+      send: (signal) =>
+        request(`${url}/v2/projects?limit=1`, { headers: { authorization: `Bearer ${jwt}` }, signal }),
+    },
+    {
+      name: 'POST /v2/projects (idempotency in the database)',
+      expected: 201,
+      send: (signal) =>
+        keyed(url, '/v2/projects', credentials, randomUUID(), { name: `${label} ${randomUUID()}` }, signal),
+    },
+    {
+      name: 'POST /v2/projects/search (idempotency in Redis)',
+      expected: 503,
+      send: (signal) => keyed(url, '/v2/projects/search', credentials, `search-${run}`, { limit: 1 }, signal),
+    },
+  ];
+}
+
 describe.skipIf(!ready)('stalled dependencies', () => {
   let db: Database;
   let seeded: Credentials;
@@ -142,39 +187,7 @@ describe.skipIf(!ready)('stalled dependencies', () => {
       const credentials = cluster.credentials;
       const jwt = (await token(url, credentials, 'read:projects')).access_token;
       const run = randomUUID();
-      const probes: Probe[] = [
-        { name: 'GET /health', expected: 200, send: (signal) => request(`${url}/health`, { signal }) },
-        {
-          name: 'GET /ready',
-          expected: 503,
-          checks: { database: 'ok', redis: 'down' },
-          send: (signal) => request(`${url}/ready`, { signal }),
-        },
-        {
-          name: 'GET /v2/projects (API key: database only)',
-          expected: 200,
-          send: (signal) =>
-            request(`${url}/v2/projects?limit=1`, { headers: { 'x-api-key': credentials.apiKey }, signal }),
-        },
-        {
-          name: 'GET /v2/projects (bearer: revocation list in Redis)',
-          expected: 503,
-          send: (signal) =>
-            request(`${url}/v2/projects?limit=1`, { headers: { authorization: `Bearer ${jwt}` }, signal }),
-        },
-        {
-          name: 'POST /v2/projects (idempotency in the database)',
-          expected: 201,
-          send: (signal) =>
-            keyed(url, '/v2/projects', credentials, randomUUID(), { name: `frozen ${randomUUID()}` }, signal),
-        },
-        {
-          name: 'POST /v2/projects/search (idempotency in Redis)',
-          expected: 503,
-          send: (signal) =>
-            keyed(url, '/v2/projects/search', credentials, `search-${run}`, { limit: 1 }, signal),
-        },
-      ];
+      const probes = redisStallProbes(url, credentials, jwt, run, 'frozen');
       redis.freeze();
       const during = await probe(probes, REDIS_COMMAND_MS * 3 + MARGIN_MS, 3);
       redis.thaw();
@@ -213,46 +226,7 @@ describe.skipIf(!ready)('stalled dependencies', () => {
       const credentials = cluster.credentials;
       const jwt = (await token(url, credentials, 'read:projects')).access_token;
       const run = randomUUID();
-      const probes: Probe[] = [
-        { name: 'GET /health', expected: 200, send: (signal) => request(`${url}/health`, { signal }) },
-        {
-          name: 'GET /ready',
-          expected: 503,
-          checks: { database: 'ok', redis: 'down' },
-          send: (signal) => request(`${url}/ready`, { signal }),
-        },
-        {
-          name: 'GET /v2/projects (API key)',
-          expected: 200,
-          send: (signal) =>
-            request(`${url}/v2/projects?limit=1`, { headers: { 'x-api-key': credentials.apiKey }, signal }),
-        },
-        {
-          name: 'GET /v2/projects (bearer)',
-          expected: 503,
-          send: (signal) =>
-            request(`${url}/v2/projects?limit=1`, { headers: { authorization: `Bearer ${jwt}` }, signal }),
-        },
-        {
-          name: 'POST /v2/projects',
-          expected: 201,
-          send: (signal) =>
-            keyed(
-              url,
-              '/v2/projects',
-              credentials,
-              randomUUID(),
-              { name: `cut off ${randomUUID()}` },
-              signal,
-            ),
-        },
-        {
-          name: 'POST /v2/projects/search',
-          expected: 503,
-          send: (signal) =>
-            keyed(url, '/v2/projects/search', credentials, `search-${run}`, { limit: 1 }, signal),
-        },
-      ];
+      const probes = redisStallProbes(url, credentials, jwt, run, 'cut off');
       proxy.stall();
       const during = await probe(probes, REDIS_COMMAND_MS * 3 + MARGIN_MS, 3);
       proxy.resume();
