@@ -29,16 +29,16 @@ import {
   requestId,
 } from '@plumbline/errors/express';
 import { negotiate } from '@plumbline/negotiation/express';
-import { createVersionPolicy } from '@plumbline/versioning';
 import { versionedRouter } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
+import { API_VERSIONS, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
-import { frontDoorRouter, type VersionEntry } from './front-door.js';
+import { frontDoorRouter } from './front-door.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
@@ -46,20 +46,6 @@ import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-
 import { checkReadiness, notReady } from './readiness.js';
 import { versionRouter } from './routes.js';
 import { xmlSerializerFor } from './xml-representation.js';
-
-/** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
-const API_VERSIONS = [
-  {
-    version: '1',
-    deprecatedAt: '2026-06-01T00:00:00Z',
-    sunsetAt: '2027-06-30T00:00:00Z',
-    successor: '2',
-    links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
-  },
-  { version: '2' },
-] as const satisfies readonly VersionEntry[];
-
-const versionPolicy = createVersionPolicy({ strategy: 'path', versions: API_VERSIONS });
 
 const MAX_QUERY_BYTES = 4096;
 
@@ -232,13 +218,16 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .all(methodNotAllowed(['GET']));
 
   const xml = xmlSerializerFor(openapi);
+  const api = apiStrategy(config.versioningStrategy);
   const versioned = (version: 1 | 2) => {
     const router = Router();
+    const types = api.mediaTypes(version);
     router.use(
       negotiate({
-        types: ['application/json', 'application/xml'],
+        types,
         languages: ['en', 'de'],
-        serializers: { 'application/xml': xml },
+        // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
+        serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
       }),
     );
     router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
@@ -246,7 +235,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     router.use(versionRouter(ctx, version));
     return router;
   };
-  app.use(versionedRouter(versionPolicy, { '1': versioned(1), '2': versioned(2) }, { neutral }));
+  app.use(versionedRouter(api.policy, { '1': versioned(1), '2': versioned(2) }, { neutral }));
 
   app.use(notFoundHandler());
   app.use(

@@ -62,7 +62,13 @@ export interface ServiceConfig {
   readonly idempotencyStore: 'database' | 'shared';
   /** How long an in-flight idempotency claim in the shared store blocks a retry before it can be taken over. */
   readonly idempotencyLeaseMs: number;
+  /** Where clients put the API version (docs/design.md#d-versioning): `/v2/...` (default), `?version=2`, `X-API-Version: 2` or `Accept: application/vnd.plumbline.v2+json`. */
+  readonly versioningStrategy: VersioningStrategy;
 }
+
+/** The four ways of carrying the API version (docs/conventions.md#s-9). */
+export const VERSIONING_STRATEGIES = ['path', 'query', 'header', 'media-type'] as const;
+export type VersioningStrategy = (typeof VERSIONING_STRATEGIES)[number];
 
 /** Thrown when an environment variable has an invalid value; the message names it. */
 export class ConfigError extends Error {
@@ -180,6 +186,11 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'IDEMPOTENCY_LEASE_MS',
     '60000',
     'how long an in-flight key in the shared store (Redis or memory) blocks retries before a retry may take it over',
+  ],
+  [
+    'VERSIONING_STRATEGY',
+    'path',
+    'where clients name the API version: path (/v2/projects) | query (/projects?version=2) | header (X-API-Version: 2) | media-type (Accept: application/vnd.plumbline.v2+json); without one, query, header and media-type serve v2',
   ],
 ];
 
@@ -346,6 +357,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     idempotencyStore: oneOf(env, 'IDEMPOTENCY_STORE', ['database', 'shared'] as const, 'database'),
     idempotencyLeaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 60_000, 100, 86_400_000),
+    versioningStrategy: oneOf(env, 'VERSIONING_STRATEGY', VERSIONING_STRATEGIES, 'path'),
   };
 }
 

@@ -5,15 +5,15 @@
 import { represent } from '@plumbline/negotiation/express';
 import { buildPage, type CollectionQuery } from '@plumbline/query-parser';
 import { setPageHeaders } from '@plumbline/query-parser/express';
+import { getApiVersion } from '@plumbline/versioning/express';
 import type { Request, Response } from 'express';
 import { selectFields } from './domain/model.js';
 import { asXmlSchema } from './xml-representation.js';
 
-/** The page schema of a collection URL (`/v2/projects` → `ProjectV2Page`), for the XML shape. */
-function pageSchema(url: string): string {
-  const segments = url.split('/');
-  const name = segments.at(-1);
-  if (name === 'projects') return `Project${segments[1]?.toUpperCase()}Page`;
+/** The page schema of a collection URL in a version (`/projects`, v2 → `ProjectV2Page`), for the XML shape. */
+function pageSchema(url: string, version: string | undefined): string {
+  const name = url.split('/').at(-1);
+  if (name === 'projects') return `ProjectV${version}Page`;
   return name === 'comments' ? 'CommentPage' : 'TaskPage';
 }
 
@@ -33,16 +33,25 @@ export function sendCollection(
   rows: readonly Record<string, unknown>[],
   total: number | string | undefined,
   toRepresentation: (row: Record<string, unknown>) => Record<string, unknown>,
+  link: (url: string) => string = (url) => url,
 ): void {
-  const page = buildPage(query, rows, {
+  const built = buildPage(query, rows, {
     baseUrl: collectionUrl(req),
     ...(total !== undefined ? { total } : {}),
   });
+  // The versioning strategy may put the version into every link (`?version=2`).
+  const links = Object.fromEntries(Object.entries(built.body.links).map(([rel, url]) => [rel, link(url)]));
+  const page = {
+    body: { ...built.body, links },
+    link: Object.entries(links)
+      .map(([rel, url]) => `<${url}>; rel="${rel}"`)
+      .join(', '),
+  };
   const data = rows
     .slice(0, query.pagination.limit)
     .map((row) => selectFields(toRepresentation(row), query.fields));
   setPageHeaders(res, page);
-  represent(res, asXmlSchema(pageSchema(collectionUrl(req)), { ...page.body, data }));
+  represent(res, asXmlSchema(pageSchema(collectionUrl(req), getApiVersion(req)), { ...page.body, data }));
 }
 
 /** Sends a created member: 201 with `Location` (docs/conventions.md 4.2 (6)). */

@@ -1,5 +1,5 @@
 /**
- * The versioned API: projects, their tasks, and comments on tasks, under /v1 and /v2. Both versions
+ * The versioned API: projects, their tasks, and comments on tasks, in v1 and v2. Both versions
  * read and write the same rows; they differ only in the project `budget` (v1: a number, v2:
  * `{ amount, currency }`).
  */
@@ -12,6 +12,7 @@ import { represent, requireContentType } from '@plumbline/negotiation/express';
 import { type Collection, type CollectionQuery, toSql } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery } from '@plumbline/query-parser/express';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import { apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import {
   type ApiVersion,
@@ -120,6 +121,10 @@ function projectFromListRow(row: Record<string, unknown>): ProjectRow {
 export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const { repo, db, collections } = ctx;
   const router = Router();
+  // Links and the version parameter follow VERSIONING_STRATEGY (api-versioning.ts).
+  const api = apiStrategy(ctx.config.versioningStrategy);
+  const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
+    api.withoutVersionParameter(collectionQuery(collection, options));
   const limit = ctx.config.bodyLimitBytes;
   const jsonBody: RequestHandler[] = [
     requireContentType('application/json'),
@@ -186,20 +191,20 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     const total = query.count
       ? (await db.allNative<{ total: number | string }>(statement.countText, statement.countParams))[0]?.total
       : undefined;
-    sendCollection(req, res, query, rows, total, toRepresentation);
+    sendCollection(req, res, query, rows, total, toRepresentation, (url) => api.pageLink(version, url));
   }
 
   const asProject = (row: Record<string, unknown>) => projectRepresentation(projectFromListRow(row), version);
   const asTask = (row: Record<string, unknown>) => taskRepresentation(row as unknown as TaskRow);
   const asComment = (row: Record<string, unknown>) => commentRepresentation(row as unknown as CommentRow);
-  const projectUrl = (id: string) => `/v${version}/projects/${id}`;
-  const taskUrl = (task: TaskRow) => `/v${version}/projects/${task.project_id}/tasks/${task.id}`;
+  const projectUrl = (id: string) => api.link(version, `/projects/${id}`);
+  const taskUrl = (task: TaskRow) => api.link(version, `/projects/${task.project_id}/tasks/${task.id}`);
 
   // Projects
 
   router
     .route('/projects')
-    .get(requireScopes('read:projects'), collectionQuery(collections.projects), (req, res) =>
+    .get(requireScopes('read:projects'), parsedQuery(collections.projects), (req, res) =>
       list(req, res, collections.projects, sql.projects, asProject),
     )
     .post(requireScopes('write:projects'), ...jsonBody, createOnceRequired, async (req, res) => {
@@ -214,7 +219,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       requireScopes('read:projects'),
       ...jsonBody,
       idempotent,
-      collectionQuery(collections.projects),
+      parsedQuery(collections.projects),
       (req, res) => list(req, res, collections.projects, sql.projects, asProject),
     )
     .all(methodNotAllowed(['POST']));
@@ -274,7 +279,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     .get(
       requireScopes('read:tasks'),
       existingProject,
-      collectionQuery(collections.tasks, { scope: projectScope }),
+      parsedQuery(collections.tasks, { scope: projectScope }),
       (req, res) => list(req, res, collections.tasks, sql.tasks, asTask),
     )
     .post(requireScopes('write:tasks'), existingProject, ...jsonBody, createOnce, async (req, res) => {
@@ -290,7 +295,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       existingProject,
       ...jsonBody,
       idempotent,
-      collectionQuery(collections.tasks, { scope: projectScope }),
+      parsedQuery(collections.tasks, { scope: projectScope }),
       (req, res) => list(req, res, collections.tasks, sql.tasks, asTask),
     )
     .all(methodNotAllowed(['POST']));
@@ -339,18 +344,14 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
 
   router
     .route('/tasks')
-    .get(requireScopes('read:tasks'), collectionQuery(collections.tasks), (req, res) =>
+    .get(requireScopes('read:tasks'), parsedQuery(collections.tasks), (req, res) =>
       list(req, res, collections.tasks, sql.tasks, asTask),
     )
     .all(methodNotAllowed(['GET']));
   router
     .route('/tasks/search')
-    .post(
-      requireScopes('read:tasks'),
-      ...jsonBody,
-      idempotent,
-      collectionQuery(collections.tasks),
-      (req, res) => list(req, res, collections.tasks, sql.tasks, asTask),
+    .post(requireScopes('read:tasks'), ...jsonBody, idempotent, parsedQuery(collections.tasks), (req, res) =>
+      list(req, res, collections.tasks, sql.tasks, asTask),
     )
     .all(methodNotAllowed(['POST']));
   taskMember('/tasks/:taskId');
@@ -362,14 +363,15 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     found(await repo.getTask(idParam(req, 'taskId')));
     next();
   };
-  const commentUrl = (comment: CommentRow) => `/v${version}/tasks/${comment.task_id}/comments/${comment.id}`;
+  const commentUrl = (comment: CommentRow) =>
+    api.link(version, `/tasks/${comment.task_id}/comments/${comment.id}`);
 
   router
     .route('/tasks/:taskId/comments')
     .get(
       requireScopes('read:comments'),
       existingTask,
-      collectionQuery(collections.comments, { scope: taskScope }),
+      parsedQuery(collections.comments, { scope: taskScope }),
       (req, res) => list(req, res, collections.comments, sql.comments, asComment),
     )
     .post(requireScopes('write:comments'), existingTask, ...jsonBody, createOnce, async (req, res) => {

@@ -168,6 +168,25 @@ describe('the lifecycle over time', () => {
     ]);
   });
 
+  it.each([
+    ['query', '/projects/7?limit=5', '</projects/7?version=2>; rel="successor-version"'],
+    ['header', '/projects/7', '</projects/7>; rel="successor-version"'],
+    [
+      'media-type',
+      '/projects/7',
+      '</projects/7>; rel="successor-version"; type="application/vnd.acme.v2+json"',
+    ],
+  ] as const)('the %s strategy derives the successor link from the path: %s', (strategy, path, link) => {
+    const versions = [{ version: '1', deprecated: true, successor: '2' }, '2'];
+    const policy = createVersionPolicy(
+      strategy === 'media-type' ? { strategy, vendor: 'acme', versions } : { strategy, versions },
+    );
+    expect(versionHeaders(policy, '1', { path })['Link']).toBe(link);
+    expect(versionHeaders(policy, '1', { path, basePath: '/api' })['Link']).toBe(
+      link.replace('</', '</api/'),
+    );
+  });
+
   it('no successor link is derived for a path that cannot go into a header', () => {
     const policy = lifecyclePolicy(DURING);
     expect(

@@ -24,7 +24,7 @@ export interface VersionLinks {
   readonly deprecation?: string;
   /** Sent as `rel="sunset"` (RFC 8594): the retirement policy. */
   readonly sunset?: string;
-  /** Sent as `rel="successor-version"` (RFC 5829). For the path strategy it is derived from `successor` when absent. */
+  /** Sent as `rel="successor-version"` (RFC 5829). Derived from `successor` and the request path when absent. */
   readonly successor?: string;
 }
 
@@ -272,7 +272,7 @@ function normalizeDefinition(entry: string | VersionDefinition): VersionDefiniti
   return entry;
 }
 
-function compileVersion(definition: VersionDefinition, strategy: VersionStrategy): CompiledVersion {
+function compileVersion(definition: VersionDefinition): CompiledVersion {
   const { version } = definition;
   const parsed = parseVersion(version);
   if (parsed === undefined)
@@ -313,8 +313,7 @@ function compileVersion(definition: VersionDefinition, strategy: VersionStrategy
     sunsetHeader: sunsetAt === undefined ? undefined : formatHttpDate(sunsetAt),
     staticLinks,
     successor: definition.successor,
-    deriveSuccessorLink:
-      definition.successor !== undefined && links.successor === undefined && strategy === 'path',
+    deriveSuccessorLink: definition.successor !== undefined && links.successor === undefined,
   };
 }
 
@@ -477,7 +476,7 @@ export function createVersionPolicy(options: VersionPolicyOptions): VersionPolic
   const byVersion = new Map<string, CompiledVersion>();
   const seen = new Map<string, string>();
   for (const entry of options.versions) {
-    const version = compileVersion(normalizeDefinition(entry), options.strategy);
+    const version = compileVersion(normalizeDefinition(entry));
     const key = `${version.parsed.major}.${version.parsed.minor ?? 0}`;
     const clash = seen.get(key);
     if (clash !== undefined)

@@ -216,24 +216,40 @@ export function resolveVersion(policy: VersionPolicy, request: VersionRequest): 
  * ```
  */
 export interface VersionHeadersOptions {
-  /** Path strategy: the request path, to derive the `successor-version` link (`/v1/x` → `/v2/x`). */
+  /** The request path, to derive the `successor-version` link (`/v1/x` → `/v2/x`; `/x?version=2` with the query strategy). */
   readonly path?: string;
   /** Prepended to the derived link, for apps mounted below a base path. Default `''`. */
   readonly basePath?: string;
 }
 
-/** @internal The successor link for the path strategy, when it can be derived safely. */
+/**
+ * @internal The successor link derived from the request path, when it can go into a header: the
+ * path strategy swaps the version segment (`/v1/x` → `/v2/x`), the query strategy names the version
+ * in the query (`/x?version=2`), the header and media-type strategies keep the URI (the media type
+ * says the version: `type="application/vnd.<vendor>.v2+json"`).
+ */
 function successorLink(
   policy: CompiledPolicy,
   entry: CompiledVersion,
   path: string,
   basePath = '',
 ): string | undefined {
-  const reading = readPath(policy, path);
-  if (reading.kind !== 'found' || reading.matchedPath === undefined) return undefined;
-  const { matchedPath } = reading;
-  const target = `${basePath}${matchedPath.slice(0, matchedPath.lastIndexOf('/'))}/v${entry.successor}${path.slice(matchedPath.length)}`;
-  return LINK_TARGET.test(target) ? `<${target}>; rel="successor-version"` : undefined;
+  const successor = entry.successor!;
+  let target: string;
+  let params = '';
+  if (policy.strategy === 'path') {
+    const reading = readPath(policy, path);
+    if (reading.kind !== 'found' || reading.matchedPath === undefined) return undefined;
+    const { matchedPath } = reading;
+    target = `${basePath}${matchedPath.slice(0, matchedPath.lastIndexOf('/'))}/v${successor}${path.slice(matchedPath.length)}`;
+  } else {
+    const mark = path.search(/[?#]/);
+    target = `${basePath}${mark === -1 ? path : path.slice(0, mark)}`;
+    if (policy.strategy === 'query') target += `?${encodeURIComponent(policy.parameter)}=${successor}`;
+    if (policy.strategy === 'media-type')
+      params = `; type="${policy.mediaTypePrefix}${successor}+${policy.suffixes[0]}"`;
+  }
+  return LINK_TARGET.test(target) ? `<${target}>; rel="successor-version"${params}` : undefined;
 }
 
 /** @internal */

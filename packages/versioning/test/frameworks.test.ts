@@ -209,7 +209,7 @@ const cases: Case[] = [
     version: '1',
     headers: {
       vary: 'Origin, X-API-Version',
-      link: `</projects?page=2>; rel="next", ${DOCS}, ${SUNSET_DOCS}`,
+      link: `</projects?page=2>; rel="next", ${DOCS}, ${SUNSET_DOCS}, </projects>; rel="successor-version"`,
     },
   },
   {
