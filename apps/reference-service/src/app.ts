@@ -42,6 +42,7 @@ import { frontDoorRouter } from './front-door.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
+import { documentForStrategy } from './openapi-strategy.js';
 import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { versionRouter } from './routes.js';
@@ -181,7 +182,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       res.json({ status: 'ready', checks: readiness.checks });
     })
     .all(methodNotAllowed(['GET']));
-  const openapi = buildOpenApi(ctx);
+  const api = apiStrategy(config.versioningStrategy);
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
   neutral
     .route('/openapi.json')
     .get((_req, res) => {
@@ -218,7 +220,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .all(methodNotAllowed(['GET']));
 
   const xml = xmlSerializerFor(openapi);
-  const api = apiStrategy(config.versioningStrategy);
   const versioned = (version: 1 | 2) => {
     const router = Router();
     const types = api.mediaTypes(version);

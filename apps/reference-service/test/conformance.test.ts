@@ -24,14 +24,7 @@ describe('conformance scorecard of the reference service', () => {
     await svc?.stop();
   });
 
-  it('lint: the OpenAPI document passes every rule', async () => {
-    const document = (await (await fetch(`${svc.url}/openapi.json`)).json()) as object;
-    const card = scoreFindings(await lint(document), `${svc.url}/openapi.json`);
-    expect(
-      card.results.filter((r) => r.outcome !== 'pass'),
-      formatTable(card),
-    ).toEqual([]);
-  });
+  it('lint: the OpenAPI document passes every rule', () => lintPasses(svc));
 
   it("the conformance README's CI commands pass with the packaged binary", async () => {
     // The two commands of the README's CI example, run as written, against this service.
@@ -58,23 +51,52 @@ describe('conformance scorecard of the reference service', () => {
     }
   }, 60_000);
 
-  it('probe: every live rule passes, writes included', async () => {
-    const card = await probe({
-      baseUrl: svc.url,
-      apiKey: svc.credentials.apiKeys.readWrite,
-      allowWrites: true,
-      requestsPerSecond: 200,
-    });
-    expect(
-      card.results.filter((r) => r.outcome !== 'pass'),
-      formatTable(card, { verbose: true }),
-    ).toEqual([]);
-    expect(card.results.length).toBe(19);
-    // Everything the write probes created was deleted again.
-    expect(card.cleanup?.notDeleted).toEqual([]);
-    expect(card.cleanup?.deleted.length).toBe(card.cleanup?.created);
-  });
+  it('probe: every live rule passes, writes included', () => probePasses(svc));
 });
+
+// The other versioning strategies: the document describes the strategy, and the probes (which
+// read it from the document) pass against the service run under it.
+describe.each(['query', 'header', 'media-type'] as const)('conformance under VERSIONING_STRATEGY=%s', (strategy) => {
+  let svc: RunningService;
+  beforeAll(async () => {
+    svc = await startService(
+      { name: 'sqlite + memory', postgres: false, redis: false },
+      { VERSIONING_STRATEGY: strategy },
+    );
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('lint: the OpenAPI document passes every rule', () => lintPasses(svc));
+  it('probe: every live rule passes, writes included', () => probePasses(svc));
+});
+
+async function lintPasses(svc: RunningService): Promise<void> {
+  const document = (await (await fetch(`${svc.url}/openapi.json`)).json()) as object;
+  const card = scoreFindings(await lint(document), `${svc.url}/openapi.json`);
+  expect(
+    card.results.filter((r) => r.outcome !== 'pass'),
+    formatTable(card),
+  ).toEqual([]);
+}
+
+async function probePasses(svc: RunningService): Promise<void> {
+  const card = await probe({
+    baseUrl: svc.url,
+    apiKey: svc.credentials.apiKeys.readWrite,
+    allowWrites: true,
+    requestsPerSecond: 200,
+  });
+  expect(
+    card.results.filter((r) => r.outcome !== 'pass'),
+    formatTable(card, { verbose: true }),
+  ).toEqual([]);
+  expect(card.results.length).toBe(19);
+  // Everything the write probes created was deleted again.
+  expect(card.cleanup?.notDeleted).toEqual([]);
+  expect(card.cleanup?.deleted.length).toBe(card.cleanup?.created);
+}
 
 const run = promisify(execFile);
 const conformanceDir = join(dirname(fileURLToPath(import.meta.url)), '../../../packages/conformance');

@@ -80,4 +80,29 @@ describe('openapi helpers', () => {
       },
     ]);
   });
+
+  it.each(['anyOf', 'oneOf'])(
+    'a request body with %s alternatives is written in the first shape',
+    (keyword) => {
+      const document = {
+        openapi: '3.1.0',
+        paths: {
+          '/things': {
+            get: { parameters: [{ name: 'limit', in: 'query' }] },
+            post: {
+              requestBody: {
+                content: {
+                  'application/json': {
+                    schema: { [keyword]: [{ $ref: '#/components/schemas/ThingV2' }, { type: 'object' }] },
+                  },
+                },
+              },
+            },
+          },
+        },
+        components: { schemas: { ThingV2: { type: 'object', required: ['name'] } } },
+      };
+      expect(discoverCollections(document)[0]?.createSchema).toEqual({ type: 'object', required: ['name'] });
+    },
+  );
 });

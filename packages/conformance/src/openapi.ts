@@ -277,7 +277,10 @@ function requestBodyOf(
   if (!isObject(body) || !isObject(body['content'])) return undefined;
   const media = Object.entries(body['content']).find(([type]) => /json/i.test(type))?.[1];
   if (!isObject(media)) return undefined;
-  const schema = deref(document, media['schema']);
+  let schema = deref(document, media['schema']);
+  // A body that may take several shapes (one per API version, say): the probe writes the first.
+  const alternatives = isObject(schema) ? (schema['anyOf'] ?? schema['oneOf']) : undefined;
+  if (Array.isArray(alternatives) && alternatives.length > 0) schema = deref(document, alternatives[0]);
   let example: unknown = media['example'];
   if (example === undefined && isObject(media['examples'])) {
     const first = deref(document, Object.values(media['examples'])[0]);
