@@ -51,26 +51,38 @@ describe('conformance scorecard of the reference service', () => {
     }
   }, 60_000);
 
-  it('probe: every live rule passes, writes included', () => probePasses(svc));
+  it('probe: every live rule passes, writes included', () => probePasses(svc, UNKNOWN_VERSION_REQUEST.path));
 });
 
 // The other versioning strategies: the document describes the strategy, and the probes (which
 // read it from the document) pass against the service run under it.
-describe.each(['query', 'header', 'media-type'] as const)('conformance under VERSIONING_STRATEGY=%s', (strategy) => {
-  let svc: RunningService;
-  beforeAll(async () => {
-    svc = await startService(
-      { name: 'sqlite + memory', postgres: false, redis: false },
-      { VERSIONING_STRATEGY: strategy },
-    );
-  });
-  afterAll(async () => {
-    await svc?.stop();
-  });
+describe.each(['query', 'header', 'media-type'] as const)(
+  'conformance under VERSIONING_STRATEGY=%s',
+  (strategy) => {
+    let svc: RunningService;
+    beforeAll(async () => {
+      svc = await startService(
+        { name: 'sqlite + memory', postgres: false, redis: false },
+        { VERSIONING_STRATEGY: strategy },
+      );
+    });
+    afterAll(async () => {
+      await svc?.stop();
+    });
 
-  it('lint: the OpenAPI document passes every rule', () => lintPasses(svc));
-  it('probe: every live rule passes, writes included', () => probePasses(svc));
-});
+    it('lint: the OpenAPI document passes every rule', () => lintPasses(svc));
+    it('probe: every live rule passes, writes included', () =>
+      probePasses(svc, UNKNOWN_VERSION_REQUEST[strategy]));
+  },
+);
+
+/** The request the probe sends for version 9999 under each strategy. */
+const UNKNOWN_VERSION_REQUEST = {
+  path: 'GET /v9999/projects\nX-API-Key: ***\nAccept: application/json',
+  query: 'GET /projects?version=9999\nX-API-Key: ***\nAccept: application/json',
+  header: 'GET /projects\nX-API-Key: ***\nAccept: application/json\nX-API-Version: 9999',
+  'media-type': 'GET /projects\nX-API-Key: ***\nAccept: application/vnd.plumbline.v9999+json',
+} as const;
 
 async function lintPasses(svc: RunningService): Promise<void> {
   const document = (await (await fetch(`${svc.url}/openapi.json`)).json()) as object;
@@ -81,7 +93,7 @@ async function lintPasses(svc: RunningService): Promise<void> {
   ).toEqual([]);
 }
 
-async function probePasses(svc: RunningService): Promise<void> {
+async function probePasses(svc: RunningService, unknownVersionRequest: string): Promise<void> {
   const card = await probe({
     baseUrl: svc.url,
     apiKey: svc.credentials.apiKeys.readWrite,
@@ -93,6 +105,11 @@ async function probePasses(svc: RunningService): Promise<void> {
     formatTable(card, { verbose: true }),
   ).toEqual([]);
   expect(card.results.length).toBe(19);
+  // The unknown version (9999) was asked for the strategy's way, and refused.
+  const versions = card.results.find((r) => r.id === 'probe-version-headers')?.evidence ?? [];
+  expect(versions.filter((e) => e.note === 'unknown version refused with 4xx').map((e) => e.request)).toEqual(
+    [unknownVersionRequest],
+  );
   // Everything the write probes created was deleted again.
   expect(card.cleanup?.notDeleted).toEqual([]);
   expect(card.cleanup?.deleted.length).toBe(card.cleanup?.created);

@@ -20,6 +20,9 @@ import {
   parametersOf,
   parsePath,
   pathsOf,
+  VENDOR_MEDIA,
+  VERSION_HEADER,
+  VERSION_QUERY,
 } from './openapi.js';
 import { LINT_RULES } from './rules.js';
 import { normalizeName, prefixOf, structureOf } from './structure.js';
@@ -241,9 +244,6 @@ const CREDENTIAL_QUERY = new Set([
 /** Names that are credentials only when the parameter says so (a cache `key`, a page `token` are not). */
 const AMBIGUOUS_CREDENTIAL_QUERY = new Set(['token', 'key']);
 const CREDENTIAL_WORDS = /\b(api|auth\w*|credential|secret|access|bearer|password)\b/i;
-const VERSION_QUERY = new Set(['version', 'api-version', 'api_version', 'v']);
-const VERSION_HEADER = new Set(['x-api-version', 'api-version', 'accept-version', 'x-version', 'version']);
-const VENDOR_MEDIA = /^application\/vnd\.[^;+]+\.v\d+(\+[a-z]+)?$|;\s*version=/i;
 
 function words(segment: string): string[] {
   return segment

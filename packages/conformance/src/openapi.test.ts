@@ -6,6 +6,8 @@ import {
   isCollectionPath,
   isIgnoredPath,
   parsePath,
+  unknownVersionRequest,
+  versionCarrierOf,
 } from './openapi.js';
 
 describe('openapi helpers', () => {
@@ -105,4 +107,79 @@ describe('openapi helpers', () => {
       expect(discoverCollections(document)[0]?.createSchema).toEqual({ type: 'object', required: ['name'] });
     },
   );
+});
+
+/** A one-collection document whose GET has `parameters` and answers 200 with `content`. */
+function documentWith(parameters: unknown[], content: Record<string, unknown> = { 'application/json': {} }) {
+  return {
+    openapi: '3.1.0',
+    paths: {
+      '/projects': {
+        get: {
+          parameters: [{ name: 'limit', in: 'query' }, ...parameters],
+          responses: { '200': { description: 'ok', content } },
+        },
+      },
+      '/health': { get: { responses: { '200': { description: 'ok' } } } },
+    },
+    components: {
+      parameters: { ApiVersion: { name: 'X-API-Version', in: 'header', description: 'The API version' } },
+    },
+  };
+}
+
+describe('the versioning strategy of a document, and the unknown-version request', () => {
+  it.each([
+    ['path segments only', documentWith([]), undefined],
+    [
+      'a version query parameter that says API',
+      documentWith([{ name: 'version', in: 'query', description: 'The API version' }]),
+      { strategy: 'query', name: 'version' },
+    ],
+    [
+      'a version query parameter on half the operations',
+      documentWith([{ name: 'api-version', in: 'query' }]),
+      { strategy: 'query', name: 'api-version' },
+    ],
+    [
+      'a version header, through $ref',
+      documentWith([{ $ref: '#/components/parameters/ApiVersion' }]),
+      { strategy: 'header', name: 'X-API-Version' },
+    ],
+    [
+      'vendor media types in a response',
+      documentWith([], { 'application/json': {}, 'application/vnd.acme.v2+json': {} }),
+      { strategy: 'media-type', vendor: 'acme' },
+    ],
+  ] as const)('%s', (_name, document, carrier) => {
+    expect(versionCarrierOf(document)).toEqual(carrier);
+  });
+
+  it.each([
+    ['/v2/projects', undefined, { path: '/v9999/projects', headers: {} }],
+    [
+      '/api/v1/projects',
+      { strategy: 'header', name: 'X-API-Version' },
+      { path: '/api/v9999/projects', headers: {} },
+    ],
+    ['/projects', undefined, undefined],
+    ['/projects', { strategy: 'query', name: 'version' }, { path: '/projects?version=9999', headers: {} }],
+    [
+      '/projects?limit=1',
+      { strategy: 'query', name: 'v' },
+      { path: '/projects?limit=1&v=9999', headers: {} },
+    ],
+    [
+      '/projects',
+      { strategy: 'header', name: 'X-API-Version' },
+      { path: '/projects', headers: { 'X-API-Version': '9999' } },
+    ],
+    [
+      '/projects',
+      { strategy: 'media-type', vendor: 'acme' },
+      { path: '/projects', headers: { Accept: 'application/vnd.acme.v9999+json' } },
+    ],
+  ] as const)('%s with %o → %o', (path, carrier, request) => {
+    expect(unknownVersionRequest(path, carrier)).toEqual(request);
+  });
 });

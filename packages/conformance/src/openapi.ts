@@ -338,3 +338,82 @@ export function discoverCollections(
   }
   return list;
 }
+
+/** Query parameter names that carry an API version. */
+export const VERSION_QUERY = new Set(['version', 'api-version', 'api_version', 'v']);
+/** Request headers that carry an API version. */
+export const VERSION_HEADER = new Set([
+  'x-api-version',
+  'api-version',
+  'accept-version',
+  'x-version',
+  'version',
+]);
+/** A versioned media type: a vendor type with `.v<N>`, or a `version=` parameter. */
+export const VENDOR_MEDIA = /^application\/vnd\.[^;+]+\.v\d+(\+[a-z]+)?$|;\s*version=/i;
+
+/** Where a document's API carries its version, as the probe needs it to ask for an unknown one. */
+export type VersionCarrier =
+  | { readonly strategy: 'query' | 'header'; readonly name: string }
+  | { readonly strategy: 'media-type'; readonly vendor: string };
+
+/**
+ * The query, header or media-type strategy a document declares (the path strategy needs no
+ * declaration: it is read from each path). A `version` query parameter counts when it says "API"
+ * or is on at least half of the operations, as the lint rule plumbline-version-consistent counts it.
+ *
+ * @example
+ * ```ts
+ * versionCarrierOf(openapi); // { strategy: 'header', name: 'X-API-Version' }
+ * ```
+ */
+export function versionCarrierOf(document: unknown): VersionCarrier | undefined {
+  const operations = operationsOf(document);
+  const query: ParameterInfo[] = [];
+  for (const op of operations) {
+    for (const parameter of parametersOf(document, op)) {
+      const name = parameter.name.toLowerCase();
+      if (parameter.in === 'header' && VERSION_HEADER.has(name))
+        return { strategy: 'header', name: parameter.name };
+      if (parameter.in === 'query' && VERSION_QUERY.has(name)) query.push(parameter);
+    }
+    const responses = deref(document, op.operation['responses']);
+    for (const response of isObject(responses) ? Object.values(responses) : []) {
+      const content = deref(document, (deref(document, response) as JsonObject | undefined)?.['content']);
+      for (const type of isObject(content) ? Object.keys(content) : []) {
+        const vendor = /^application\/vnd\.([^;+]+)\.v\d+\+json$/i.exec(type);
+        if (vendor !== null) return { strategy: 'media-type', vendor: vendor[1]! };
+      }
+    }
+  }
+  const counts =
+    query.length * 2 >= operations.length || query.some((p) => /\bapi\b/i.test(p.description ?? ''));
+  return counts && query[0] ? { strategy: 'query', name: query[0].name } : undefined;
+}
+
+/**
+ * The request for an API version that cannot exist (9999) on a collection `path`: the path's
+ * `/v<N>/` segment swapped, or the version sent the way `carrier` says; `undefined` when neither
+ * the path nor the document shows a version.
+ *
+ * @example
+ * ```ts
+ * unknownVersionRequest('/v2/projects', undefined); // { path: '/v9999/projects', headers: {} }
+ * unknownVersionRequest('/projects', { strategy: 'query', name: 'version' }); // { path: '/projects?version=9999', headers: {} }
+ * ```
+ */
+export function unknownVersionRequest(
+  path: string,
+  carrier: VersionCarrier | undefined,
+): { path: string; headers: Record<string, string> } | undefined {
+  const segment = /^(\/(?:api\/)?)v\d+(\/.*)$/i.exec(path);
+  if (segment !== null) return { path: `${segment[1]}v9999${segment[2]}`, headers: {} };
+  if (carrier === undefined) return undefined;
+  if (carrier.strategy === 'media-type')
+    return { path, headers: { Accept: `application/vnd.${carrier.vendor}.v9999+json` } };
+  if (carrier.strategy === 'header') return { path, headers: { [carrier.name]: '9999' } };
+  return {
+    path: `${path}${path.includes('?') ? '&' : '?'}${encodeURIComponent(carrier.name)}=9999`,
+    headers: {},
+  };
+}

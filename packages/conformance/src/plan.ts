@@ -4,6 +4,8 @@ import {
   discoverCollections,
   isObject,
   type PaginationStyle,
+  unknownVersionRequest,
+  versionCarrierOf,
 } from './openapi.js';
 import { ProbeConfigError, type ProbeOptions, pageQuery, UNSERVABLE, withQuery } from './probe.js';
 
@@ -175,9 +177,17 @@ export function planProbe(options: ProbeOptions): PlannedRequest[] {
         headers: { Accept: 'application/xml;q=0.5, application/json' },
         rule: 'probe-accept-q',
       });
-      const version = /^(\/(?:api\/)?)v\d+(\/.*)$/i.exec(path);
-      if (version !== null)
-        add({ method: 'GET', path: `${version[1]}v9999${version[2]}`, rule: 'probe-version-headers' });
+      const unknown = unknownVersionRequest(
+        path,
+        document === undefined ? undefined : versionCarrierOf(document),
+      );
+      if (unknown !== undefined)
+        add({
+          method: 'GET',
+          path: unknown.path,
+          ...(Object.keys(unknown.headers).length > 0 ? { headers: unknown.headers } : {}),
+          rule: 'probe-version-headers',
+        });
     }
     add({
       method: 'GET',

@@ -29,6 +29,9 @@ import {
   isObject,
   type JsonObject,
   type PaginationStyle,
+  unknownVersionRequest,
+  type VersionCarrier,
+  versionCarrierOf,
 } from './openapi.js';
 import { PROBE_RULES } from './rules.js';
 import {
@@ -143,6 +146,8 @@ class Run {
   readonly created: string[] = [];
   /** Set when the API answered 401/403 to a run without credentials. */
   needsCredentials = false;
+  /** How the document says the version travels, when not in the path. */
+  versionCarrier: VersionCarrier | undefined;
   readonly client: ProbeClient;
 
   constructor(
@@ -266,6 +271,7 @@ async function concretePath(run: Run, template: string, style: PaginationStyle):
 
 async function discover(run: Run): Promise<Target[]> {
   const document = await loadOpenApi(run);
+  run.versionCarrier = document === undefined ? undefined : versionCarrierOf(document);
   const documented =
     document === undefined
       ? []
@@ -371,9 +377,9 @@ async function probeNegotiation(run: Run, target: Target): Promise<void> {
 }
 
 async function probeUnknownVersion(run: Run, target: Target): Promise<void> {
-  const match = /^(\/(?:api\/)?)v\d+(\/.*)$/i.exec(target.path);
-  if (match === null) return;
-  const exchange = await run.get(`${match[1]}v9999${match[2]}`);
+  const request = unknownVersionRequest(target.path, run.versionCarrier);
+  if (request === undefined) return;
+  const exchange = await run.get(request.path, request.headers);
   const code = status(exchange);
   run.note(
     'probe-version-headers',
