@@ -31,7 +31,7 @@ export const API_VERSIONS = [
 ] as const satisfies readonly VersionEntry[];
 
 /** The vendor of the media-type strategy: `application/vnd.plumbline.v2+json`. */
-export const VENDOR = 'plumbline';
+const VENDOR = 'plumbline';
 
 /** The query parameter of the query strategy. */
 const PARAMETER = 'version';

@@ -67,7 +67,7 @@ export interface ServiceConfig {
 }
 
 /** The four ways of carrying the API version (docs/conventions.md#s-9). */
-export const VERSIONING_STRATEGIES = ['path', 'query', 'header', 'media-type'] as const;
+const VERSIONING_STRATEGIES = ['path', 'query', 'header', 'media-type'] as const;
 export type VersioningStrategy = (typeof VERSIONING_STRATEGIES)[number];
 
 /** Thrown when an environment variable has an invalid value; the message names it. */

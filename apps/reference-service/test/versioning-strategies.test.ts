@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VersioningStrategy } from '../src/config.js';
+import { ConfigError, helpText, loadConfig, type VersioningStrategy } from '../src/config.js';
 import { type RunningService, startService } from './harness.js';
 
 /** How one strategy carries a version in a request, and what the service answers for it. */
@@ -85,6 +85,35 @@ const SHAPES: readonly Shape[] = [
 ];
 
 const DEPRECATION_LINKS = '</docs/deprecations/v1>; rel="deprecation", </docs/sunset-policy>; rel="sunset"';
+
+describe('VERSIONING_STRATEGY setting', () => {
+  it.each([
+    [undefined, 'path'],
+    ['path', 'path'],
+    ['query', 'query'],
+    [' header ', 'header'],
+    ['media-type', 'media-type'],
+  ] as const)('%o → %s', (value, strategy) => {
+    expect(loadConfig(value === undefined ? {} : { VERSIONING_STRATEGY: value }).versioningStrategy).toBe(
+      strategy,
+    );
+  });
+
+  it.each(['Path', 'mediatype', 'accept', 'url'])(
+    '%s stops the start with a message naming the variable',
+    (value) => {
+      expect(() => loadConfig({ VERSIONING_STRATEGY: value })).toThrow(
+        new ConfigError(`VERSIONING_STRATEGY must be one of path, query, header, media-type, got "${value}"`),
+      );
+    },
+  );
+
+  it('--help lists it with its default and values', () => {
+    expect(helpText()).toMatch(
+      /VERSIONING_STRATEGY +where clients name the API version: path \(\/v2\/projects\) \| query .* \| header .* \| media-type .*\(default: path\)/,
+    );
+  });
+});
 
 describe.each(SHAPES)('VERSIONING_STRATEGY=$strategy', (shape) => {
   let svc: RunningService;
