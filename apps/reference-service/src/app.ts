@@ -3,7 +3,8 @@
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
  *   request id → access log → HTTPS check → failure rate limit (not for /health, /ready) → neutral routes
- *   → /v1 | /v2: version headers → negotiation (406) → authentication (401/403)
+ *   → v1 | v2 (read as VERSIONING_STRATEGY says, api-versioning.ts): version headers
+ *     → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
