@@ -2,7 +2,7 @@
  * The reference service's Express app: every Plumbline package composed in the order a request
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
- *   request id → access log → HTTPS check → failure rate limit (not for /health, /ready) → neutral routes
+ *   request id → version headers → access log → HTTPS check → failure rate limit (not for /health, /ready) → neutral routes
  *   → /v1 | /v2: version headers → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
@@ -30,7 +30,7 @@ import {
 } from '@plumbline/errors/express';
 import { negotiate } from '@plumbline/negotiation/express';
 import { createVersionPolicy } from '@plumbline/versioning';
-import { versionedRouter } from '@plumbline/versioning/express';
+import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -132,6 +132,11 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(metrics.middleware);
   app.use(requestId());
+  // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
+  // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
+  // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
+  const versionHeaders = versioning(versionPolicy);
+  app.use((req, res, next) => versionHeaders(req, res, () => next()));
   app.use(accessLog(logger));
   if (config.tls) {
     app.use((_req, res, next) => {

@@ -1,10 +1,10 @@
+import type { HttpError } from '@plumbline/errors';
 import { coreOutcome, EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-utils';
 import type { Express } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { buildApp, echo, IMF_FIXDATE, parseDeprecation, parseLinks } from '../test/support.js';
 import { getApiVersion, versionedRouter, versioning } from './express.js';
-import type { HttpError } from '@plumbline/errors';
 import {
   createRequestVersioning,
   createVersionPolicy,
