@@ -29,7 +29,7 @@ import {
   requestId,
 } from '@plumbline/errors/express';
 import { negotiate } from '@plumbline/negotiation/express';
-import { createVersionPolicy } from '@plumbline/versioning';
+import { createVersionPolicy, versionHeaders } from '@plumbline/versioning';
 import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
@@ -60,6 +60,11 @@ const API_VERSIONS = [
 ] as const satisfies readonly VersionEntry[];
 
 const versionPolicy = createVersionPolicy({ strategy: 'path', versions: API_VERSIONS });
+
+/** The headers every response carries, including those the HTTP server sends before the app runs (server.ts). */
+export function commonHeaders(): Readonly<Record<string, string>> {
+  return versionHeaders(versionPolicy);
+}
 
 const MAX_QUERY_BYTES = 4096;
 
@@ -135,8 +140,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
   // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
   // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
-  const versionHeaders = versioning(versionPolicy);
-  app.use((req, res, next) => versionHeaders(req, res, () => next()));
+  const earlyVersioning = versioning(versionPolicy);
+  app.use((req, res, next) => earlyVersioning(req, res, () => next()));
   app.use(accessLog(logger));
   if (config.tls) {
     app.use((_req, res, next) => {
