@@ -44,6 +44,7 @@ import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
+import { serverWideOptions } from './request-target.js';
 import { versionRouter } from './routes.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
@@ -142,6 +143,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
   const earlyVersioning = versioning(versionPolicy);
   app.use((req, res, next) => earlyVersioning(req, res, () => next()));
+  app.use(serverWideOptions);
   app.use(accessLog(logger));
   if (config.tls) {
     app.use((_req, res, next) => {

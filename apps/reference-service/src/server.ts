@@ -9,6 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { clientErrorHandler } from '@plumbline/errors/node';
 import { commonHeaders } from './app.js';
 import type { ServiceConfig } from './config.js';
+import { toOriginForm } from './request-target.js';
 
 const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' };
 
@@ -22,12 +23,17 @@ const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains
  * ```
  */
 export function createServer(app: RequestListener, config: Pick<ServiceConfig, 'tls'>): Server {
+  // Absolute-form targets are routed like origin-form (request-target.ts), for every route.
+  const listener: RequestListener = (req, res) => {
+    toOriginForm(req);
+    app(req, res);
+  };
   const server: Server = config.tls
     ? createHttpsServer(
         { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
-        app,
+        listener,
       )
-    : createHttpServer(app);
+    : createHttpServer(listener);
   server.keepAliveTimeout = 5_000;
   const extra = config.tls ? HSTS : {};
   server.on('clientError', clientErrorHandler({ headers: () => ({ ...commonHeaders(), ...extra }) }));
