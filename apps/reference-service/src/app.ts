@@ -46,6 +46,7 @@ import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptions } from './request-target.js';
 import { versionRouter } from './routes.js';
+import { unversionedContract } from './unversioned.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
@@ -193,6 +194,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   });
 
   const neutral = Router();
+  neutral.use(unversionedContract());
   neutral
     .route('/health')
     .get((_req, res) => {
