@@ -55,6 +55,16 @@ describe('unversioned routes', () => {
     expect([res.status, res.headers.get('allow'), await res.text()]).toEqual([204, 'GET, HEAD, OPTIONS', '']);
   });
 
+  it.each(['/health', '/ready', '/.well-known/jwks.json', '/errors/{error_code}', '/docs', '/metrics', '/'])(
+    'the document declares the 406 of GET %s',
+    async (path) => {
+      const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+        paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+      };
+      expect(doc.paths[path]?.get.responses['406']).toEqual({ $ref: '#/components/responses/Error406' });
+    },
+  );
+
   it('HEAD /health → 200 without a body', async () => {
     const res = await fetch(`${svc.url}/health`, { method: 'HEAD' });
     expect([res.status, await res.text()]).toEqual([200, '']);
