@@ -9,8 +9,15 @@ import { type ClientErrorOptions, createClientErrorResponder } from './client-er
 
 export type { ClientErrorOptions };
 
-/** What Node passes to `clientError` listeners: the parser's code and the bytes it had read. */
-type ClientError = Error & { readonly code?: string; readonly rawPacket?: Uint8Array };
+/**
+ * What Node passes to `clientError` listeners: the parser's code (`HPE_HEADER_OVERFLOW`, ...) and
+ * the bytes it had read when it gave up.
+ * @example
+ * ```ts
+ * server.on('clientError', (error: ClientError, socket) => log.warn(error.code));
+ * ```
+ */
+export type ClientError = Error & { readonly code?: string; readonly rawPacket?: Uint8Array };
 
 // Node reports the same parse error again for every chunk that arrives after it: answer once.
 const answered = new WeakSet<Duplex>();
