@@ -2,9 +2,9 @@
  * The reference service's Express app: every Plumbline package composed in the order a request
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
- *   request id → access log → HTTPS check → failure rate limit (not for /health, /ready) → neutral routes
- *   → v1 | v2 (read as VERSIONING_STRATEGY says, api-versioning.ts): version headers
- *     → negotiation (406) → authentication (401/403)
+ *   request id → version headers → access log → HTTPS check → failure rate limit (not for /health,
+ *   /ready) → neutral routes → v1 | v2 (read as VERSIONING_STRATEGY says, api-versioning.ts):
+ *   version headers → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
  *     → idempotency (POST) → collection query (400) → handler
  *   → 404 → problem documents for every error
@@ -30,12 +30,14 @@ import {
   requestId,
 } from '@plumbline/errors/express';
 import { negotiate } from '@plumbline/negotiation/express';
-import { versionedRouter } from '@plumbline/versioning/express';
+import { versionHeaders } from '@plumbline/versioning';
+import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import { API_VERSIONS, apiStrategy } from './api-versioning.js';
+import type { VersioningStrategy } from './config.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
@@ -46,8 +48,18 @@ import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
 import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
+import { serverWideOptions } from './request-target.js';
 import { versionRouter } from './routes.js';
+import { unversionedContract } from './unversioned.js';
 import { xmlSerializerFor } from './xml-representation.js';
+
+/**
+ * The headers every response carries, including those the HTTP server sends before the app runs
+ * (server.ts): API-Supported-Versions and the deprecated versions, under the configured strategy.
+ */
+export function commonHeaders(strategy: VersioningStrategy): Readonly<Record<string, string>> {
+  return versionHeaders(apiStrategy(strategy).policy);
+}
 
 const MAX_QUERY_BYTES = 4096;
 
@@ -120,6 +132,13 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(metrics.middleware);
   app.use(requestId());
+  // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
+  // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
+  // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
+  const api = apiStrategy(config.versioningStrategy);
+  const earlyVersioning = versioning(api.policy);
+  app.use((req, res, next) => earlyVersioning(req, res, () => next()));
+  app.use(serverWideOptions);
   app.use(accessLog(logger));
   if (config.tls) {
     app.use((_req, res, next) => {
@@ -169,6 +188,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   });
 
   const neutral = Router();
+  neutral.use(unversionedContract());
   neutral
     .route('/health')
     .get((_req, res) => {
@@ -183,7 +203,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       res.json({ status: 'ready', checks: readiness.checks });
     })
     .all(methodNotAllowed(['GET']));
-  const api = apiStrategy(config.versioningStrategy);
   const openapi = documentForStrategy(api, buildOpenApi(ctx));
   neutral
     .route('/openapi.json')

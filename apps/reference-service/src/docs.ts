@@ -55,6 +55,9 @@ const DESIGN_SECTION: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'd-limits',
   rate_limited: 'd-limits',
   query_too_long: 'd-limits',
+  headers_too_large: 'd-limits',
+  malformed_request: 'd-limits',
+  request_timeout: 'd-limits',
 };
 
 function describeCode(code: ErrorCode, language: string) {

@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import { createApp, keySetErrorLogger } from './app.js';
 import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
 import { createContext } from './context.js';
 import { createLogger } from './logging.js';
 import { describeCredentials } from './seed.js';
+import { createServer } from './server.js';
 
 function readConfig(): ServiceConfig {
   try {
@@ -32,13 +30,7 @@ async function main(): Promise<void> {
   });
   const ctx = await createContext(config, { onKeySetError: keySetErrorLogger(logger) });
   const app = createApp(ctx, logger);
-  const server: Server = config.tls
-    ? createHttpsServer(
-        { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
-        app,
-      )
-    : createHttpServer(app);
-  server.keepAliveTimeout = 5_000;
+  const server = createServer(app, config);
 
   server.on('error', (error) => {
     console.error(`Could not listen on ${config.host}:${config.port}: ${error.message}`);

@@ -16,10 +16,13 @@ import {
   taskInput,
   taskOutput,
 } from './domain/schemas.js';
-import { pageOf, withFrontDoor } from './openapi-front.js';
+import { withFrontDoor as addFrontDoor, pageOf } from './openapi-front.js';
+import { withUnversionedResponses } from './openapi-unversioned.js';
 import { COLLECTION_SCOPES } from './seed.js';
 
 type Json = Record<string, unknown>;
+
+const withFrontDoor = (document: Json): Json => withUnversionedResponses(addFrontDoor(document));
 
 function schema(zodSchema: z.ZodType, io: 'input' | 'output'): Json {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(zodSchema, { io, unrepresentable: 'any' }) as Json;

@@ -423,6 +423,10 @@ describeAdapters('token endpoint', rows, adapters, async (outcome, row) => {
   expect(outcome.status).toBe(row.status);
   expect(outcome.headers['cache-control']).toBe('no-store');
   expect(outcome.headers['www-authenticate']).toBe(row.wwwAuthenticate);
+  // RFC 6749's 400 invalid_request for a body that is not a form, naming the type that is (d-auth).
+  expect(outcome.headers['accept-post']).toBe(
+    row.contentType !== undefined && !row.contentType.startsWith(FORM) ? FORM : undefined,
+  );
   const body = outcome.body as Record<string, unknown>;
   if (row.error !== undefined) {
     expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
@@ -589,7 +593,11 @@ describe('revocation endpoint (RFC 7009)', () => {
       body: '{"token":"x"}',
       authorization: basic('cli', 's3cret'),
     });
-    expect([response.status, response.body['error']]).toEqual([400, 'invalid_request']);
+    expect(response).toEqual({
+      status: 400,
+      headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache', 'Accept-Post': FORM },
+      body: { error: 'invalid_request', error_description: `the body must be ${FORM}` },
+    });
   });
 
   it('fails closed with 503 when the revocation list is unreachable', async () => {

@@ -233,10 +233,17 @@ function createClientAuthentication(
   };
 }
 
-/** The form body of a request, or `invalid_request` when it is not form-encoded. */
+/**
+ * The form body of a request, or `invalid_request` when it is not form-encoded. RFC 6749 (3.2, 5.2)
+ * governs these endpoints, so a wrong Content-Type is its 400 `invalid_request` with the OAuth
+ * body every OAuth client parses, not the API's 415 problem (docs/design.md#d-auth); like the
+ * 415 it names the accepted type in `Accept-Post`.
+ */
 function readFormRequest(request: TokenRequest): Map<string, string> {
   const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
-  if (mediaType !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
+  if (mediaType !== FORM) {
+    throw new OAuthError('invalid_request', `the body must be ${FORM}`, 400, { 'Accept-Post': FORM });
+  }
   return parseForm(request.body);
 }
 

@@ -33,6 +33,9 @@ describe('catalogue', () => {
       gone: 410,
       api_version_sunset: 410,
       payload_too_large: 413,
+      malformed_request: 400,
+      request_timeout: 408,
+      headers_too_large: 431,
       unsupported_media_type: 415,
       idempotency_key_reused: 422,
       rate_limited: 429,
@@ -40,7 +43,7 @@ describe('catalogue', () => {
       service_unavailable: 503,
       gateway_timeout: 504,
     });
-    expect(ERROR_CODES).toHaveLength(45);
+    expect(ERROR_CODES).toHaveLength(48);
   });
 
   it.each(ERROR_CODES)('%s has an English and a German message, the last needing no params', (code) => {
@@ -71,6 +74,8 @@ describe('catalogue', () => {
     [409, 'conflict'],
     [410, 'gone'],
     [413, 'payload_too_large'],
+    [408, 'request_timeout'],
+    [431, 'headers_too_large'],
     [415, 'unsupported_media_type'],
     [418, 'bad_request'],
     [429, 'rate_limited'],

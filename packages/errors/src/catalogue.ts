@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   idempotency_key_missing: 400,
   idempotency_key_invalid: 400,
   query_too_long: 400,
+  malformed_request: 400,
   unauthorized: 401,
   invalid_token: 401,
   forbidden: 403,
@@ -37,6 +38,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,
+  request_timeout: 408,
   conflict: 409,
   idempotency_key_in_use: 409,
   gone: 410,
@@ -45,6 +47,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
   gateway_timeout: 504,
@@ -108,6 +111,8 @@ export function codeForStatus(status: number): ErrorCode {
       return 'method_not_allowed';
     case 406:
       return 'not_acceptable';
+    case 408:
+      return 'request_timeout';
     case 409:
       return 'conflict';
     case 410:
@@ -118,6 +123,8 @@ export function codeForStatus(status: number): ErrorCode {
       return 'unsupported_media_type';
     case 429:
       return 'rate_limited';
+    case 431:
+      return 'headers_too_large';
     case 503:
       return 'service_unavailable';
     case 504:

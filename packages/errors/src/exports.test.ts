@@ -16,7 +16,9 @@ describe('public exports', () => {
       'PROBLEM_XML',
       'PROBLEM_XML_NAMESPACE',
       'REPRESENTATION_HEADERS',
+      'clientErrorCode',
       'codeForStatus',
+      'createClientErrorResponder',
       'createMessageCatalogue',
       'createMethodGuard',
       'createProblemRenderer',
@@ -65,6 +67,10 @@ describe('public exports', () => {
       'problemDetails',
     ]);
   });
+
+  it('@plumbline/errors/node', async () => {
+    expect(Object.keys(await import('./node.js')).sort()).toEqual(['clientErrorHandler']);
+  });
 });
 
 // The published build, as `require`/`import` see it. `pnpm test` builds first; locally without a
@@ -79,13 +85,13 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('published build', () =>
     expect(core.PROBLEM_JSON).toBe('application/problem+json');
     const loaded = Object.keys(require.cache).filter((file) => file.startsWith(fileURLToPath(dist)));
     // No adapter loads with the core, so installing one framework never needs another.
-    expect(loaded.filter((file) => /(express|fastify|hono)\.cjs$/.test(file))).toEqual([]);
+    expect(loaded.filter((file) => /(express|fastify|hono|node)\.cjs$/.test(file))).toEqual([]);
     const adapter = require(fileURLToPath(new URL('express.cjs', dist)));
     expect(adapter.problemMediaType('application/xml')).toBe('application/problem+xml');
   });
 
   it('the ESM entry points expose the same names as the sources', async () => {
-    for (const entry of ['index', 'express', 'fastify', 'hono']) {
+    for (const entry of ['index', 'express', 'fastify', 'hono', 'node']) {
       const built = await import(fileURLToPath(new URL(`${entry}.mjs`, dist)));
       expect(Object.keys(built).sort()).toEqual(Object.keys(await import(`./${entry}.js`)).sort());
     }

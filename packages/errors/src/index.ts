@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+
 export { codeForStatus, ERROR_CODES, ERROR_STATUS, type ErrorCode, isErrorCode } from './catalogue.js';
 export {
   createMessageCatalogue,
@@ -11,6 +12,7 @@ export {
   type MessageCatalogue,
   type MessageCatalogueOptions,
 } from './catalogue-messages.js';
+export { type ClientErrorOptions, clientErrorCode, createClientErrorResponder } from './client-error.js';
 export {
   createRequestIdSource,
   mergeVary,

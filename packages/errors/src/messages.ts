@@ -92,6 +92,7 @@ const en: Record<ErrorCode, readonly string[]> = {
   ],
   idempotency_key_invalid: ['The idempotency key is invalid: {reason}.', 'The idempotency key is invalid.'],
   query_too_long: ['The query string must be at most {max} bytes.', 'The query string is too long.'],
+  malformed_request: ['The request is not well-formed HTTP/1.1 and could not be read.'],
   unauthorized: ['Authentication is required.'],
   invalid_token: ['The access token is invalid.'],
   forbidden: ['You are not allowed to perform this action.'],
@@ -109,6 +110,7 @@ const en: Record<ErrorCode, readonly string[]> = {
     'None of the requested media types can be served; available: {available}.',
     'None of the requested media types can be served.',
   ],
+  request_timeout: ['The request did not arrive completely in time.'],
   conflict: [
     'The request conflicts with the current state of the resource: {reason}.',
     'The request conflicts with the current state of the resource.',
@@ -124,6 +126,9 @@ const en: Record<ErrorCode, readonly string[]> = {
   ],
   idempotency_key_reused: ['This idempotency key was already used with a different request.'],
   rate_limited: ['Too many requests; retry after {retry_after} seconds.', 'Too many requests; retry later.'],
+  headers_too_large: [
+    'The request line and header fields are too large; shorten the URL, query string or headers.',
+  ],
   internal_error: ['An unexpected error occurred.'],
   service_unavailable: ['The service is temporarily unavailable; retry later.'],
   gateway_timeout: ['An upstream service did not answer in time.'],
@@ -213,6 +218,7 @@ const de: Record<ErrorCode, readonly string[]> = {
     'Die Abfragezeichenkette darf höchstens {max} Bytes lang sein.',
     'Die Abfragezeichenkette ist zu lang.',
   ],
+  malformed_request: ['Die Anfrage ist kein wohlgeformtes HTTP/1.1 und konnte nicht gelesen werden.'],
   unauthorized: ['Eine Authentifizierung ist erforderlich.'],
   invalid_token: ['Das Zugriffstoken ist ungültig.'],
   forbidden: ['Sie dürfen diese Aktion nicht ausführen.'],
@@ -230,6 +236,7 @@ const de: Record<ErrorCode, readonly string[]> = {
     'Keiner der angefragten Medientypen kann geliefert werden; verfügbar: {available}.',
     'Keiner der angefragten Medientypen kann geliefert werden.',
   ],
+  request_timeout: ['Die Anfrage ist nicht rechtzeitig vollständig angekommen.'],
   conflict: [
     'Die Anfrage steht im Konflikt mit dem aktuellen Zustand der Ressource: {reason}.',
     'Die Anfrage steht im Konflikt mit dem aktuellen Zustand der Ressource.',
@@ -255,6 +262,9 @@ const de: Record<ErrorCode, readonly string[]> = {
   rate_limited: [
     'Zu viele Anfragen; bitte nach {retry_after} Sekunden erneut versuchen.',
     'Zu viele Anfragen; bitte später erneut versuchen.',
+  ],
+  headers_too_large: [
+    'Anfragezeile und Header-Felder sind zu groß; kürzen Sie URL, Abfragezeichenkette oder Header.',
   ],
   internal_error: ['Ein unerwarteter Fehler ist aufgetreten.'],
   service_unavailable: ['Der Dienst ist vorübergehend nicht verfügbar; bitte später erneut versuchen.'],

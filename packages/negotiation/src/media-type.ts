@@ -9,6 +9,13 @@ const ESSENCE = new RegExp(`^${TOKEN}/${TOKEN}$`);
 // A weight whose value is not an RFC 9110 qvalue followed by the end of the parameter. One
 // `test()` over the header, no allocation: the common, valid header pays almost nothing.
 const INVALID_WEIGHT = /;[ \t]*q[ \t]*=[ \t]*(?!(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)[ \t]*(?:[;,]|$))/i;
+// RFC 9110 section 12.5.1: media-range = "*/*" / ( type "/" "*" ) / ( type "/" subtype ), then
+// parameters. A `*` type with a concrete subtype (`*/json`) is not one of them.
+const RANGE = new RegExp(`^[ \\t]*(?:\\*/\\*|(?!\\*/)${TOKEN}/${TOKEN})[ \\t]*(?:;|$)`);
+// Anything a range can start with that is not a media range; one test() over the whole header.
+const SUSPECT_RANGE = new RegExp(
+  `(?:^|,)(?![ \\t]*(?:,|$))(?![ \\t]*(?:\\*/\\*|(?!\\*/)${TOKEN}/${TOKEN})[ \\t]*(?:;|,|$))`,
+);
 
 /**
  * Accept headers longer than this many characters are cut to their complete ranges within this
@@ -79,5 +86,19 @@ export function dropInvalidWeights(header: string): string {
   return header
     .split(',')
     .filter((range) => !INVALID_WEIGHT.test(range))
+    .join(',');
+}
+
+/**
+ * Removes the elements of an Accept header that are not media ranges (RFC 9110 section 12.5.1):
+ * `*\/json`, `json`, `application/`, `/xml`. Like a range with an invalid weight, an invalid range
+ * is ignored and the rest negotiated; a header with nothing valid left accepts nothing (406).
+ * Empty list elements are kept (the list syntax allows them). Parameter values are not looked at.
+ */
+export function dropInvalidRanges(header: string): string {
+  if (!SUSPECT_RANGE.test(header)) return header;
+  return header
+    .split(',')
+    .filter((range) => range.trim() === '' || RANGE.test(range))
     .join(',');
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { negotiationApps } from '../test/apps.js';
 import { createNegotiator, type NegotiatorOptions } from './index.js';
+import { dropInvalidRanges } from './media-type.js';
 
 const JSON_TYPE = 'application/json';
 const XML = 'application/xml';
@@ -67,6 +68,14 @@ const ACCEPT_CASES: readonly AcceptCase[] = [
     accept: 'application/xml;q=0.5x, application/json;q=0.1',
     expected: JSON_TYPE,
   },
+  // RFC 9110 12.5.1: `*/json` is not a media range. Invalid ranges are ignored, like invalid weights.
+  { name: '*/json is not a media range', accept: '*/json', expected: 406 },
+  { name: '*/json ignored, the next range used', accept: '*/json, application/xml;q=0.1', expected: XML },
+  { name: '*/xml ignored even at q=1', accept: '*/xml, application/json;q=0.5', expected: JSON_TYPE },
+  { name: 'a type without a subtype', accept: 'application/', expected: 406 },
+  { name: 'a subtype without a type', accept: '/json, application/xml', expected: XML },
+  { name: 'a bare subtype', accept: 'json, xml', expected: 406 },
+  { name: 'a space inside the range', accept: 'application/ json', expected: 406 },
   { name: 'q=0.001 still acceptable', accept: 'application/json;q=0.001', expected: JSON_TYPE },
   { name: 'q=1.000', accept: 'application/xml;q=1.000', expected: XML },
   {
@@ -351,5 +360,66 @@ describe('createNegotiator() configuration errors', () => {
 
   it('takes the default language from the first language', () => {
     expect(createNegotiator({ languages: ['fr', 'en'] }).defaultLanguage).toBe('fr');
+  });
+});
+
+describe('dropInvalidRanges (RFC 9110 12.5.1 media ranges)', () => {
+  const token = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/);
+  const validRange = fc.oneof(
+    fc.constant('*/*'),
+    token.filter((t) => t !== '*').map((t) => `${t}/*`),
+    fc
+      .tuple(
+        token.filter((t) => t !== '*'),
+        token,
+      )
+      .map(([t, s]) => `${t}/${s}`),
+  );
+  const params = fc.constantFrom('', ';q=0.5', '; charset=utf-8', ';q=1;level=1');
+  // The grammar, read independently of the implementation's regular expression.
+  const TCHAR = "!#$%&'*+.^_`|~";
+  const isToken = (t: string) =>
+    t.length > 0 && [...t].every((c) => /[0-9A-Za-z-]/.test(c) || TCHAR.includes(c));
+  const isValid = (range: string) => {
+    const essence = range.split(';')[0]!.replace(/^[ \t]+|[ \t]+$/g, '');
+    const slash = essence.indexOf('/');
+    if (slash < 0) return false;
+    const [type, subtype] = [essence.slice(0, slash), essence.slice(slash + 1)];
+    return isToken(type) && isToken(subtype) && (type !== '*' || subtype === '*');
+  };
+
+  it('keeps a header made only of valid ranges as it is', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(validRange, params), { minLength: 1, maxLength: 8 }), (ranges) => {
+        const header = ranges.map(([r, p]) => `${r}${p}`).join(', ');
+        expect(dropInvalidRanges(header)).toBe(header);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps exactly the valid ranges of any header, in order, and is idempotent', () => {
+    const element = fc.oneof(
+      fc.tuple(validRange, params).map(([r, p]) => `${r}${p}`),
+      fc.tuple(token, params).map(([t, p]) => `*/${t === '*' ? 'x' : t}${p}`),
+      fc.string({ maxLength: 20 }).filter((s) => !s.includes(',')),
+    );
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 10 }), (elements) => {
+        const header = elements.join(',');
+        const kept = dropInvalidRanges(header);
+        const expected = header
+          .split(',')
+          .filter((e) => e.trim() === '' || isValid(e))
+          .join(',');
+        expect(kept).toBe(expected);
+        expect(dropInvalidRanges(kept)).toBe(kept);
+        for (const e of kept.split(',')) expect(e.trim() === '' || isValid(e)).toBe(true);
+        expect(kept.split(',').some((e) => e.trim().startsWith('*/') && !e.trim().startsWith('*/*'))).toBe(
+          false,
+        );
+      }),
+      { numRuns: 500 },
+    );
   });
 });

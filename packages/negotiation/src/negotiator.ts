@@ -2,6 +2,7 @@ import { HttpError, lookupLanguage, MAX_ACCEPT_LANGUAGE_LENGTH } from '@plumblin
 import Negotiator from 'negotiator';
 import { LruCache } from './cache.js';
 import {
+  dropInvalidRanges,
   dropInvalidWeights,
   isJsonType,
   isXmlType,
@@ -351,7 +352,7 @@ export function createNegotiator(options: NegotiatorOptions = {}): ContentNegoti
   }
 
   function decide(header: string): Offer | null {
-    const accept = dropInvalidWeights(header);
+    const accept = dropInvalidRanges(dropInvalidWeights(header));
     const extra = dynamicVendorOffers(accept);
     const base = mayNameParameters(accept, parameterNames) ? offerStrings : essenceStrings;
     const candidates = extra.length === 0 ? base : [...offerStrings, ...extra.map((o) => o.offer)];

@@ -84,3 +84,49 @@ export function send(port: number, spec: HttpRequestSpec = {}): Promise<Outcome>
     req.end(spec.body);
   });
 }
+
+/** What came back on a raw connection: the status line, the header lines (names lower-cased) and the body. */
+export interface RawExchange {
+  readonly statusLine: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** True when the connection ended with a reset instead of an orderly close. */
+  readonly reset: boolean;
+}
+
+/**
+ * Writes `bytes` on a fresh TCP connection to 127.0.0.1:`port` exactly as given (no framing added:
+ * for requests Node's parser refuses) and reads until the server closes, as curl does: without
+ * half-closing first, so a server that closes with unread bytes resets the connection.
+ *
+ * @example
+ * ```ts
+ * const reply = await rawExchange(port, 'get / HTTP/1.1\r\nHost: x\r\n\r\n');
+ * reply.statusLine; // 'HTTP/1.1 400 Bad Request'
+ * ```
+ */
+export async function rawExchange(port: number, bytes: string | Uint8Array): Promise<RawExchange> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let reset = false;
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.on('end', () => socket.end());
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') reset = true;
+      else reject(error);
+    });
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = (end < 0 ? text : text.slice(0, end)).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ statusLine, headers, body: end < 0 ? '' : text.slice(end + 4), reset });
+    });
+  });
+}

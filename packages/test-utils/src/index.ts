@@ -20,7 +20,14 @@ export {
   frameworkRunners,
   frameworkSenders,
 } from './frameworks.js';
-export { type HttpRequestSpec, listen, type RunningServer, send } from './http.js';
+export {
+  type HttpRequestSpec,
+  listen,
+  type RawExchange,
+  type RunningServer,
+  rawExchange,
+  send,
+} from './http.js';
 export { frameworkPeerProblems, type ManifestDependencies, nodeOnlyUses } from './portability.js';
 export { cleanReadmeExamples, readmeBlock, readmeFrameworkExamples, runReadmeExample } from './readme.js';
 export {

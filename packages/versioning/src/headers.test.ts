@@ -1,3 +1,4 @@
+import type { HttpError } from '@plumbline/errors';
 import { coreOutcome, EXPRESS_VERSIONS, fromSupertest } from '@plumbline/test-utils';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -5,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp, echo, IMF_FIXDATE, parseDeprecation, parseLinks } from '../test/support.js';
 import { getApiVersion, versionedRouter, versioning } from './express.js';
 import {
+  createRequestVersioning,
   createVersionPolicy,
   formatDeprecation,
   formatHttpDate,
@@ -131,9 +133,44 @@ describe('the lifecycle over time', () => {
       'api-supported-versions': '2',
       deprecation: '@1767225600',
       sunset: 'Thu, 31 Dec 2026 23:59:59 GMT',
-      link: '<https://docs.example.com/deprecations/v1>; rel="deprecation", <https://docs.example.com/sunset-policy>; rel="sunset"',
+      link: '<https://docs.example.com/deprecations/v1>; rel="deprecation", <https://docs.example.com/sunset-policy>; rel="sunset", </v2/projects>; rel="successor-version"',
     });
     expect(resolveVersion(policy, { path: '/v2/projects' }).version).toBe('2');
+  });
+
+  // The README promises the successor-version link on every response of a deprecated version:
+  // the 410 after the sunset is one of them, and the one that needs it most.
+  it.each([
+    ['a collection', '/v1/projects', undefined, '</v2/projects>; rel="successor-version"'],
+    ['a member', '/v1/projects/7', undefined, '</v2/projects/7>; rel="successor-version"'],
+    ['the version root', '/v1', undefined, '</v2>; rel="successor-version"'],
+    ['below a base path', '/v1/tasks', '/api', '</api/v2/tasks>; rel="successor-version"'],
+  ])('the 410 for %s keeps the successor-version link', (_label, path, basePath, successor) => {
+    const outcome = createRequestVersioning(lifecyclePolicy(AFTER))({
+      path,
+      ...(basePath === undefined ? {} : { basePath }),
+    });
+    expect(outcome.kind).toBe('error');
+    const error = (outcome as { error: HttpError }).error;
+    expect(error.status).toBe(410);
+    expect(error.headers['Link']).toBe(
+      `<https://docs.example.com/deprecations/v1>; rel="deprecation", <https://docs.example.com/sunset-policy>; rel="sunset", ${successor}`,
+    );
+  });
+
+  it('the 410 under the header strategy keeps a configured successor link', () => {
+    const policy = createVersionPolicy({
+      strategy: 'header',
+      now: () => AFTER,
+      versions: [
+        { version: '1', sunsetAt: SUNSET_AT, links: { successor: 'https://docs.example.com/v2' } },
+        '2',
+      ],
+    });
+    const outcome = createRequestVersioning(policy)({ path: '/projects', headers: { 'x-api-version': '1' } });
+    expect((outcome as { error: HttpError }).error.headers['Link']).toBe(
+      '<https://docs.example.com/v2>; rel="successor-version"',
+    );
   });
 
   it('exactly at the sunset instant the version is retired', async () => {
@@ -267,6 +304,7 @@ describe.each(EXPRESS_VERSIONS)('headers through %s', (_name, express) => {
     expect(outcome.headers['api-deprecated-versions']).toBeUndefined();
     expect(outcome.headers['sunset']).toBe('Thu, 31 Dec 2026 23:59:59 GMT');
     expect(outcome.headers['deprecation']).toBe('@1767225600');
+    expect(outcome.headers['link']).toBe(DEPRECATED_V1.link.replace('/v2/boom', '/v2/ok'));
     const v2 = fromSupertest(await request(after).get('/v2/ok'));
     expect(v2.status).toBe(200);
     expect(v2.headers['api-supported-versions']).toBe('2');

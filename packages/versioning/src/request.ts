@@ -88,7 +88,7 @@ function outcomeFor(
   if (isNeutral(input.path)) return { kind: 'neutral', headers: phase.common };
   let resolved: ResolvedVersion | undefined;
   try {
-    resolved = resolveAt(policy, input, now);
+    resolved = resolveAt(policy, input, now, input.basePath);
   } catch (error) {
     const headers = policy.vary === undefined ? phase.common : { ...phase.common, Vary: policy.vary };
     return { kind: 'error', error, headers };

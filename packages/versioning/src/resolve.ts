@@ -81,6 +81,12 @@ function ambiguous(phase: Phase): HttpError {
   return new HttpError('ambiguous_api_version', { headers: phase.common });
 }
 
+/** Where the request was, for the successor link a retired version's 410 keeps. */
+interface RequestPlace {
+  readonly path?: string | undefined;
+  readonly basePath?: string | undefined;
+}
+
 function select(
   policy: CompiledPolicy,
   phase: Phase,
@@ -88,11 +94,17 @@ function select(
   requested: string | undefined,
   now: number,
   matchedPath?: string,
+  place: RequestPlace = {},
 ): ResolvedVersion {
   if (isRetired(policy, entry, now)) {
+    // The 410 keeps every link a response of this version carries, the successor derived from
+    // the path included: a client told the version is gone learns where to go.
     // Vary is left out: the error handler sets error headers by replacement, and a Vary it
     // replaced would lose what other middleware added. The Express adapter adds Vary itself.
-    const { Vary: _vary, ...headers } = phase.byVersion.get(entry.version)!;
+    const { Vary: _vary, ...headers } =
+      place.path === undefined
+        ? phase.byVersion.get(entry.version)!
+        : headersAt(policy, entry.version, now, { path: place.path, basePath: place.basePath ?? '' });
     throw new HttpError('api_version_sunset', {
       params: { version: entry.version, date: entry.sunsetHeader! },
       headers,
@@ -101,7 +113,13 @@ function select(
   return { version: entry.version, requested, defaulted: requested === undefined, matchedPath };
 }
 
-function fromReading(policy: CompiledPolicy, phase: Phase, reading: Reading, now: number): ResolvedVersion {
+function fromReading(
+  policy: CompiledPolicy,
+  phase: Phase,
+  reading: Reading,
+  now: number,
+  place: RequestPlace = {},
+): ResolvedVersion {
   if (reading.kind === 'absent') return select(policy, phase, policy.defaultVersion, undefined, now);
   if (reading.kind === 'malformed') throw malformed(phase, reading.raw);
   const requested = reading.values[0]!;
@@ -115,7 +133,7 @@ function fromReading(policy: CompiledPolicy, phase: Phase, reading: Reading, now
     if (distinct.size > 1) throw ambiguous(phase);
   }
   if (entry === undefined) throw unsupported(policy, phase, requested);
-  return select(policy, phase, entry, requested, now, reading.matchedPath);
+  return select(policy, phase, entry, requested, now, reading.matchedPath, place);
 }
 
 // Accept is a negotiation, not a single value: ranges the server cannot serve are passed over,
@@ -165,12 +183,15 @@ export function resolveAt(
   policy: CompiledPolicy,
   request: VersionRequest,
   now: number,
+  basePath = '',
 ): ResolvedVersion | undefined {
   const phase = phaseAt(policy, now);
   switch (policy.strategy) {
     case 'path': {
       const reading = readPath(policy, request.path);
-      return reading.kind === 'absent' ? undefined : fromReading(policy, phase, reading, now);
+      return reading.kind === 'absent'
+        ? undefined
+        : fromReading(policy, phase, reading, now, { path: request.path, basePath });
     }
     case 'query':
       return fromReading(policy, phase, readQuery(policy, request.query), now);
