@@ -22,7 +22,10 @@ const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains
  * createServer(createApp(ctx, logger), config).listen(config.port, config.host);
  * ```
  */
-export function createServer(app: RequestListener, config: Pick<ServiceConfig, 'tls' | 'versioningStrategy'>): Server {
+export function createServer(
+  app: RequestListener,
+  config: Pick<ServiceConfig, 'tls' | 'versioningStrategy'>,
+): Server {
   // Absolute-form targets are routed like origin-form (request-target.ts), for every route.
   const listener: RequestListener = (req, res) => {
     toOriginForm(req);
@@ -36,6 +39,9 @@ export function createServer(app: RequestListener, config: Pick<ServiceConfig, '
     : createHttpServer(listener);
   server.keepAliveTimeout = 5_000;
   const extra = config.tls ? HSTS : {};
-  server.on('clientError', clientErrorHandler({ headers: () => ({ ...commonHeaders(config.versioningStrategy), ...extra }) }));
+  server.on(
+    'clientError',
+    clientErrorHandler({ headers: () => ({ ...commonHeaders(config.versioningStrategy), ...extra }) }),
+  );
   return server;
 }

@@ -67,7 +67,10 @@ export async function startService(
   // Production never prints demo credentials; tests then make their own the same way.
   const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
   const app = createApp(ctx, logger);
-  const server = createServer(app, { tls: undefined, versioningStrategy: config.versioningStrategy }).listen(0, '127.0.0.1');
+  const server = createServer(app, { tls: undefined, versioningStrategy: config.versioningStrategy }).listen(
+    0,
+    '127.0.0.1',
+  );
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
