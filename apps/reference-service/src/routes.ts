@@ -68,7 +68,7 @@ function patchObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError('validation_failed', {
       params: { count: 1 },
-      errors: [{ pointer: '', code: 'invalid_value', detail: 'A merge patch must be a JSON object.' }],
+      errors: [{ pointer: '#', code: 'invalid_value', detail: 'A merge patch must be a JSON object.' }],
     });
   }
   return body as Record<string, unknown>;

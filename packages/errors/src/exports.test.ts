@@ -26,6 +26,7 @@ describe('public exports', () => {
       'httpErrors',
       'isErrorCode',
       'isHttpError',
+      'jsonPointer',
       'lookupLanguage',
       'mergeVary',
       'parseAcceptLanguage',

@@ -31,6 +31,7 @@ export {
   MAX_ACCEPT_LANGUAGE_LENGTH,
   parseAcceptLanguage,
 } from './language.js';
+export { jsonPointer } from './pointer.js';
 export { BUILTIN_MESSAGES, fillTemplate, type MessageParams, type MessageTemplates } from './messages.js';
 export {
   PROBLEM_JSON,

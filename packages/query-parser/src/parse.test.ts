@@ -214,7 +214,7 @@ describe('several problems are collected into one validation_failed', () => {
       expect(status).toBe(400);
       expect(body).toMatchObject({
         error_code: 'validation_failed',
-        detail: 'The request has 5 invalid value(s).',
+        detail: 'The request has 5 invalid values.',
         errors: [
           {
             parameter: 'status',
@@ -470,8 +470,9 @@ describe('parseSearchBody', () => {
       'bracket name inside filter',
       { filter: { 'status[ne]': 'x' } },
       'unknown_parameter',
-      '#/filter/status[ne]',
+      '#/filter/status%5Bne%5D',
     ],
+    ['member name with a slash and a space', { 'a/b c': 1 }, 'unknown_parameter', '#/a~1b%20c'],
     ['bad operator', { filter: { status: { $ne: 'x' } } }, 'operator_not_allowed', '#/filter/status/$ne'],
     ['object value', { filter: { age: { eq: { a: 1 } } } }, 'invalid_value', '#/filter/age/eq'],
     ['fractional limit', { limit: 10.5 }, 'invalid_pagination', '#/limit'],

@@ -1,4 +1,4 @@
-import { type FieldIssue, HttpError, type MessageParams } from '@plumbline/errors';
+import { type FieldIssue, HttpError, jsonPointer, type MessageParams } from '@plumbline/errors';
 import {
   type Collection,
   type CompiledField,
@@ -794,7 +794,7 @@ export function parseSearchBody<F extends string>(
     ]);
   }
   for (const [member, value] of Object.entries(body)) {
-    const pointer = `#/${member.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const pointer = jsonPointer([member]);
     if (!BODY_MEMBERS.includes(member)) {
       if (c.unknownParameters === 'strict')
         issues.push({
@@ -813,7 +813,7 @@ export function parseSearchBody<F extends string>(
       continue;
     }
     for (const [field, condition] of Object.entries(value)) {
-      const at = `${pointer}/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const at = jsonPointer([member, field]);
       // Only declared names reach the shared validator, so a key like "sort" or "a[ne]" cannot
       // smuggle another parameter in through the filter object.
       if (!c.fields.has(field)) {
@@ -825,10 +825,10 @@ export function parseSearchBody<F extends string>(
         continue;
       }
       if (Array.isArray(condition)) {
-        for (let i = 0; i < condition.length; i++) add(field, condition[i], `${at}/${i}`);
+        for (let i = 0; i < condition.length; i++) add(field, condition[i], jsonPointer([member, field, i]));
       } else if (typeof condition === 'object' && condition !== null) {
         for (const [op, operand] of Object.entries(condition)) {
-          add(`${field}[${op}]`, operand, `${at}/${op}`, op === 'in');
+          add(`${field}[${op}]`, operand, jsonPointer([member, field, op]), op === 'in');
         }
       } else add(field, condition, at);
     }
