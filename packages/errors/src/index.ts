@@ -31,8 +31,8 @@ export {
   MAX_ACCEPT_LANGUAGE_LENGTH,
   parseAcceptLanguage,
 } from './language.js';
-export { jsonPointer } from './pointer.js';
 export { BUILTIN_MESSAGES, fillTemplate, type MessageParams, type MessageTemplates } from './messages.js';
+export { jsonPointer } from './pointer.js';
 export {
   PROBLEM_JSON,
   PROBLEM_XML,

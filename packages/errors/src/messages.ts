@@ -21,7 +21,10 @@ export type MessageParams = Readonly<
 
 const en: Record<ErrorCode, readonly string[]> = {
   bad_request: ['The request is not valid: {reason}.', 'The request is malformed.'],
-  validation_failed: ['The request has {count} invalid {count|value|values}.', 'The request failed validation.'],
+  validation_failed: [
+    'The request has {count} invalid {count|value|values}.',
+    'The request failed validation.',
+  ],
   malformed_json: ['The request body is not valid JSON.'],
   unknown_parameter: [
     'Query parameter "{parameter}" is not supported; supported: {allowed}.',
@@ -63,8 +66,14 @@ const en: Record<ErrorCode, readonly string[]> = {
     'Field "{field}" cannot be selected.',
     'The field cannot be selected.',
   ],
-  search_too_short: ['Search text must be at least {min} {min|character|characters}.', 'The search text is too short.'],
-  search_too_long: ['Search text must be at most {max} {max|character|characters}.', 'The search text is too long.'],
+  search_too_short: [
+    'Search text must be at least {min} {min|character|characters}.',
+    'The search text is too short.',
+  ],
+  search_too_long: [
+    'Search text must be at most {max} {max|character|characters}.',
+    'The search text is too long.',
+  ],
   invalid_pagination: [
     'Parameter "{parameter}" must be {expected}.',
     'The pagination parameters are not valid.',
@@ -133,7 +142,10 @@ const en: Record<ErrorCode, readonly string[]> = {
 
 const de: Record<ErrorCode, readonly string[]> = {
   bad_request: ['Die Anfrage ist ungültig: {reason}.', 'Die Anfrage ist fehlerhaft.'],
-  validation_failed: ['Die Anfrage enthält {count} {count|ungültigen Wert|ungültige Werte}.', 'Die Anfrage ist ungültig.'],
+  validation_failed: [
+    'Die Anfrage enthält {count} {count|ungültigen Wert|ungültige Werte}.',
+    'Die Anfrage ist ungültig.',
+  ],
   malformed_json: ['Der Anfragetext ist kein gültiges JSON.'],
   unknown_parameter: [
     'Der Abfrageparameter „{parameter}“ wird nicht unterstützt; unterstützt: {allowed}.',

@@ -1,4 +1,4 @@
-import { HttpError } from '@plumbline/errors';
+import { HttpError, toProblem } from '@plumbline/errors';
 import { coreOutcome, describeAdapters, fromSupertest } from '@plumbline/test-utils';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -418,6 +418,79 @@ describe('sort shapes', () => {
     expect(parseQuery(tasks, 'sort=-id').sort).toEqual([{ field: 'id', direction: 'desc' }]);
     expect(toQueryString(parseQuery(tasks, 'sort=-id'))).toBe('sort=-id&limit=20&offset=0');
     expect(toQueryString(parseQuery(tasks, 'sort=name,id'))).toBe('sort=name&limit=20&offset=0');
+  });
+});
+
+describe('messages say what the client wrote wrong', () => {
+  it.each([
+    [
+      'sort=-name_asc',
+      'invalid_sort',
+      'sort',
+      'Sort "-name_asc" is not valid: use either a sign or _asc/_desc, not both.',
+    ],
+    [
+      'sort=%2Bname_desc',
+      'invalid_sort',
+      'sort',
+      'Sort "+name_desc" is not valid: use either a sign or _asc/_desc, not both.',
+    ],
+    [
+      'sort=name_desc:asc',
+      'invalid_sort',
+      'sort',
+      'Sort "name_desc:asc" is not valid: use either :asc/:desc or _asc/_desc, not both.',
+    ],
+    [
+      'sort=-name:asc',
+      'invalid_sort',
+      'sort',
+      'Sort "-name:asc" is not valid: use either a sign or :asc/:desc, not both.',
+    ],
+    [
+      'sort=name,-name',
+      'invalid_sort',
+      'sort',
+      'Sort "name,-name" is not valid: field "name" appears more than once.',
+    ],
+    [
+      'sort=-nope_asc',
+      'sort_field_not_allowed',
+      'sort',
+      'Sort field "nope_asc" is not allowed; allowed: id, name, priority, score, active, date, created_at.',
+    ],
+    [
+      'name[x][y]=1',
+      'invalid_value',
+      'name[x][y]',
+      'Parameter "name[x][y]" must be a filter with one operator, as name[op] (operators: eq, ne).',
+    ],
+    [
+      'priority[gte]]=1',
+      'invalid_value',
+      'priority[gte]]',
+      'Parameter "priority[gte]]" must be a filter with one operator, as priority[op] (operators: eq, ne, gt, gte, lt, lte).',
+    ],
+    [
+      'name[x]=1',
+      'operator_not_allowed',
+      'name[x]',
+      'Operator "x" is not allowed on field "name"; allowed: eq, ne.',
+    ],
+    ['nope[x][y]=1', 'unknown_parameter', 'nope[x][y]', undefined],
+  ])('%s → %s: %s', (query, code, parameter, detail) => {
+    let thrown: unknown;
+    try {
+      parseQuery(tasks, query);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(HttpError);
+    const error = thrown as HttpError;
+    expect(error.code).toBe(code);
+    expect(error.errors).toHaveLength(1);
+    expect(error.errors[0]).toMatchObject({ parameter, code });
+    if (detail !== undefined) expect(toProblem(error).errors?.[0]?.detail).toBe(detail);
   });
 });
 

@@ -344,6 +344,16 @@ function validate(
       issues.push(issue(entry, 'field_not_filterable', { field: fieldName, allowed: collection.filterable }));
       continue;
     }
+    if (op.includes('[') || op.includes(']')) {
+      // `name[x][y]`, `name[a]b]`: not an operator called `x][y`, but more than one bracket pair.
+      issues.push(
+        issue(entry, 'invalid_value', {
+          parameter: name,
+          expected: `a filter with one operator, as ${fieldName}[op] (operators: ${[...field.operators].join(', ')})`,
+        }),
+      );
+      continue;
+    }
     if (!field.operators.has(op as Operator)) {
       issues.push(
         issue(entry, 'operator_not_allowed', {
