@@ -2,13 +2,22 @@
  * Starts the reference service in-process on a loopback port with its own database (SQLite in
  * memory, or a fresh PostgreSQL schema) and its own Redis prefix space, exactly as `main.ts` builds it.
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DATABASE_URL, REDIS_URL, uniquePrefix } from '@plumbline/test-utils';
+import {
+  ContractValidator,
+  DATABASE_URL,
+  describeViolations,
+  REDIS_URL,
+  recordExchanges,
+  uniquePrefix,
+} from '@plumbline/test-utils';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import { createApp, keySetErrorLogger } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
+import { buildOpenApi } from '../src/openapi.js';
 import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
 
 export interface Backend {
@@ -31,6 +40,11 @@ export interface StartOptions {
   readonly logger?: Logger;
   /** Redis key prefix; give two services the same one to make them instances of one deployment. */
   readonly redisPrefix?: string;
+  /**
+   * Check every exchange against /openapi.json when the service stops (default true); false only
+   * for a test that breaks the service on purpose (say, a failing database) where no contract holds.
+   */
+  readonly contract?: boolean;
 }
 
 export async function startService(
@@ -66,7 +80,9 @@ export async function startService(
   // Production never prints demo credentials; tests then make their own the same way.
   const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
   const app = createApp(ctx, logger);
-  const server = app.listen(0, '127.0.0.1');
+  // Every exchange is recorded and, on stop(), checked against the service's own /openapi.json.
+  const recorder = recordExchanges(app);
+  const server = createServer(recorder.handler).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -87,6 +103,16 @@ export async function startService(
       return ((await res.json()) as { access_token: string }).access_token;
     },
     async stop() {
+      const violations =
+        options.contract === false
+          ? ''
+          : describeViolations(
+              new ContractValidator(
+                // The document /openapi.json serves (built here: the service may be rate limiting).
+                JSON.parse(JSON.stringify(buildOpenApi(ctx))) as Record<string, unknown>,
+              ),
+              recorder.exchanges,
+            );
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (ctx.redis) {
@@ -100,6 +126,7 @@ export async function startService(
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await admin.end();
       }
+      if (violations !== '') throw new Error(`Responses that break /openapi.json:\n${violations}`);
     },
   };
 }

@@ -4,7 +4,7 @@
  * own pattern and near-misses around it.
  */
 import { isHttpError } from '@plumbline/errors';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tasks } from '../test/fixtures.js';

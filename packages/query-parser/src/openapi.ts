@@ -134,15 +134,31 @@ export function toOpenApiParameters(collection: Collection): OpenApiParameter[] 
     p('size', 'Items per page (with page).', limit);
   }
   if (modes.includes('cursor')) p('cursor', 'Opaque cursor from page.next_cursor.', { type: 'string' });
-  p(
-    'fields',
-    `Comma-separated fields to return (${collection.id} is always returned).`,
-    {
-      type: 'array',
-      items: { type: 'string', enum: [...collection.selectable] },
-      uniqueItems: true,
-    },
-    { style: 'form', explode: false },
-  );
+  out.push(fieldsParameter(collection));
   return out;
+}
+
+function fieldsParameter(collection: Collection): OpenApiParameter {
+  return {
+    name: 'fields',
+    in: 'query',
+    required: false,
+    description: `Comma-separated fields to return (${collection.id} is always returned).`,
+    schema: { type: 'array', items: { type: 'string', enum: [...collection.selectable] }, uniqueItems: true },
+    style: 'form',
+    explode: false,
+  };
+}
+
+/**
+ * OpenAPI 3.1 query parameters of a single member of the collection (what `parseMemberQuery`
+ * accepts): `fields` only.
+ *
+ * @example
+ * ```ts
+ * const spec = { paths: { '/tasks/{id}': { get: { parameters: toOpenApiMemberParameters(tasks) } } } };
+ * ```
+ */
+export function toOpenApiMemberParameters(collection: Collection): OpenApiParameter[] {
+  return [fieldsParameter(collection)];
 }

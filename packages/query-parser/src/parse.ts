@@ -416,6 +416,71 @@ function validate(
   return Object.freeze(new ParsedQuery(collection, query)) as CollectionQuery;
 }
 
+/**
+ * The query of a single member (`GET /tasks/{id}`): only `fields`, by the collection's rules.
+ *
+ * @example
+ * ```ts
+ * const query: MemberQuery = parseMemberQuery(tasks, 'fields=title');
+ * query.fields; // ['id', 'title']
+ * ```
+ */
+export interface MemberQuery<F extends string = string> {
+  /** Selected fields (always including the id), or `undefined` for all selectable fields. */
+  readonly fields: readonly F[] | undefined;
+  /** Unknown parameters kept by `unknownParameters: 'passthrough'` (null-prototype object). */
+  readonly extra: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Parses the raw query string of a request for one member of `collection`. `fields` selects
+ * members as on the collection (`field_not_selectable`, `duplicate_parameter`); with
+ * `allowFields: false` (a write, whose answer is the whole resource) it is unknown too. Any other
+ * parameter is 400 `unknown_parameter`, as on the collection, unless the collection keeps unknown
+ * parameters (`unknownParameters: 'passthrough'`). Throws one `HttpError` listing every problem.
+ *
+ * @example
+ * ```ts
+ * parseMemberQuery(tasks, 'fields=title,status').fields; // ['id', 'title', 'status']
+ * parseMemberQuery(tasks, 'sort=title'); // throws 400 unknown_parameter (allowed: fields)
+ * ```
+ */
+export function parseMemberQuery<F extends string>(
+  collection: Collection<F>,
+  rawQuery: string,
+  options: { readonly allowFields?: boolean } = {},
+): MemberQuery<F> {
+  const c = collection as Collection;
+  const allowFields = options.allowFields !== false;
+  const issues: FieldIssue[] = [];
+  const entries = rawQuery === '' || rawQuery === '?' ? [] : readQueryString(c, rawQuery, issues);
+  let fieldsEntry: Entry | undefined;
+  let extra: Record<string, string[]> | undefined;
+  let duplicateReported = false;
+  for (const entry of entries) {
+    if (allowFields && entry.name === 'fields') {
+      if (fieldsEntry === undefined) fieldsEntry = entry;
+      else if (!duplicateReported) {
+        duplicateReported = true;
+        issues.push(issue(entry, 'duplicate_parameter', { parameter: 'fields' }));
+      }
+    } else if (c.unknownParameters === 'passthrough') {
+      extra ??= Object.create(null) as Record<string, string[]>;
+      (extra[entry.name] ??= []).push(entry.value);
+    } else {
+      issues.push(
+        issue(entry, 'unknown_parameter', { parameter: entry.name, allowed: allowFields ? ['fields'] : [] }),
+      );
+    }
+  }
+  const fields = readFields(c, fieldsEntry, issues);
+  if (issues.length > 0) throw toError(issues);
+  return Object.freeze({
+    fields: fields as readonly F[] | undefined,
+    extra: extra ? freezeLists(extra) : NO_EXTRA,
+  });
+}
+
 function freezeLists(record: Record<string, string[]>): Readonly<Record<string, readonly string[]>> {
   for (const list of Object.values(record)) Object.freeze(list);
   return Object.freeze(record);
