@@ -21,7 +21,7 @@ export function jsonPointer(path: readonly PropertyKey[]): string {
   let out = '#';
   for (const part of path) {
     const token = String(part).replaceAll('~', '~0').replaceAll('/', '~1');
-    out += `/${encodeURIComponent(token).replace(FRAGMENT_SAFE, (escape) => decodeURIComponent(escape))}`;
+    out += `/${encodeURIComponent(token).replace(FRAGMENT_SAFE, (encoded) => decodeURIComponent(encoded))}`;
   }
   return out;
 }

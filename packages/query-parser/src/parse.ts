@@ -466,7 +466,9 @@ export function parseMemberQuery<F extends string>(
       }
     } else if (c.unknownParameters === 'passthrough') {
       extra ??= Object.create(null) as Record<string, string[]>;
-      (extra[entry.name] ??= []).push(entry.value);
+      const list = extra[entry.name];
+      if (list) list.push(entry.value);
+      else extra[entry.name] = [entry.value];
     } else {
       issues.push(
         issue(entry, 'unknown_parameter', { parameter: entry.name, allowed: allowFields ? ['fields'] : [] }),
