@@ -67,13 +67,12 @@ describe('parseMemberQuery', () => {
   });
 
   it('says which parameter a member takes', () => {
-    const error = (() => {
-      try {
-        parseMemberQuery(tasks, 'colour=red');
-      } catch (e) {
-        return e;
-      }
-    })();
+    let error: unknown;
+    try {
+      parseMemberQuery(tasks, 'colour=red');
+    } catch (e) {
+      error = e;
+    }
     expect(isHttpError(error) && toProblem(error).detail).toBe(
       'Query parameter "colour" is not supported; supported: fields.',
     );
