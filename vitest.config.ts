@@ -27,7 +27,13 @@ function projects(): TestProjectInlineConfiguration[] {
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           benchmark: { include: ['bench/**/*.bench.ts'] },
           ...(name === 'system-tests'
-            ? { testTimeout: 240_000, hookTimeout: 120_000, fileParallelism: false }
+            ? {
+                testTimeout: 240_000,
+                hookTimeout: 120_000,
+                fileParallelism: false,
+                // Every exchange through the harness is checked against /openapi.json.
+                setupFiles: [join(groupDir, name, 'test/contract-setup.ts')],
+              }
             : {}),
           ...(name === 'consumer-tests'
             ? {

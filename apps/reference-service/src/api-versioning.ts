@@ -51,6 +51,8 @@ export interface ApiStrategy {
    * so the strict collection query does not see it as an unknown parameter; otherwise `handler`.
    */
   withoutVersionParameter(handler: RequestHandler): RequestHandler;
+  /** `url` without the version parameter under the query strategy (as the query parsers must see it); otherwise `url`. */
+  withoutVersion(url: string): string;
 }
 
 const PLAIN_TYPES = ['application/json', 'application/xml'] as const;
@@ -99,6 +101,7 @@ export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
       strategy === 'media-type'
         ? [vendorType(version), ...PLAIN_TYPES, vendorType(version, 'xml')]
         : PLAIN_TYPES,
+    withoutVersion: (url) => (strategy === 'query' ? stripParameter(url) : url),
     withoutVersionParameter: (handler) =>
       strategy !== 'query'
         ? handler

@@ -117,6 +117,11 @@ const errorDoc: Json = {
   },
 };
 
+const text = (description: string): Json => ({
+  description,
+  content: { 'text/plain': { schema: { type: 'string', xml: { name: 'text' } } } },
+});
+
 const html = (description: string): Json => ({
   description,
   content: { 'text/html': { schema: { type: 'string', xml: { name: 'html' } } } },
@@ -150,6 +155,76 @@ const frontPaths: Json = {
       tags: ['service'],
       security: [],
       responses: { '200': html('The interactive API reference') },
+    },
+  },
+  '/errors': {
+    get: {
+      operationId: 'error_codes',
+      summary: 'Every error_code, with its status and meaning, in the caller’s language',
+      tags: ['service'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'The error codes',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['data'],
+                properties: { data: { type: 'array', items: ref('ErrorCode') } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  '/docs/deprecations/v1': {
+    get: {
+      operationId: 'deprecation_v1',
+      summary: 'What changed in v2 and how to move from v1 (the rel="deprecation" link of v1)',
+      tags: ['service'],
+      security: [],
+      responses: { '200': text('The deprecation notice') },
+    },
+  },
+  '/docs/sunset-policy': {
+    get: {
+      operationId: 'sunset_policy',
+      summary: 'How long a deprecated version stays available (the rel="sunset" link)',
+      tags: ['service'],
+      security: [],
+      responses: { '200': text('The sunset policy') },
+    },
+  },
+  '/docs/init.js': {
+    get: {
+      operationId: 'docs_script',
+      summary: 'The script that starts Swagger UI on /docs',
+      tags: ['service'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'JavaScript',
+          content: { 'text/javascript': { schema: { type: 'string', xml: { name: 'script' } } } },
+        },
+      },
+    },
+  },
+  '/docs/assets/{file}': {
+    get: {
+      operationId: 'docs_asset',
+      summary: 'Swagger UI’s files (scripts, style sheets, icons)',
+      tags: ['service'],
+      security: [],
+      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '200': {
+          description: 'The file',
+          content: { '*/*': { schema: { type: 'string', xml: { name: 'file' } } } },
+        },
+        '404': { $ref: '#/components/responses/Error404' },
+      },
     },
   },
   '/metrics': {

@@ -9,9 +9,13 @@ type Json = Record<string, unknown>;
 const NEGOTIATED = [
   '/health',
   '/ready',
+  '/openapi.json',
   '/.well-known/jwks.json',
+  '/errors',
   '/errors/{error_code}',
   '/docs',
+  '/docs/deprecations/v1',
+  '/docs/sunset-policy',
   '/metrics',
   '/',
 ];

@@ -4,7 +4,7 @@
  * policy for deprecation headers, and the error catalogue for problem responses.
  */
 import { ERROR_CODES } from '@plumbline/errors';
-import { toOpenApiParameters } from '@plumbline/query-parser';
+import { toOpenApiMemberParameters, toOpenApiParameters } from '@plumbline/query-parser';
 import { z } from 'zod';
 import type { AppContext } from './context.js';
 import type { ApiVersion } from './domain/model.js';
@@ -65,17 +65,99 @@ function errorResponses(codes: readonly string[]): Json {
   return Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/responses/Error${code}` }]));
 }
 
-const versionHeaders = (version: ApiVersion): Json => ({
-  'API-Supported-Versions': { $ref: '#/components/headers/ApiSupportedVersions' },
-  'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
-  ...(version === 1
-    ? {
-        Deprecation: { $ref: '#/components/headers/Deprecation' },
-        Sunset: { $ref: '#/components/headers/Sunset' },
-        Link: { $ref: '#/components/headers/DeprecationLink' },
-      }
-    : {}),
-});
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * Headers every response carries (or may carry): the request id, the version headers, the
+ * negotiation headers, the validator and the rate limit. On v1 (deprecated) also `Deprecation`,
+ * `Sunset` and the `Link` to the successor; without a version (shared error responses) those are
+ * declared as optional, since the same problem response serves both versions.
+ */
+function commonResponseHeaders(version?: ApiVersion): Json {
+  return {
+    'X-Request-Id': header('XRequestId'),
+    'API-Supported-Versions': header('ApiSupportedVersions'),
+    'API-Deprecated-Versions': header('ApiDeprecatedVersions'),
+    'Content-Language': header('ContentLanguage'),
+    Vary: header('Vary'),
+    ETag: header('ETag'),
+    RateLimit: header('RateLimit'),
+    'RateLimit-Policy': header('RateLimitPolicy'),
+    Link: header('Link'),
+    ...(version !== 2 ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') } : {}),
+  };
+}
+
+/** What a status adds to the common headers of a problem response (docs/design.md#d-errors). */
+const PROBLEM_HEADERS: Readonly<Record<string, Json>> = {
+  // RFC 6750 3.1: a bearer request refused for a bad request or a missing scope is challenged too.
+  '400': { 'WWW-Authenticate': header('BearerChallenge') },
+  '401': { 'WWW-Authenticate': header('WWWAuthenticate') },
+  '403': { 'WWW-Authenticate': header('BearerChallenge') },
+  '405': { Allow: header('Allow') },
+  '415': { 'Accept-Post': header('AcceptPost') },
+  '429': { 'Retry-After': header('RetryAfter') },
+  '503': { 'Retry-After': header('RetryAfter') },
+};
+
+/**
+ * The shared problem responses, `Error<status>`: the problem document in JSON and XML with the
+ * common headers, what the status adds (`WWW-Authenticate`, `Allow`, `Retry-After`,
+ * `Accept-Post`), and `Accept-Patch`, which every response of a member resource advertises.
+ */
+function problemResponses(): Json {
+  return Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, description]) => [
+      `Error${status}`,
+      {
+        description,
+        headers: {
+          ...commonResponseHeaders(),
+          'Accept-Patch': header('AcceptPatch'),
+          ...PROBLEM_HEADERS[status],
+        },
+        content: problemContent,
+      },
+    ]),
+  );
+}
+
+/** The header components `commonResponseHeaders` and `problemResponses` refer to. */
+function headerComponents(): Json {
+  const text = (description: string, extra: Json = {}) => ({
+    description,
+    schema: { type: 'string', ...extra },
+  });
+  return {
+    ApiSupportedVersions: text('Versions this API serves', { example: '1, 2' }),
+    ApiDeprecatedVersions: text('Versions that are deprecated (still served until their sunset)', {
+      example: '1',
+    }),
+    XRequestId: text('The request id (also request_id in problems)'),
+    ContentLanguage: text('Language of the representation (en or de)'),
+    Vary: text('Request headers the representation depends on (Accept, Accept-Language, ...)'),
+    ETag: text('Validator of this representation; send it back in If-None-Match for a 304'),
+    RateLimit: text('draft-ietf-httpapi-ratelimit-headers: the quota left in the current window'),
+    RateLimitPolicy: text('draft-ietf-httpapi-ratelimit-headers: the quota policy'),
+    RetryAfter: text('Seconds to wait before retrying', { pattern: '^[0-9]+$' }),
+    WWWAuthenticate: { ...text('The authentication challenge(s) (RFC 9110 11.6.1)'), required: true },
+    Allow: { ...text('The methods this resource supports'), required: true },
+    BearerChallenge: text('RFC 6750 3.1: error="invalid_request" or error="insufficient_scope" (scope=...)'),
+    AcceptPost: text('Media types a POST accepts (on 415)'),
+    AcceptPatch: text('Media types a PATCH accepts (member resources)'),
+    Deprecation: text('RFC 9745: when this version was deprecated (@<unix seconds>); v1 only'),
+    Sunset: text('RFC 8594: after this HTTP-date the version answers 410; v1 only'),
+    Link: text(
+      'RFC 8288 links: the page relations (self, next, prev, first, last) on collections; on v1 also rel="deprecation", rel="sunset" and rel="successor-version"',
+    ),
+    PreferenceApplied: text('RFC 7240: the preferences applied (count=exact)'),
+    IdempotentReplayed: text('true when this is the stored response of an earlier request with the same key'),
+    Location: {
+      description: 'URI of the created resource',
+      schema: { type: 'string', format: 'uri-reference' },
+    },
+  };
+}
 
 const pathParam = (name: string) => ({
   name,
@@ -98,13 +180,24 @@ interface OperationSpec {
     readonly location?: boolean;
   };
   readonly errors: readonly string[];
+  /** A member resource: every response advertises `Accept-Patch`. */
+  readonly member?: boolean;
+  /** A page of a collection (`Preference-Applied` for `Prefer: count=exact`). */
+  readonly page?: boolean;
+  /**
+   * A GET that answers 304 to a matching `If-None-Match`. None does yet: the conditional-request
+   * support (RFC 9110 §13) sets this where it is served, and contract.test.ts checks the two agree.
+   */
+  readonly conditional?: boolean;
 }
 
 function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
-  const headers = versionHeaders(version);
   const successHeaders = {
-    ...headers,
-    ...(spec.success.location ? { Location: { $ref: '#/components/headers/Location' } } : {}),
+    ...commonResponseHeaders(version),
+    ...(spec.member ? { 'Accept-Patch': header('AcceptPatch') } : {}),
+    ...(spec.page ? { 'Preference-Applied': header('PreferenceApplied') } : {}),
+    ...(spec.idempotencyKey ? { 'Idempotent-Replayed': header('IdempotentReplayed') } : {}),
+    ...(spec.success.location ? { Location: header('Location') } : {}),
   };
   const parameters = [
     ...(spec.params ?? []),
@@ -144,8 +237,17 @@ function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
             }
           : {}),
       },
+      ...(spec.conditional ? { '304': notModified(version) } : {}),
       ...errorResponses(spec.errors),
     },
+  };
+}
+
+/** 304 to a GET whose `If-None-Match` matches the current `ETag` (no body). */
+function notModified(version: ApiVersion): Json {
+  return {
+    description: 'Not modified: the ETag sent in If-None-Match still matches',
+    headers: commonResponseHeaders(version),
   };
 }
 
@@ -177,9 +279,14 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
       summary: `Get one ${name}`,
       tag,
       scope: `read:${scope}`,
-      params,
-      success: { status: '200', description: `The ${name}`, schema: schemaRef },
+      params: [...params, ...memberQuery(tag)],
+      success: {
+        status: '200',
+        description: `The ${name}; \`fields=\` selects members, \`id\` is always there`,
+        schema: selection(schemaRef),
+      },
       errors: readErrors,
+      member: true,
     }),
     put: operation(version, `replace_${name}`, {
       summary: `Replace a ${name} (missing optional fields are reset)`,
@@ -189,6 +296,7 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
       body: { schema: inputRef, types: ['application/json'] },
       success: { status: '200', description: `The replaced ${name}`, schema: schemaRef },
       errors: writeErrors,
+      member: true,
     }),
     patch: operation(version, `update_${name}`, {
       summary: `Update a ${name} with a JSON merge patch (RFC 7396)`,
@@ -198,6 +306,7 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
       body: { schema: { type: 'object' }, types: patchTypes },
       success: { status: '200', description: `The updated ${name}`, schema: schemaRef },
       errors: writeErrors,
+      member: true,
     }),
     delete: operation(version, `delete_${name}`, {
       summary: `Delete a ${name} (later requests for it get 410)`,
@@ -206,6 +315,7 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
       params,
       success: { status: '204', description: 'Deleted' },
       errors: readErrors,
+      member: true,
     }),
   });
   const collection = (
@@ -225,6 +335,7 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
       params: [...params, ...queryParams, { $ref: '#/components/parameters/Prefer' }],
       success: { status: '200', description: `A page of ${plural}`, schema: page(itemRef) },
       errors: listErrors,
+      page: true,
     }),
     ...(inputRef
       ? {
@@ -251,8 +362,11 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
       idempotencyKey: 'optional',
       success: { status: '200', description: `A page of ${plural}`, schema: page(itemRef) },
       errors: [...listErrors, '413', '415'],
+      page: true,
     }),
   });
+  const memberQuery = (tag: string) =>
+    toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[];
   const projectQuery = toOpenApiParameters(collections.projects) as unknown as Json[];
   const taskQuery = toOpenApiParameters(collections.tasks) as unknown as Json[];
   const commentQuery = toOpenApiParameters(collections.comments) as unknown as Json[];
@@ -321,7 +435,7 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
 }
 
 function neutralPaths(): Json {
-  const problem = errorResponses(['400', '401', '429', '500', '503']);
+  const problem = errorResponses(['400', '401', '413', '415', '429', '500', '503']);
   return {
     '/health': {
       get: {
@@ -395,9 +509,13 @@ function neutralPaths(): Json {
           },
           '400': {
             description: 'RFC 6749 error (invalid_request, invalid_grant, ...)',
+            // A body that is not form-encoded is RFC 6749's invalid_request, naming the form type.
+            headers: { 'Accept-Post': header('AcceptPost') },
             content: { 'application/json': { schema: ref('OAuthError') } },
           },
           '401': oauthInvalidClient,
+          '413': problem['413'],
+          '415': problem['415'],
           '429': problem['429'],
         },
       },
@@ -434,10 +552,28 @@ function neutralPaths(): Json {
           },
           '400': {
             description: 'RFC 6749 error (invalid_request)',
+            // A body that is not form-encoded is RFC 6749's invalid_request, naming the form type.
+            headers: { 'Accept-Post': header('AcceptPost') },
             content: { 'application/json': { schema: ref('OAuthError') } },
           },
           '401': oauthInvalidClient,
+          '413': problem['413'],
+          '415': problem['415'],
           '429': problem['429'],
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        summary: 'This OpenAPI 3.1 document',
+        tags: ['service'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'The document',
+            content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } },
+          },
         },
       },
     },
@@ -474,6 +610,44 @@ function neutralPaths(): Json {
   };
 }
 
+/** Member schemas under `fields=`: a `<Item>Selection` is `<Item>` with only `id` required. */
+const SELECTIONS = ['ProjectV1', 'ProjectV2', 'Task', 'Comment'] as const;
+const selection = (item: Json): Json => ({ $ref: `${String(item['$ref'])}Selection` });
+
+function withSelections(document: Json): Json {
+  const schemas = (document['components'] as Json)['schemas'] as Record<string, Json>;
+  for (const name of SELECTIONS) {
+    const full = schemas[name]!;
+    schemas[`${name}Selection`] = {
+      ...full,
+      description: `${name} as selected by \`fields=\`: every member optional but \`id\`, none other allowed`,
+      required: ['id'],
+    };
+  }
+  return document;
+}
+
+/**
+ * Operations outside the versioned API (`/health`, `/oauth/token`, the front door, ...) declare
+ * the common headers too: every response the service sends carries them. And the rejections that
+ * come before any route (a query string over the limit, plain HTTP in production, the per-IP
+ * rate limit, a failure) can answer any of them.
+ */
+function withCommonHeaders(document: Json): Json {
+  for (const [path, item] of Object.entries(document['paths'] as Record<string, Json>)) {
+    if (/^\/v\d+\//.test(path)) continue;
+    for (const operation of Object.values(item)) {
+      const declared = ((operation as Json)['responses'] ?? {}) as Record<string, Json>;
+      (operation as Json)['responses'] = { ...errorResponses(['400', '403', '429', '500']), ...declared };
+      for (const response of Object.values(declared)) {
+        if (response['$ref'] !== undefined) continue;
+        response['headers'] = { ...commonResponseHeaders(), ...((response['headers'] as Json) ?? {}) };
+      }
+    }
+  }
+  return document;
+}
+
 /** Builds the document once; it depends only on configuration. */
 export function buildOpenApi(ctx: AppContext): Json {
   const scopes = Object.fromEntries(
@@ -482,7 +656,7 @@ export function buildOpenApi(ctx: AppContext): Json {
       `${scope.split(':')[0]} ${scope.split(':')[1]}`,
     ]),
   );
-  return withFrontDoor({
+  const document = withFrontDoor({
     openapi: '3.1.0',
     info: {
       title: 'Plumbline reference service',
@@ -534,38 +708,8 @@ export function buildOpenApi(ctx: AppContext): Json {
           schema: { type: 'string', enum: ['count=exact'] },
         },
       },
-      headers: {
-        ApiSupportedVersions: {
-          description: 'Versions this API serves',
-          schema: { type: 'string', example: '1, 2' },
-        },
-        XRequestId: {
-          description: 'The request id (also request_id in problems)',
-          schema: { type: 'string' },
-        },
-        Deprecation: {
-          description: 'RFC 9745: when this version was deprecated (@<unix seconds>)',
-          schema: { type: 'string' },
-        },
-        Sunset: {
-          description: 'RFC 8594: after this HTTP-date the version answers 410',
-          schema: { type: 'string' },
-        },
-        DeprecationLink: {
-          description: 'rel="deprecation", rel="sunset" and rel="successor-version" links',
-          schema: { type: 'string' },
-        },
-        Location: {
-          description: 'URI of the created resource',
-          schema: { type: 'string', format: 'uri-reference' },
-        },
-      },
-      responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([status, description]) => [
-          `Error${status}`,
-          { description, content: problemContent },
-        ]),
-      ),
+      headers: headerComponents(),
+      responses: problemResponses(),
       schemas: {
         Problem: {
           type: 'object',
@@ -585,7 +729,11 @@ export function buildOpenApi(ctx: AppContext): Json {
                 type: 'object',
                 required: ['error_code', 'detail'],
                 properties: {
-                  pointer: { type: 'string' },
+                  pointer: {
+                    type: 'string',
+                    pattern: '^#(/[^/]*)*$',
+                    description: 'JSON Pointer into the body, URI fragment form (RFC 6901 §6): #/name',
+                  },
                   parameter: { type: 'string' },
                   header: { type: 'string' },
                   error_code: { type: 'string' },
@@ -658,4 +806,5 @@ export function buildOpenApi(ctx: AppContext): Json {
       },
     },
   });
+  return withCommonHeaders(withSelections(document));
 }

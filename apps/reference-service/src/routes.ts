@@ -9,10 +9,16 @@ import { methodNotAllowed } from '@plumbline/errors/express';
 import type { SqlQuery } from '@plumbline/idempotency';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
 import { represent, requireContentType } from '@plumbline/negotiation/express';
-import { type Collection, type CollectionQuery, toSql } from '@plumbline/query-parser';
+import {
+  type Collection,
+  type CollectionQuery,
+  parseMemberQuery,
+  rawQueryOf,
+  toSql,
+} from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery } from '@plumbline/query-parser/express';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
-import { apiStrategy } from './api-versioning.js';
+import { type ApiStrategy, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import {
   type ApiVersion,
@@ -20,6 +26,7 @@ import {
   commentRepresentation,
   type ProjectRow,
   projectRepresentation,
+  selectFields,
   type TaskRow,
   taskRepresentation,
 } from './domain/model.js';
@@ -69,7 +76,7 @@ function patchObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError('validation_failed', {
       params: { count: 1 },
-      errors: [{ pointer: '', code: 'invalid_value', detail: 'A merge patch must be a JSON object.' }],
+      errors: [{ pointer: '#', code: 'invalid_value', detail: 'A merge patch must be a JSON object.' }],
     });
   }
   return body as Record<string, unknown>;
@@ -118,6 +125,26 @@ function projectFromListRow(row: Record<string, unknown>): ProjectRow {
   };
 }
 
+/**
+ * A member GET's query: `fields=` selects members as on the collection; any other parameter is 400
+ * `unknown_parameter`, never silently ignored (docs/design.md#d-filters).
+ */
+function memberFields(req: Request, collection: Collection, api: ApiStrategy): readonly string[] | undefined {
+  return parseMemberQuery(collection, rawQueryOf(api.withoutVersion(req.originalUrl))).fields;
+}
+
+/**
+ * Writes answer with the whole resource: there, every query parameter is 400 `unknown_parameter`
+ * (but for `version=` under the query strategy).
+ */
+const noQueryWith =
+  (api: ApiStrategy) =>
+  (collection: Collection): RequestHandler =>
+  (req, _res, next) => {
+    parseMemberQuery(collection, rawQueryOf(api.withoutVersion(req.originalUrl)), { allowFields: false });
+    next();
+  };
+
 export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const { repo, db, collections } = ctx;
   const router = Router();
@@ -125,6 +152,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const api = apiStrategy(ctx.config.versioningStrategy);
   const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
     api.withoutVersionParameter(collectionQuery(collection, options));
+  const noQuery = noQueryWith(api);
   const limit = ctx.config.bodyLimitBytes;
   const jsonBody: RequestHandler[] = [
     requireContentType('application/json'),
@@ -207,16 +235,23 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     .get(requireScopes('read:projects'), parsedQuery(collections.projects), (req, res) =>
       list(req, res, collections.projects, sql.projects, asProject),
     )
-    .post(requireScopes('write:projects'), ...jsonBody, createOnceRequired, async (req, res) => {
-      const row = await writer(req).createProject(projectData(version, req.body));
-      sendCreated(res, projectUrl(row.id), projectRepresentation(row, version));
-    })
+    .post(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...jsonBody,
+      createOnceRequired,
+      async (req, res) => {
+        const row = await writer(req).createProject(projectData(version, req.body));
+        sendCreated(res, projectUrl(row.id), projectRepresentation(row, version));
+      },
+    )
     .all(methodNotAllowed(['GET', 'POST']));
 
   router
     .route('/projects/search')
     .post(
       requireScopes('read:projects'),
+      noQuery(collections.projects),
       ...jsonBody,
       idempotent,
       parsedQuery(collections.projects),
@@ -228,10 +263,11 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     .route('/projects/:projectId')
     .all(acceptPatch)
     .get(requireScopes('read:projects'), async (req, res) => {
+      const fields = memberFields(req, collections.projects, api);
       const row = found(await repo.getProject(idParam(req, 'projectId')));
-      represent(res, projectRepresentation(row, version));
+      represent(res, selectFields(projectRepresentation(row, version), fields));
     })
-    .put(requireScopes('write:projects'), ...jsonBody, async (req, res) => {
+    .put(requireScopes('write:projects'), noQuery(collections.projects), ...jsonBody, async (req, res) => {
       const id = idParam(req, 'projectId');
       const current = found(await repo.getProject(id));
       const updated = await repo.updateProject(id, projectData(version, req.body, current));
@@ -243,7 +279,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
         ),
       );
     })
-    .patch(requireScopes('write:projects'), ...patchBody, async (req, res) => {
+    .patch(requireScopes('write:projects'), noQuery(collections.projects), ...patchBody, async (req, res) => {
       const id = idParam(req, 'projectId');
       const current = found(await repo.getProject(id));
       const merged = mergePatch(
@@ -259,7 +295,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
         ),
       );
     })
-    .delete(requireScopes('write:projects'), async (req, res) => {
+    .delete(requireScopes('write:projects'), noQuery(collections.projects), async (req, res) => {
       const id = idParam(req, 'projectId');
       if (!(await repo.deleteProject(id))) found(await repo.getProject(id));
       res.status(204).end();
@@ -282,16 +318,24 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       parsedQuery(collections.tasks, { scope: projectScope }),
       (req, res) => list(req, res, collections.tasks, sql.tasks, asTask),
     )
-    .post(requireScopes('write:tasks'), existingProject, ...jsonBody, createOnce, async (req, res) => {
-      const task = await writer(req).createTask(idParam(req, 'projectId'), taskData(req.body));
-      sendCreated(res, taskUrl(task), taskRepresentation(task));
-    })
+    .post(
+      requireScopes('write:tasks'),
+      noQuery(collections.tasks),
+      existingProject,
+      ...jsonBody,
+      createOnce,
+      async (req, res) => {
+        const task = await writer(req).createTask(idParam(req, 'projectId'), taskData(req.body));
+        sendCreated(res, taskUrl(task), taskRepresentation(task));
+      },
+    )
     .all(methodNotAllowed(['GET', 'POST']));
 
   router
     .route('/projects/:projectId/tasks/search')
     .post(
       requireScopes('read:tasks'),
+      noQuery(collections.tasks),
       existingProject,
       ...jsonBody,
       idempotent,
@@ -312,10 +356,11 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     router
       .route(path)
       .all(acceptPatch)
-      .get(requireScopes('read:tasks'), async (req, res) =>
-        represent(res, taskRepresentation(await taskOf(req))),
-      )
-      .put(requireScopes('write:tasks'), ...jsonBody, async (req, res) => {
+      .get(requireScopes('read:tasks'), async (req, res) => {
+        const fields = memberFields(req, collections.tasks, api);
+        represent(res, selectFields(taskRepresentation(await taskOf(req)), fields));
+      })
+      .put(requireScopes('write:tasks'), noQuery(collections.tasks), ...jsonBody, async (req, res) => {
         const task = await taskOf(req);
         const updated = await repo.updateTask(task.id, taskData(req.body));
         represent(
@@ -323,7 +368,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
           taskRepresentation(found(updated ? { state: 'found', row: updated } : await repo.getTask(task.id))),
         );
       })
-      .patch(requireScopes('write:tasks'), ...patchBody, async (req, res) => {
+      .patch(requireScopes('write:tasks'), noQuery(collections.tasks), ...patchBody, async (req, res) => {
         const task = await taskOf(req);
         const merged = mergePatch(withoutReadOnly(taskRepresentation(task)), patchObject(req.body));
         const updated = await repo.updateTask(task.id, taskData(merged));
@@ -332,7 +377,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
           taskRepresentation(found(updated ? { state: 'found', row: updated } : await repo.getTask(task.id))),
         );
       })
-      .delete(requireScopes('write:tasks'), async (req, res) => {
+      .delete(requireScopes('write:tasks'), noQuery(collections.tasks), async (req, res) => {
         const task = await taskOf(req);
         if (!(await repo.deleteTask(task.id))) found(await repo.getTask(task.id));
         res.status(204).end();
@@ -350,8 +395,13 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     .all(methodNotAllowed(['GET']));
   router
     .route('/tasks/search')
-    .post(requireScopes('read:tasks'), ...jsonBody, idempotent, parsedQuery(collections.tasks), (req, res) =>
-      list(req, res, collections.tasks, sql.tasks, asTask),
+    .post(
+      requireScopes('read:tasks'),
+      noQuery(collections.tasks),
+      ...jsonBody,
+      idempotent,
+      parsedQuery(collections.tasks),
+      (req, res) => list(req, res, collections.tasks, sql.tasks, asTask),
     )
     .all(methodNotAllowed(['POST']));
   taskMember('/tasks/:taskId');
@@ -374,22 +424,30 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       parsedQuery(collections.comments, { scope: taskScope }),
       (req, res) => list(req, res, collections.comments, sql.comments, asComment),
     )
-    .post(requireScopes('write:comments'), existingTask, ...jsonBody, createOnce, async (req, res) => {
-      const input = validateBody(commentInput, req.body);
-      const author = getPrincipal(req)?.clientId ?? 'anonymous';
-      const comment = await writer(req).createComment(idParam(req, 'taskId'), input.body, author);
-      sendCreated(res, commentUrl(comment), commentRepresentation(comment));
-    })
+    .post(
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      existingTask,
+      ...jsonBody,
+      createOnce,
+      async (req, res) => {
+        const input = validateBody(commentInput, req.body);
+        const author = getPrincipal(req)?.clientId ?? 'anonymous';
+        const comment = await writer(req).createComment(idParam(req, 'taskId'), input.body, author);
+        sendCreated(res, commentUrl(comment), commentRepresentation(comment));
+      },
+    )
     .all(methodNotAllowed(['GET', 'POST']));
 
   router
     .route('/tasks/:taskId/comments/:commentId')
     .get(requireScopes('read:comments'), async (req, res) => {
+      const fields = memberFields(req, collections.comments, api);
       const comment = found(await repo.getComment(idParam(req, 'commentId')));
       if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
-      represent(res, commentRepresentation(comment));
+      represent(res, selectFields(commentRepresentation(comment), fields));
     })
-    .delete(requireScopes('write:comments'), async (req, res) => {
+    .delete(requireScopes('write:comments'), noQuery(collections.comments), async (req, res) => {
       const id = idParam(req, 'commentId');
       const comment = found(await repo.getComment(id));
       if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');

@@ -223,7 +223,7 @@ describe.each(backends)('reference service on $name', (backend) => {
       const bad = await call('PUT', `/v2/projects/${id}`, { body: { description: 'no name' } });
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([
-        { pointer: '/name', error_code: 'invalid_value', detail: 'This field is required.' },
+        { pointer: '#/name', error_code: 'invalid_value', detail: 'This field is required.' },
       ]);
       expect((await call('PUT', `/v2/projects/${randomUUID()}`, { body: { name: 'x' } })).status).toBe(404);
     });

@@ -3,12 +3,22 @@
  * memory, or a fresh PostgreSQL schema) and its own Redis prefix space, exactly as `main.ts` builds it.
  */
 import type { AddressInfo } from 'node:net';
-import { DATABASE_URL, REDIS_URL, uniquePrefix } from '@plumbline/test-utils';
+import {
+  ContractValidator,
+  DATABASE_URL,
+  describeViolations,
+  REDIS_URL,
+  recordExchanges,
+  uniquePrefix,
+} from '@plumbline/test-utils';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
+import { apiStrategy } from '../src/api-versioning.js';
 import { createApp, keySetErrorLogger } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
+import { buildOpenApi } from '../src/openapi.js';
+import { documentForStrategy } from '../src/openapi-strategy.js';
 import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
 import { createServer } from '../src/server.js';
 
@@ -32,6 +42,17 @@ export interface StartOptions {
   readonly logger?: Logger;
   /** Redis key prefix; give two services the same one to make them instances of one deployment. */
   readonly redisPrefix?: string;
+}
+
+// One validator per distinct document: compiling the schemas once keeps the check cheap.
+const validators = new Map<string, ContractValidator>();
+function validatorFor(document: string): ContractValidator {
+  let validator = validators.get(document);
+  if (!validator) {
+    validator = new ContractValidator(JSON.parse(document) as Record<string, unknown>);
+    validators.set(document, validator);
+  }
+  return validator;
 }
 
 export async function startService(
@@ -67,10 +88,12 @@ export async function startService(
   // Production never prints demo credentials; tests then make their own the same way.
   const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
   const app = createApp(ctx, logger);
-  const server = createServer(app, { tls: undefined, versioningStrategy: config.versioningStrategy }).listen(
-    0,
-    '127.0.0.1',
-  );
+  // Every exchange is recorded and, on stop(), checked against the service's own /openapi.json.
+  const recorder = recordExchanges(app);
+  const server = createServer(recorder.handler, {
+    tls: undefined,
+    versioningStrategy: config.versioningStrategy,
+  }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -91,6 +114,13 @@ export async function startService(
       return ((await res.json()) as { access_token: string }).access_token;
     },
     async stop() {
+      // Checked against the document /openapi.json serves (built here: the service may be rate limiting).
+      const violations = describeViolations(
+        validatorFor(
+          JSON.stringify(documentForStrategy(apiStrategy(config.versioningStrategy), buildOpenApi(ctx))),
+        ),
+        recorder.exchanges,
+      );
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (ctx.redis) {
@@ -104,6 +134,7 @@ export async function startService(
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await admin.end();
       }
+      if (violations !== '') throw new Error(`Responses that break /openapi.json:\n${violations}`);
     },
   };
 }

@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair } from 'jose';
 import pg from 'pg';
+import { recordExchange } from './contract.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const SERVICE_MAIN = resolve(here, '../../reference-service/dist/main.mjs');
@@ -385,11 +386,15 @@ export interface Reply {
   json<T = Record<string, unknown>>(): T;
 }
 
-/** One HTTP exchange; a network failure resolves to status 0 with the error's code as text. */
+/**
+ * One HTTP exchange; a network failure resolves to status 0 with the error's code as text. Every
+ * answered exchange is recorded for the contract check (contract-setup.ts).
+ */
 export async function request(url: string, init: RequestInit = {}): Promise<Reply> {
   try {
     const response = await fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(20_000) });
     const text = await response.text();
+    await recordExchange(url, init, response, text);
     return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;

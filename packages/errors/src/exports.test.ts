@@ -28,6 +28,7 @@ describe('public exports', () => {
       'httpErrors',
       'isErrorCode',
       'isHttpError',
+      'jsonPointer',
       'lookupLanguage',
       'mergeVary',
       'parseAcceptLanguage',

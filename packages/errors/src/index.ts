@@ -34,6 +34,7 @@ export {
   parseAcceptLanguage,
 } from './language.js';
 export { BUILTIN_MESSAGES, fillTemplate, type MessageParams, type MessageTemplates } from './messages.js';
+export { jsonPointer } from './pointer.js';
 export {
   PROBLEM_JSON,
   PROBLEM_XML,

@@ -2,8 +2,10 @@ import type { ErrorCode } from './catalogue.js';
 
 /**
  * Message templates for one language. Each code maps to one or more templates, most specific
- * first; `{name}` placeholders are filled from the error's params. The first template whose
- * placeholders are all available is used, so the last one should need no params.
+ * first; `{name}` placeholders are filled from the error's params, and `{name|one|other}` picks
+ * `one` when the param is the number 1 and `other` otherwise (`{min} {min|character|characters}`).
+ * The first template whose placeholders are all available is used, so the last one should need
+ * no params.
  *
  * @example
  * ```ts
@@ -19,7 +21,10 @@ export type MessageParams = Readonly<
 
 const en: Record<ErrorCode, readonly string[]> = {
   bad_request: ['The request is not valid: {reason}.', 'The request is malformed.'],
-  validation_failed: ['The request has {count} invalid value(s).', 'The request failed validation.'],
+  validation_failed: [
+    'The request has {count} invalid {count|value|values}.',
+    'The request failed validation.',
+  ],
   malformed_json: ['The request body is not valid JSON.'],
   unknown_parameter: [
     'Query parameter "{parameter}" is not supported; supported: {allowed}.',
@@ -61,8 +66,14 @@ const en: Record<ErrorCode, readonly string[]> = {
     'Field "{field}" cannot be selected.',
     'The field cannot be selected.',
   ],
-  search_too_short: ['Search text must be at least {min} characters.', 'The search text is too short.'],
-  search_too_long: ['Search text must be at most {max} characters.', 'The search text is too long.'],
+  search_too_short: [
+    'Search text must be at least {min} {min|character|characters}.',
+    'The search text is too short.',
+  ],
+  search_too_long: [
+    'Search text must be at most {max} {max|character|characters}.',
+    'The search text is too long.',
+  ],
   invalid_pagination: [
     'Parameter "{parameter}" must be {expected}.',
     'The pagination parameters are not valid.',
@@ -136,7 +147,10 @@ const en: Record<ErrorCode, readonly string[]> = {
 
 const de: Record<ErrorCode, readonly string[]> = {
   bad_request: ['Die Anfrage ist ungültig: {reason}.', 'Die Anfrage ist fehlerhaft.'],
-  validation_failed: ['Die Anfrage enthält {count} ungültige(n) Wert(e).', 'Die Anfrage ist ungültig.'],
+  validation_failed: [
+    'Die Anfrage enthält {count} {count|ungültigen Wert|ungültige Werte}.',
+    'Die Anfrage ist ungültig.',
+  ],
   malformed_json: ['Der Anfragetext ist kein gültiges JSON.'],
   unknown_parameter: [
     'Der Abfrageparameter „{parameter}“ wird nicht unterstützt; unterstützt: {allowed}.',
@@ -281,7 +295,7 @@ const de: Record<ErrorCode, readonly string[]> = {
  */
 export const BUILTIN_MESSAGES: Readonly<Record<'en' | 'de', MessageTemplates>> = Object.freeze({ en, de });
 
-const PLACEHOLDER = /\{([a-z_][a-z0-9_]*)\}/gi;
+const PLACEHOLDER = /\{([a-z_][a-z0-9_]*)(?:\|([^|{}]*)\|([^|{}]*))?\}/gi;
 // Interpolated values can come from the client (a field name, a header value): keep them short
 // and free of control characters so a message never carries an injected line or a huge echo.
 const MAX_PARAM_LENGTH = 120;
@@ -301,17 +315,19 @@ function renderParam(value: MessageParams[string]): string {
  * ```ts
  * fillTemplate(['Field "{field}" is bad.', 'A field is bad.'], { field: 'name' }); // 'Field "name" is bad.'
  * fillTemplate(['Field "{field}" is bad.', 'A field is bad.'], {}); // 'A field is bad.'
+ * fillTemplate(['{n} {n|key|keys} at most.'], { n: 1 }); // '1 key at most.'
  * ```
  */
 export function fillTemplate(templates: readonly string[], params: MessageParams = {}): string | undefined {
   for (const template of templates) {
     let complete = true;
-    const text = template.replace(PLACEHOLDER, (_match, name: string) => {
+    const text = template.replace(PLACEHOLDER, (_match, name: string, one?: string, other?: string) => {
       const value = Object.hasOwn(params, name) ? params[name] : undefined;
       if (value === undefined || (Array.isArray(value) && value.length === 0)) {
         complete = false;
         return '';
       }
+      if (one !== undefined) return Number(value) === 1 ? one : (other as string);
       return renderParam(value);
     });
     if (complete) return text;

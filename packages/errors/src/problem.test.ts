@@ -86,9 +86,9 @@ describe('toProblem', () => {
       type: 'https://docs.example/errors/validation_failed',
       title: 'Bad Request',
       status: 400,
-      detail: 'Die Anfrage enthält 3 ungültige(n) Wert(e).',
+      detail: 'Die Anfrage enthält 3 ungültige Werte.',
       error_code: 'validation_failed',
-      message: 'Die Anfrage enthält 3 ungültige(n) Wert(e).',
+      message: 'Die Anfrage enthält 3 ungültige Werte.',
       errors: [
         {
           parameter: 'sort',

@@ -278,6 +278,13 @@ export type SortTokenResult =
       readonly params: Readonly<Record<string, string | readonly string[]>>;
     };
 
+/** `name` for `name_asc`/`name_desc`, else the empty string (never a field name). */
+function suffixStem(name: string): string {
+  if (name.endsWith('_asc')) return name.slice(0, -4);
+  if (name.endsWith('_desc')) return name.slice(0, -5);
+  return '';
+}
+
 /**
  * Reads one sort token in any of the three shapes ({@link https://github.com/plumbline/plumbline/blob/main/docs/design.md#d-sort | design: sort}: sign, then `:dir`, then `_dir`
  * suffix when the stem is sortable, else a bare field ascending).
@@ -323,6 +330,21 @@ export function readSortToken(
   }
   if (sortable.has(name))
     return { ok: true, key: Object.freeze({ field: name, direction: direction ?? 'asc' }) };
+  // `-name_asc`, `name_desc:asc`: a suffix on a sortable stem, after a sign or before `:dir`, is a
+  // second direction, not a field called `name_asc`.
+  if (direction !== undefined && sortable.has(suffixStem(name))) {
+    return {
+      ok: false,
+      code: 'invalid_sort',
+      params: {
+        sort: token,
+        reason:
+          colon >= 0
+            ? 'use either :asc/:desc or _asc/_desc, not both'
+            : 'use either a sign or _asc/_desc, not both',
+      },
+    };
+  }
   if (!FIELD_NAME.test(name))
     return { ok: false, code: 'invalid_sort', params: { sort: token, reason: 'not a field name' } };
   return { ok: false, code: 'sort_field_not_allowed', params: { field: name, allowed } };

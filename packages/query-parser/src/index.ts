@@ -20,7 +20,7 @@ export {
   type SortKey,
 } from './collection.js';
 export { applyToArray, countInArray } from './memory.js';
-export { type OpenApiParameter, toOpenApiParameters } from './openapi.js';
+export { type OpenApiParameter, toOpenApiMemberParameters, toOpenApiParameters } from './openapi.js';
 export {
   type BuildPageOptions,
   buildPage,
@@ -32,8 +32,10 @@ export {
 export {
   type CollectionQuery,
   type Filter,
+  type MemberQuery,
   type Pagination,
   type ParseOptions,
+  parseMemberQuery,
   parseQuery,
   parseSearchBody,
 } from './parse.js';

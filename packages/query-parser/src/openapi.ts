@@ -39,6 +39,24 @@ function schemaOf(field: CompiledField): Record<string, unknown> {
   }
 }
 
+/**
+ * The `sort` schema: exactly the values `parseQuery` accepts. `pattern` is the shape (one
+ * to `maxSortKeys` keys, each a sortable field in one of the three shapes, never a sign together
+ * with a direction suffix) and uses only the portable regex subset; `not.pattern` refuses a field
+ * named twice (`name,-name`), which needs a backreference (ECMA-262, as JSON Schema specifies;
+ * validators with a non-ECMA regex engine may skip it, and the parser answers 400 either way).
+ */
+function sortSchema(collection: Collection): Record<string, unknown> {
+  const names = `(?:${collection.sortable.join('|')})`;
+  const key = `(?:[-+]?${names}|${names}[:_](?:asc|desc))`;
+  const repeated = `(?:^|,)[-+]?(${collection.sortable.join('|')})(?:[:_](?:asc|desc))?,(?:[^,]*,)*[-+]?\\1(?:[:_](?:asc|desc))?(?:,|$)`;
+  return {
+    type: 'string',
+    pattern: `^${key}(?:,${key}){0,${collection.maxSortKeys - 1}}$`,
+    not: { pattern: repeated },
+  };
+}
+
 const OP_TEXT = { ne: 'not equal to', gt: 'greater than', gte: 'at least', lt: 'less than', lte: 'at most' };
 
 /**
@@ -95,14 +113,10 @@ export function toOpenApiParameters(collection: Collection): OpenApiParameter[] 
     });
   }
   if (collection.sortable.length > 0) {
-    const names = collection.sortable.join('|');
     p(
       'sort',
-      `Up to ${collection.maxSortKeys} comma-separated keys: -field (descending), field:asc|desc or field_asc|desc. Sortable: ${collection.sortable.join(', ')}.`,
-      {
-        type: 'string',
-        pattern: `^[-+]?(${names})((:|_)(asc|desc))?(,[-+]?(${names})((:|_)(asc|desc))?){0,${collection.maxSortKeys - 1}}$`,
-      },
+      `Up to ${collection.maxSortKeys} comma-separated keys, each field at most once: -field or +field, field:asc|desc, field_asc|desc, or a bare field (ascending). Sortable: ${collection.sortable.join(', ')}.`,
+      sortSchema(collection),
     );
   }
   const modes = collection.pagination;
@@ -120,15 +134,31 @@ export function toOpenApiParameters(collection: Collection): OpenApiParameter[] 
     p('size', 'Items per page (with page).', limit);
   }
   if (modes.includes('cursor')) p('cursor', 'Opaque cursor from page.next_cursor.', { type: 'string' });
-  p(
-    'fields',
-    `Comma-separated fields to return (${collection.id} is always returned).`,
-    {
-      type: 'array',
-      items: { type: 'string', enum: [...collection.selectable] },
-      uniqueItems: true,
-    },
-    { style: 'form', explode: false },
-  );
+  out.push(fieldsParameter(collection));
   return out;
+}
+
+function fieldsParameter(collection: Collection): OpenApiParameter {
+  return {
+    name: 'fields',
+    in: 'query',
+    required: false,
+    description: `Comma-separated fields to return (${collection.id} is always returned).`,
+    schema: { type: 'array', items: { type: 'string', enum: [...collection.selectable] }, uniqueItems: true },
+    style: 'form',
+    explode: false,
+  };
+}
+
+/**
+ * OpenAPI 3.1 query parameters of a single member of the collection (what `parseMemberQuery`
+ * accepts): `fields` only.
+ *
+ * @example
+ * ```ts
+ * const spec = { paths: { '/tasks/{id}': { get: { parameters: toOpenApiMemberParameters(tasks) } } } };
+ * ```
+ */
+export function toOpenApiMemberParameters(collection: Collection): OpenApiParameter[] {
+  return [fieldsParameter(collection)];
 }

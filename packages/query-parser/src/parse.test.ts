@@ -1,4 +1,4 @@
-import { HttpError } from '@plumbline/errors';
+import { HttpError, toProblem } from '@plumbline/errors';
 import { coreOutcome, describeAdapters, fromSupertest } from '@plumbline/test-utils';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -214,7 +214,7 @@ describe('several problems are collected into one validation_failed', () => {
       expect(status).toBe(400);
       expect(body).toMatchObject({
         error_code: 'validation_failed',
-        detail: 'The request has 5 invalid value(s).',
+        detail: 'The request has 5 invalid values.',
         errors: [
           {
             parameter: 'status',
@@ -421,6 +421,79 @@ describe('sort shapes', () => {
   });
 });
 
+describe('messages say what the client wrote wrong', () => {
+  it.each([
+    [
+      'sort=-name_asc',
+      'invalid_sort',
+      'sort',
+      'Sort "-name_asc" is not valid: use either a sign or _asc/_desc, not both.',
+    ],
+    [
+      'sort=%2Bname_desc',
+      'invalid_sort',
+      'sort',
+      'Sort "+name_desc" is not valid: use either a sign or _asc/_desc, not both.',
+    ],
+    [
+      'sort=name_desc:asc',
+      'invalid_sort',
+      'sort',
+      'Sort "name_desc:asc" is not valid: use either :asc/:desc or _asc/_desc, not both.',
+    ],
+    [
+      'sort=-name:asc',
+      'invalid_sort',
+      'sort',
+      'Sort "-name:asc" is not valid: use either a sign or :asc/:desc, not both.',
+    ],
+    [
+      'sort=name,-name',
+      'invalid_sort',
+      'sort',
+      'Sort "name,-name" is not valid: field "name" appears more than once.',
+    ],
+    [
+      'sort=-nope_asc',
+      'sort_field_not_allowed',
+      'sort',
+      'Sort field "nope_asc" is not allowed; allowed: id, name, priority, score, active, date, created_at.',
+    ],
+    [
+      'name[x][y]=1',
+      'invalid_value',
+      'name[x][y]',
+      'Parameter "name[x][y]" must be a filter with one operator, as name[op] (operators: eq, ne).',
+    ],
+    [
+      'priority[gte]]=1',
+      'invalid_value',
+      'priority[gte]]',
+      'Parameter "priority[gte]]" must be a filter with one operator, as priority[op] (operators: eq, ne, gt, gte, lt, lte).',
+    ],
+    [
+      'name[x]=1',
+      'operator_not_allowed',
+      'name[x]',
+      'Operator "x" is not allowed on field "name"; allowed: eq, ne.',
+    ],
+    ['nope[x][y]=1', 'unknown_parameter', 'nope[x][y]', undefined],
+  ])('%s → %s: %s', (query, code, parameter, detail) => {
+    let thrown: unknown;
+    try {
+      parseQuery(tasks, query);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(HttpError);
+    const error = thrown as HttpError;
+    expect(error.code).toBe(code);
+    expect(error.errors).toHaveLength(1);
+    expect(error.errors[0]).toMatchObject({ parameter, code });
+    if (detail !== undefined) expect(toProblem(error).errors?.[0]?.detail).toBe(detail);
+  });
+});
+
 describe('search is literal', () => {
   const texts = ['100% sure', '100 sure', 'a_b', 'axb', '(a+)+$', 'aaaa', 'back\\slash', 'CAFÉ au lait'];
   const data = texts.map((name, i) => ({ id: i + 1, name, created_at: '2024-01-01T00:00:00.000Z' }));
@@ -470,8 +543,9 @@ describe('parseSearchBody', () => {
       'bracket name inside filter',
       { filter: { 'status[ne]': 'x' } },
       'unknown_parameter',
-      '#/filter/status[ne]',
+      '#/filter/status%5Bne%5D',
     ],
+    ['member name with a slash and a space', { 'a/b c': 1 }, 'unknown_parameter', '#/a~1b%20c'],
     ['bad operator', { filter: { status: { $ne: 'x' } } }, 'operator_not_allowed', '#/filter/status/$ne'],
     ['object value', { filter: { age: { eq: { a: 1 } } } }, 'invalid_value', '#/filter/age/eq'],
     ['fractional limit', { limit: 10.5 }, 'invalid_pagination', '#/limit'],

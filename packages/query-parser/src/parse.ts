@@ -1,4 +1,4 @@
-import { type FieldIssue, HttpError, type MessageParams } from '@plumbline/errors';
+import { type FieldIssue, HttpError, jsonPointer, type MessageParams } from '@plumbline/errors';
 import {
   type Collection,
   type CompiledField,
@@ -344,6 +344,16 @@ function validate(
       issues.push(issue(entry, 'field_not_filterable', { field: fieldName, allowed: collection.filterable }));
       continue;
     }
+    if (op.includes('[') || op.includes(']')) {
+      // `name[x][y]`, `name[a]b]`: not an operator called `x][y`, but more than one bracket pair.
+      issues.push(
+        issue(entry, 'invalid_value', {
+          parameter: name,
+          expected: `a filter with one operator, as ${fieldName}[op] (operators: ${[...field.operators].join(', ')})`,
+        }),
+      );
+      continue;
+    }
     if (!field.operators.has(op as Operator)) {
       issues.push(
         issue(entry, 'operator_not_allowed', {
@@ -404,6 +414,73 @@ function validate(
     extra: extra ? freezeLists(extra) : NO_EXTRA,
   };
   return Object.freeze(new ParsedQuery(collection, query)) as CollectionQuery;
+}
+
+/**
+ * The query of a single member (`GET /tasks/{id}`): only `fields`, by the collection's rules.
+ *
+ * @example
+ * ```ts
+ * const query: MemberQuery = parseMemberQuery(tasks, 'fields=title');
+ * query.fields; // ['id', 'title']
+ * ```
+ */
+export interface MemberQuery<F extends string = string> {
+  /** Selected fields (always including the id), or `undefined` for all selectable fields. */
+  readonly fields: readonly F[] | undefined;
+  /** Unknown parameters kept by `unknownParameters: 'passthrough'` (null-prototype object). */
+  readonly extra: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Parses the raw query string of a request for one member of `collection`. `fields` selects
+ * members as on the collection (`field_not_selectable`, `duplicate_parameter`); with
+ * `allowFields: false` (a write, whose answer is the whole resource) it is unknown too. Any other
+ * parameter is 400 `unknown_parameter`, as on the collection, unless the collection keeps unknown
+ * parameters (`unknownParameters: 'passthrough'`). Throws one `HttpError` listing every problem.
+ *
+ * @example
+ * ```ts
+ * parseMemberQuery(tasks, 'fields=title,status').fields; // ['id', 'title', 'status']
+ * parseMemberQuery(tasks, 'sort=title'); // throws 400 unknown_parameter (allowed: fields)
+ * ```
+ */
+export function parseMemberQuery<F extends string>(
+  collection: Collection<F>,
+  rawQuery: string,
+  options: { readonly allowFields?: boolean } = {},
+): MemberQuery<F> {
+  const c = collection as Collection;
+  const allowFields = options.allowFields !== false;
+  const issues: FieldIssue[] = [];
+  const entries = rawQuery === '' || rawQuery === '?' ? [] : readQueryString(c, rawQuery, issues);
+  let fieldsEntry: Entry | undefined;
+  let extra: Record<string, string[]> | undefined;
+  let duplicateReported = false;
+  for (const entry of entries) {
+    if (allowFields && entry.name === 'fields') {
+      if (fieldsEntry === undefined) fieldsEntry = entry;
+      else if (!duplicateReported) {
+        duplicateReported = true;
+        issues.push(issue(entry, 'duplicate_parameter', { parameter: 'fields' }));
+      }
+    } else if (c.unknownParameters === 'passthrough') {
+      extra ??= Object.create(null) as Record<string, string[]>;
+      const list = extra[entry.name];
+      if (list) list.push(entry.value);
+      else extra[entry.name] = [entry.value];
+    } else {
+      issues.push(
+        issue(entry, 'unknown_parameter', { parameter: entry.name, allowed: allowFields ? ['fields'] : [] }),
+      );
+    }
+  }
+  const fields = readFields(c, fieldsEntry, issues);
+  if (issues.length > 0) throw toError(issues);
+  return Object.freeze({
+    fields: fields as readonly F[] | undefined,
+    extra: extra ? freezeLists(extra) : NO_EXTRA,
+  });
 }
 
 function freezeLists(record: Record<string, string[]>): Readonly<Record<string, readonly string[]>> {
@@ -794,7 +871,7 @@ export function parseSearchBody<F extends string>(
     ]);
   }
   for (const [member, value] of Object.entries(body)) {
-    const pointer = `#/${member.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const pointer = jsonPointer([member]);
     if (!BODY_MEMBERS.includes(member)) {
       if (c.unknownParameters === 'strict')
         issues.push({
@@ -813,7 +890,7 @@ export function parseSearchBody<F extends string>(
       continue;
     }
     for (const [field, condition] of Object.entries(value)) {
-      const at = `${pointer}/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const at = jsonPointer([member, field]);
       // Only declared names reach the shared validator, so a key like "sort" or "a[ne]" cannot
       // smuggle another parameter in through the filter object.
       if (!c.fields.has(field)) {
@@ -825,10 +902,10 @@ export function parseSearchBody<F extends string>(
         continue;
       }
       if (Array.isArray(condition)) {
-        for (let i = 0; i < condition.length; i++) add(field, condition[i], `${at}/${i}`);
+        for (let i = 0; i < condition.length; i++) add(field, condition[i], jsonPointer([member, field, i]));
       } else if (typeof condition === 'object' && condition !== null) {
         for (const [op, operand] of Object.entries(condition)) {
-          add(`${field}[${op}]`, operand, `${at}/${op}`, op === 'in');
+          add(`${field}[${op}]`, operand, jsonPointer([member, field, op]), op === 'in');
         }
       } else add(field, condition, at);
     }

@@ -11,6 +11,13 @@ export {
   fromSupertest,
   type Outcome,
 } from './adapters.js';
+export {
+  ContractValidator,
+  describeViolations,
+  type Exchange,
+  recordExchanges,
+  UNCHECKED_HEADERS,
+} from './contract.js';
 export { EXPRESS_VERSIONS } from './express-apps.js';
 export {
   type ExpressFactory,
@@ -37,3 +44,4 @@ export {
   startRedisCluster,
 } from './redis-cluster.js';
 export { DATABASE_URL, postgresAvailable, REDIS_URL, redisAvailable, uniquePrefix } from './services.js';
+export { XmlReader } from './xml-read.js';

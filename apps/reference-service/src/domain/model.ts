@@ -85,7 +85,14 @@ export function selectFields(
   fields: readonly string[] | undefined,
 ): Record<string, unknown> {
   if (!fields || fields.length === 0) return representation;
-  const out: Record<string, unknown> = { id: representation['id'] };
+  const out: Record<PropertyKey, unknown> = { id: representation['id'] };
   for (const field of fields) if (Object.hasOwn(representation, field)) out[field] = representation[field];
-  return out;
+  // The XML schema mark (a non-enumerable symbol) goes along, so a sparse member is still XML.
+  for (const mark of Object.getOwnPropertySymbols(representation)) {
+    Object.defineProperty(out, mark, {
+      value: (representation as Record<symbol, unknown>)[mark],
+      enumerable: false,
+    });
+  }
+  return out as Record<string, unknown>;
 }

@@ -1,14 +1,9 @@
 /**
  * Request-body validation: every problem in one 400 `validation_failed`, each with an RFC 6901
- * pointer to the offending member (docs/design.md#d-errors, `errors`).
+ * pointer (URI fragment form, `#/name`, as everywhere) to the offending member (docs/design.md#d-errors, `errors`).
  */
-import { type FieldIssue, HttpError } from '@plumbline/errors';
+import { type FieldIssue, HttpError, jsonPointer as pointer } from '@plumbline/errors';
 import type { z } from 'zod';
-
-/** RFC 6901: `~` → `~0`, `/` → `~1`. */
-function pointer(path: readonly PropertyKey[]): string {
-  return path.map((part) => `/${String(part).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}
 
 type Issue = z.core.$ZodIssue;
 
@@ -22,6 +17,8 @@ function present(body: unknown, path: readonly PropertyKey[]): boolean {
   return value !== undefined;
 }
 
+const characters = (n: unknown) => `${String(n)} ${Number(n) === 1 ? 'character' : 'characters'}`;
+
 function expectation(issue: Issue, body: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
@@ -29,11 +26,11 @@ function expectation(issue: Issue, body: unknown): string {
       return issue.expected === 'int' ? 'Must be an integer.' : `Must be of type ${issue.expected}.`;
     case 'too_small':
       return issue.origin === 'string'
-        ? `Must be at least ${issue.minimum} characters.`
+        ? `Must be at least ${characters(issue.minimum)}.`
         : `Must be ${issue.inclusive ? 'at least' : 'greater than'} ${issue.minimum}.`;
     case 'too_big':
       return issue.origin === 'string'
-        ? `Must be at most ${issue.maximum} characters.`
+        ? `Must be at most ${characters(issue.maximum)}.`
         : `Must be ${issue.inclusive ? 'at most' : 'less than'} ${issue.maximum}.`;
     case 'invalid_value':
       return `Must be one of: ${issue.values.map((v) => String(v)).join(', ')}.`;
@@ -67,7 +64,7 @@ export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.i
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError('validation_failed', {
       params: { count: 1 },
-      errors: [{ pointer: '', code: 'invalid_value', detail: 'The body must be a JSON object.' }],
+      errors: [{ pointer: '#', code: 'invalid_value', detail: 'The body must be a JSON object.' }],
     });
   }
   const result = schema.safeParse(body);
