@@ -24,6 +24,7 @@ import {
 } from './domain/model.js';
 import { commentInput, projectInput, taskInput } from './domain/schemas.js';
 import { validateBody } from './domain/validation.js';
+import { afterWrite, checkedRow, memberPreconditions, versionGuard } from './preconditions.js';
 import { sendCollection, sendCreated } from './representation.js';
 import type { Db } from './storage/db.js';
 import { type Lookup, type ProjectData, Repository, type TaskData } from './storage/repository.js';
@@ -219,6 +220,17 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     )
     .all(methodNotAllowed(['POST']));
 
+  // Writes to a member evaluate If-Match / If-None-Match / If-Unmodified-Since (preconditions.ts).
+  const requirePreconditions = ctx.config.requirePreconditions;
+  const projectChecked = memberPreconditions<ProjectRow>(
+    {
+      load: async (req) => found(await repo.getProject(idParam(req, 'projectId'))),
+      represent: (row) => projectRepresentation(row, version),
+      modified: (row) => row.updated_at,
+    },
+    requirePreconditions,
+  );
+
   router
     .route('/projects/:projectId')
     .all(acceptPatch)
@@ -226,37 +238,42 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       const row = found(await repo.getProject(idParam(req, 'projectId')));
       represent(res, projectRepresentation(row, version));
     })
-    .put(requireScopes('write:projects'), ...jsonBody, async (req, res) => {
+    .put(requireScopes('write:projects'), ...jsonBody, projectChecked, async (req, res) => {
       const id = idParam(req, 'projectId');
-      const current = found(await repo.getProject(id));
-      const updated = await repo.updateProject(id, projectData(version, req.body, current));
+      const current = checkedRow<ProjectRow>(req);
+      const updated = await repo.updateProject(
+        id,
+        projectData(version, req.body, current),
+        versionGuard(req, current.updated_at),
+      );
       represent(
         res,
-        projectRepresentation(
-          found(updated ? { state: 'found', row: updated } : await repo.getProject(id)),
-          version,
-        ),
+        projectRepresentation(found(await afterWrite(req, updated, () => repo.getProject(id))), version),
       );
     })
-    .patch(requireScopes('write:projects'), ...patchBody, async (req, res) => {
+    .patch(requireScopes('write:projects'), ...patchBody, projectChecked, async (req, res) => {
       const id = idParam(req, 'projectId');
-      const current = found(await repo.getProject(id));
+      const current = checkedRow<ProjectRow>(req);
       const merged = mergePatch(
         withoutReadOnly(projectRepresentation(current, version)),
         patchObject(req.body),
       );
-      const updated = await repo.updateProject(id, projectData(version, merged, current));
+      const updated = await repo.updateProject(
+        id,
+        projectData(version, merged, current),
+        versionGuard(req, current.updated_at),
+      );
       represent(
         res,
-        projectRepresentation(
-          found(updated ? { state: 'found', row: updated } : await repo.getProject(id)),
-          version,
-        ),
+        projectRepresentation(found(await afterWrite(req, updated, () => repo.getProject(id))), version),
       );
     })
-    .delete(requireScopes('write:projects'), async (req, res) => {
+    .delete(requireScopes('write:projects'), projectChecked, async (req, res) => {
       const id = idParam(req, 'projectId');
-      if (!(await repo.deleteProject(id))) found(await repo.getProject(id));
+      const current = checkedRow<ProjectRow>(req);
+      if (!(await repo.deleteProject(id, versionGuard(req, current.updated_at)))) {
+        found(await afterWrite(req, undefined, () => repo.getProject(id)));
+      }
       res.status(204).end();
     })
     .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
@@ -303,6 +320,10 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     }
     return task;
   };
+  const taskChecked = memberPreconditions<TaskRow>(
+    { load: taskOf, represent: taskRepresentation, modified: (row) => row.updated_at },
+    requirePreconditions,
+  );
   const taskMember = (path: string) =>
     router
       .route(path)
@@ -310,26 +331,32 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       .get(requireScopes('read:tasks'), async (req, res) =>
         represent(res, taskRepresentation(await taskOf(req))),
       )
-      .put(requireScopes('write:tasks'), ...jsonBody, async (req, res) => {
-        const task = await taskOf(req);
-        const updated = await repo.updateTask(task.id, taskData(req.body));
+      .put(requireScopes('write:tasks'), ...jsonBody, taskChecked, async (req, res) => {
+        const task = checkedRow<TaskRow>(req);
+        const updated = await repo.updateTask(
+          task.id,
+          taskData(req.body),
+          versionGuard(req, task.updated_at),
+        );
         represent(
           res,
-          taskRepresentation(found(updated ? { state: 'found', row: updated } : await repo.getTask(task.id))),
+          taskRepresentation(found(await afterWrite(req, updated, () => repo.getTask(task.id)))),
         );
       })
-      .patch(requireScopes('write:tasks'), ...patchBody, async (req, res) => {
-        const task = await taskOf(req);
+      .patch(requireScopes('write:tasks'), ...patchBody, taskChecked, async (req, res) => {
+        const task = checkedRow<TaskRow>(req);
         const merged = mergePatch(withoutReadOnly(taskRepresentation(task)), patchObject(req.body));
-        const updated = await repo.updateTask(task.id, taskData(merged));
+        const updated = await repo.updateTask(task.id, taskData(merged), versionGuard(req, task.updated_at));
         represent(
           res,
-          taskRepresentation(found(updated ? { state: 'found', row: updated } : await repo.getTask(task.id))),
+          taskRepresentation(found(await afterWrite(req, updated, () => repo.getTask(task.id)))),
         );
       })
-      .delete(requireScopes('write:tasks'), async (req, res) => {
-        const task = await taskOf(req);
-        if (!(await repo.deleteTask(task.id))) found(await repo.getTask(task.id));
+      .delete(requireScopes('write:tasks'), taskChecked, async (req, res) => {
+        const task = checkedRow<TaskRow>(req);
+        if (!(await repo.deleteTask(task.id, versionGuard(req, task.updated_at)))) {
+          found(await afterWrite(req, undefined, () => repo.getTask(task.id)));
+        }
         res.status(204).end();
       })
       .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
@@ -380,6 +407,19 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
+  const commentChecked = memberPreconditions<CommentRow>(
+    {
+      load: async (req) => {
+        const comment = found(await repo.getComment(idParam(req, 'commentId')));
+        if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
+        return comment;
+      },
+      represent: commentRepresentation,
+      modified: (row) => row.created_at,
+    },
+    requirePreconditions,
+  );
+
   router
     .route('/tasks/:taskId/comments/:commentId')
     .get(requireScopes('read:comments'), async (req, res) => {
@@ -387,10 +427,9 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
       represent(res, commentRepresentation(comment));
     })
-    .delete(requireScopes('write:comments'), async (req, res) => {
-      const id = idParam(req, 'commentId');
-      const comment = found(await repo.getComment(id));
-      if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
+    .delete(requireScopes('write:comments'), commentChecked, async (req, res) => {
+      // Comments never change, so there is no version to race on: the first DELETE wins, the next is 410.
+      const id = checkedRow<CommentRow>(req).id;
       if (!(await repo.deleteComment(id))) found(await repo.getComment(id));
       res.status(204).end();
     })
