@@ -55,6 +55,8 @@ const DESIGN_SECTION: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'd-limits',
   rate_limited: 'd-limits',
   query_too_long: 'd-limits',
+  precondition_failed: 'd-conditional',
+  precondition_required: 'd-conditional',
 };
 
 function describeCode(code: ErrorCode, language: string) {

@@ -16,6 +16,7 @@ import {
   taskInput,
   taskOutput,
 } from './domain/schemas.js';
+import { withConditionalRequests } from './openapi-conditional.js';
 import { pageOf, withFrontDoor } from './openapi-front.js';
 import { COLLECTION_SCOPES } from './seed.js';
 
@@ -473,6 +474,10 @@ function neutralPaths(): Json {
 
 /** Builds the document once; it depends only on configuration. */
 export function buildOpenApi(ctx: AppContext): Json {
+  return withConditionalRequests(buildDocument(ctx));
+}
+
+function buildDocument(ctx: AppContext): Json {
   const scopes = Object.fromEntries(
     [...COLLECTION_SCOPES.read, ...COLLECTION_SCOPES.write].map((scope) => [
       scope,

@@ -279,3 +279,46 @@ describe('REQUIRE_PRECONDITIONS=true', () => {
     expect((await call('DELETE', path, { 'if-unmodified-since': since })).status).toBe(204);
   });
 });
+
+describe('the OpenAPI document declares conditional requests', () => {
+  let svc: RunningService;
+  beforeAll(async () => {
+    svc = await startService(backends[0]!);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('If-Match / If-None-Match / If-Unmodified-Since, 412 and 428 on every member write; ETag and 304 on member GET', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read member by member
+    const doc: any = await (await fetch(`${svc.url}/openapi.json`)).json();
+    const members = Object.keys(doc.paths).filter((p) => /^\/v\d\/.*_id\}$/.test(p));
+    expect(members).toHaveLength(8); // projects, project tasks, tasks, comments; v1 and v2
+    for (const path of members) {
+      for (const method of ['put', 'patch', 'delete']) {
+        const op = doc.paths[path][method];
+        if (op === undefined) continue;
+        expect(op.parameters).toEqual(
+          expect.arrayContaining(
+            ['IfMatch', 'IfNoneMatch', 'IfUnmodifiedSince'].map((n) => ({
+              $ref: `#/components/parameters/${n}`,
+            })),
+          ),
+        );
+        expect(op.responses['412']).toEqual({ $ref: '#/components/responses/Error412' });
+        expect(op.responses['428']).toEqual({ $ref: '#/components/responses/Error428' });
+        if (method !== 'delete')
+          expect(op.responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+      }
+      const get = doc.paths[path].get;
+      expect(get.responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+      expect(get.responses['304'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    }
+    expect(doc.components.parameters.IfMatch).toMatchObject({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+    });
+    expect(doc.components.responses.Error412.content['application/problem+json']).toBeDefined();
+  });
+});
