@@ -30,7 +30,7 @@ export const conditionalApps: FrameworkApps = {
     for (const prefix of ['docs', 'gone', 'strict']) {
       const preconditions = ex.conditional({
         current: (req, res) => {
-          const doc = lookup(prefix, req.params['id']);
+          const doc = lookup(prefix, req.params['id'] as string);
           return doc && { etag: ex.entityTagOf(res, doc), lastModified: MODIFIED };
         },
         requirePrecondition: prefix === 'strict',
@@ -39,7 +39,7 @@ export const conditionalApps: FrameworkApps = {
         ex.represent(res, DOC);
       });
       app.put(`/${prefix}/:id`, preconditions, (req: Request, res: Response) => {
-        const exists = lookup(prefix, req.params['id']) !== undefined;
+        const exists = lookup(prefix, req.params['id'] as string) !== undefined;
         res.status(exists ? 200 : 201).json({ conditional: ex.getPreconditions(req)?.conditional });
       });
       app.delete(`/${prefix}/:id`, preconditions, (_req: Request, res: Response) => {
