@@ -14,7 +14,9 @@ import { HttpError } from '@plumbline/errors';
  * ```
  */
 export interface EntityTag {
+  /** Whether the tag had the `W/` prefix. */
   readonly weak: boolean;
+  /** The quoted opaque tag, quotes included. */
   readonly opaque: string;
 }
 
@@ -28,7 +30,9 @@ export interface EntityTag {
  * ```
  */
 export interface EntityTagList {
+  /** The field was `*`. */
   readonly any: boolean;
+  /** The entity-tags listed, in order. */
   readonly tags: readonly EntityTag[];
 }
 
@@ -144,7 +148,9 @@ export function parseHttpDate(value: string, now: number = Date.now()): number |
  * ```
  */
 export interface Validators {
+  /** The current strong entity tag, as a field value (`"v7"`). */
   readonly etag?: string | undefined;
+  /** When the resource last changed (a `Date` or epoch milliseconds). */
   readonly lastModified?: Date | number | undefined;
 }
 
@@ -158,11 +164,17 @@ export interface Validators {
  * ```
  */
 export interface PreconditionInput {
+  /** The request method. */
   readonly method: string;
+  /** The `If-Match` field value, if sent. */
   readonly ifMatch?: string | undefined;
+  /** The `If-None-Match` field value, if sent. */
   readonly ifNoneMatch?: string | undefined;
+  /** The `If-Modified-Since` field value, if sent. */
   readonly ifModifiedSince?: string | undefined;
+  /** The `If-Unmodified-Since` field value, if sent. */
   readonly ifUnmodifiedSince?: string | undefined;
+  /** The current validators; `undefined` when the resource has no current representation. */
   readonly current: Validators | undefined;
   /** Answer 428 to an unsafe request on an existing resource without If-Match or If-Unmodified-Since. */
   readonly requirePrecondition?: boolean | undefined;

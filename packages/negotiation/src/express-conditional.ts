@@ -30,7 +30,9 @@ type Carrier = Record<symbol, unknown>;
  * ```
  */
 export interface ConditionalOptions {
+  /** Loads the current validators of the target resource; `undefined` when it has none. */
   readonly current: (req: Request, res: Response) => Validators | undefined | Promise<Validators | undefined>;
+  /** Answer 428 to an unsafe request on an existing resource without If-Match or If-Unmodified-Since. */
   readonly requirePrecondition?: boolean;
 }
 
@@ -44,7 +46,9 @@ export interface ConditionalOptions {
  * ```
  */
 export interface PreconditionState {
+  /** Whether a precondition was evaluated (and passed). */
   readonly conditional: boolean;
+  /** The validators the preconditions were evaluated against. */
   readonly current: Validators | undefined;
 }
 

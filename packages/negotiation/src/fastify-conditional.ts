@@ -23,10 +23,12 @@ import { representationTag } from './respond.js';
  * ```
  */
 export interface ConditionalOptions {
+  /** Loads the current validators of the target resource; `undefined` when it has none. */
   readonly current: (
     request: FastifyRequest,
     reply: FastifyReply,
   ) => Validators | undefined | Promise<Validators | undefined>;
+  /** Answer 428 to an unsafe request on an existing resource without If-Match or If-Unmodified-Since. */
   readonly requirePrecondition?: boolean;
 }
 
@@ -39,7 +41,9 @@ export interface ConditionalOptions {
  * ```
  */
 export interface PreconditionState {
+  /** Whether a precondition was evaluated (and passed). */
   readonly conditional: boolean;
+  /** The validators the preconditions were evaluated against. */
   readonly current: Validators | undefined;
 }
 
