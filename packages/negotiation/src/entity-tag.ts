@@ -5,11 +5,17 @@ interface NodeHash {
   digest(encoding: 'base64url'): string;
 }
 
+/** What is used of `node:crypto`: `hash` (one-shot, Node 20.12+) is the cheaper path for text. */
+interface NodeCrypto {
+  createHash(algorithm: string): NodeHash;
+  hash?: (algorithm: string, data: string, encoding: 'base64url') => string;
+}
+
 // Node, Bun and Deno expose their native hash through getBuiltinModule (no import, so the module still
 // loads on Workers); it is 10 to 20 times faster than the portable JavaScript SHA-256 used elsewhere.
 const native = (
   globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as { createHash(algorithm: string): NodeHash } | undefined;
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
 const encoder = new TextEncoder();
 
@@ -42,8 +48,11 @@ export function entityTag(body: string | Uint8Array, contentType = '', contentLa
 export function digestTag(
   meta: string,
   body: string | Uint8Array,
-  nodeCrypto: { createHash(algorithm: string): NodeHash } | undefined,
+  nodeCrypto: NodeCrypto | undefined,
 ): string {
+  if (nodeCrypto?.hash && typeof body === 'string') {
+    return `"${nodeCrypto.hash('sha256', meta + body, 'base64url').slice(0, TAG_LENGTH)}"`;
+  }
   if (nodeCrypto) {
     return `"${nodeCrypto.createHash('sha256').update(meta).update(body).digest('base64url').slice(0, TAG_LENGTH)}"`;
   }
