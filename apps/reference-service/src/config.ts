@@ -18,6 +18,8 @@ export interface ServiceConfig {
   readonly redisKeyPrefix: string;
   /** Seed demo projects and credentials into an empty database. */
   readonly seedDemoData: boolean;
+  /** Answer 428 to PUT, PATCH and DELETE on an existing member without If-Match or If-Unmodified-Since (docs/design.md#d-conditional). */
+  readonly requirePreconditions: boolean;
   /** `iss` of the tokens this service issues, and the audience it issues them for. */
   readonly tokenIssuer: string;
   readonly tokenAudience: string;
@@ -90,6 +92,11 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'SEED_DEMO_DATA',
     'true',
     'seed demo projects, tasks and credentials into an empty database (true | false)',
+  ],
+  [
+    'REQUIRE_PRECONDITIONS',
+    'false',
+    'true: PUT, PATCH and DELETE on an existing member without If-Match or If-Unmodified-Since get 428 precondition_required (true | false)',
   ],
   [
     'REDIS_URL',
@@ -321,6 +328,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     redisClusterNodes: redisClusterNodes(env),
     redisKeyPrefix: redisKeyPrefix(env),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
+    requirePreconditions: boolean(env, 'REQUIRE_PRECONDITIONS', false),
     tokenIssuer: read(env, 'TOKEN_ISSUER') ?? 'plumbline-reference',
     tokenAudience: read(env, 'TOKEN_AUDIENCE') ?? 'plumbline-api',
     signingKeyJwk,

@@ -58,6 +58,8 @@ const DESIGN_SECTION: Partial<Record<ErrorCode, string>> = {
   headers_too_large: 'd-limits',
   malformed_request: 'd-limits',
   request_timeout: 'd-limits',
+  precondition_failed: 'd-conditional',
+  precondition_required: 'd-conditional',
 };
 
 function describeCode(code: ErrorCode, language: string) {

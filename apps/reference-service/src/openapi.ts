@@ -16,6 +16,7 @@ import {
   taskInput,
   taskOutput,
 } from './domain/schemas.js';
+import { withConditionalRequests } from './openapi-conditional.js';
 import { withFrontDoor as addFrontDoor, pageOf } from './openapi-front.js';
 import { withUnversionedResponses } from './openapi-unversioned.js';
 import { COLLECTION_SCOPES } from './seed.js';
@@ -53,6 +54,9 @@ const ERROR_RESPONSES: Readonly<Record<string, string>> = {
   '406': 'No requested media type can be served',
   '409': 'Conflict (a unique name is taken, or the idempotency key is in use)',
   '410': 'The resource was deleted',
+  '412':
+    'A precondition (If-Match, If-None-Match, If-Unmodified-Since) failed: the member changed since it was read',
+  '428': 'The service requires If-Match or If-Unmodified-Since on writes (REQUIRE_PRECONDITIONS=true)',
   '413': 'Request body too large',
   '415': 'Unsupported request body media type (with Accept-Post / Accept-Patch)',
   '422': 'The idempotency key was used with a different request',
@@ -650,6 +654,10 @@ function withCommonHeaders(document: Json): Json {
 
 /** Builds the document once; it depends only on configuration. */
 export function buildOpenApi(ctx: AppContext): Json {
+  return withConditionalRequests(buildDocument(ctx));
+}
+
+function buildDocument(ctx: AppContext): Json {
   const scopes = Object.fromEntries(
     [...COLLECTION_SCOPES.read, ...COLLECTION_SCOPES.write].map((scope) => [
       scope,

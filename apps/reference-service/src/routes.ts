@@ -32,6 +32,7 @@ import {
 } from './domain/model.js';
 import { commentInput, projectInput, taskInput } from './domain/schemas.js';
 import { validateBody } from './domain/validation.js';
+import { afterWrite, checkedRow, memberPreconditions, versionGuard } from './preconditions.js';
 import { sendCollection, sendCreated } from './representation.js';
 import type { Db } from './storage/db.js';
 import { type Lookup, type ProjectData, Repository, type TaskData } from './storage/repository.js';
@@ -259,6 +260,17 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     )
     .all(methodNotAllowed(['POST']));
 
+  // Writes to a member evaluate If-Match / If-None-Match / If-Unmodified-Since (preconditions.ts).
+  const requirePreconditions = ctx.config.requirePreconditions;
+  const projectChecked = memberPreconditions<ProjectRow>(
+    {
+      load: async (req) => found(await repo.getProject(idParam(req, 'projectId'))),
+      represent: (row) => projectRepresentation(row, version),
+      modified: (row) => row.updated_at,
+    },
+    requirePreconditions,
+  );
+
   router
     .route('/projects/:projectId')
     .all(acceptPatch)
@@ -267,39 +279,61 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       const row = found(await repo.getProject(idParam(req, 'projectId')));
       represent(res, selectFields(projectRepresentation(row, version), fields));
     })
-    .put(requireScopes('write:projects'), noQuery(collections.projects), ...jsonBody, async (req, res) => {
-      const id = idParam(req, 'projectId');
-      const current = found(await repo.getProject(id));
-      const updated = await repo.updateProject(id, projectData(version, req.body, current));
-      represent(
-        res,
-        projectRepresentation(
-          found(updated ? { state: 'found', row: updated } : await repo.getProject(id)),
-          version,
-        ),
-      );
-    })
-    .patch(requireScopes('write:projects'), noQuery(collections.projects), ...patchBody, async (req, res) => {
-      const id = idParam(req, 'projectId');
-      const current = found(await repo.getProject(id));
-      const merged = mergePatch(
-        withoutReadOnly(projectRepresentation(current, version)),
-        patchObject(req.body),
-      );
-      const updated = await repo.updateProject(id, projectData(version, merged, current));
-      represent(
-        res,
-        projectRepresentation(
-          found(updated ? { state: 'found', row: updated } : await repo.getProject(id)),
-          version,
-        ),
-      );
-    })
-    .delete(requireScopes('write:projects'), noQuery(collections.projects), async (req, res) => {
-      const id = idParam(req, 'projectId');
-      if (!(await repo.deleteProject(id))) found(await repo.getProject(id));
-      res.status(204).end();
-    })
+    .put(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...jsonBody,
+      projectChecked,
+      async (req, res) => {
+        const id = idParam(req, 'projectId');
+        const current = checkedRow<ProjectRow>(req);
+        const updated = await repo.updateProject(
+          id,
+          projectData(version, req.body, current),
+          versionGuard(req, current.updated_at),
+        );
+        represent(
+          res,
+          projectRepresentation(found(await afterWrite(req, updated, () => repo.getProject(id))), version),
+        );
+      },
+    )
+    .patch(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...patchBody,
+      projectChecked,
+      async (req, res) => {
+        const id = idParam(req, 'projectId');
+        const current = checkedRow<ProjectRow>(req);
+        const merged = mergePatch(
+          withoutReadOnly(projectRepresentation(current, version)),
+          patchObject(req.body),
+        );
+        const updated = await repo.updateProject(
+          id,
+          projectData(version, merged, current),
+          versionGuard(req, current.updated_at),
+        );
+        represent(
+          res,
+          projectRepresentation(found(await afterWrite(req, updated, () => repo.getProject(id))), version),
+        );
+      },
+    )
+    .delete(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      projectChecked,
+      async (req, res) => {
+        const id = idParam(req, 'projectId');
+        const current = checkedRow<ProjectRow>(req);
+        if (!(await repo.deleteProject(id, versionGuard(req, current.updated_at)))) {
+          found(await afterWrite(req, undefined, () => repo.getProject(id)));
+        }
+        res.status(204).end();
+      },
+    )
     .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
 
   // Tasks of a project
@@ -352,6 +386,10 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     }
     return task;
   };
+  const taskChecked = memberPreconditions<TaskRow>(
+    { load: taskOf, represent: taskRepresentation, modified: (row) => row.updated_at },
+    requirePreconditions,
+  );
   const taskMember = (path: string) =>
     router
       .route(path)
@@ -360,26 +398,48 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
         const fields = memberFields(req, collections.tasks, api);
         represent(res, selectFields(taskRepresentation(await taskOf(req)), fields));
       })
-      .put(requireScopes('write:tasks'), noQuery(collections.tasks), ...jsonBody, async (req, res) => {
-        const task = await taskOf(req);
-        const updated = await repo.updateTask(task.id, taskData(req.body));
-        represent(
-          res,
-          taskRepresentation(found(updated ? { state: 'found', row: updated } : await repo.getTask(task.id))),
-        );
-      })
-      .patch(requireScopes('write:tasks'), noQuery(collections.tasks), ...patchBody, async (req, res) => {
-        const task = await taskOf(req);
-        const merged = mergePatch(withoutReadOnly(taskRepresentation(task)), patchObject(req.body));
-        const updated = await repo.updateTask(task.id, taskData(merged));
-        represent(
-          res,
-          taskRepresentation(found(updated ? { state: 'found', row: updated } : await repo.getTask(task.id))),
-        );
-      })
-      .delete(requireScopes('write:tasks'), noQuery(collections.tasks), async (req, res) => {
-        const task = await taskOf(req);
-        if (!(await repo.deleteTask(task.id))) found(await repo.getTask(task.id));
+      .put(
+        requireScopes('write:tasks'),
+        noQuery(collections.tasks),
+        ...jsonBody,
+        taskChecked,
+        async (req, res) => {
+          const task = checkedRow<TaskRow>(req);
+          const updated = await repo.updateTask(
+            task.id,
+            taskData(req.body),
+            versionGuard(req, task.updated_at),
+          );
+          represent(
+            res,
+            taskRepresentation(found(await afterWrite(req, updated, () => repo.getTask(task.id)))),
+          );
+        },
+      )
+      .patch(
+        requireScopes('write:tasks'),
+        noQuery(collections.tasks),
+        ...patchBody,
+        taskChecked,
+        async (req, res) => {
+          const task = checkedRow<TaskRow>(req);
+          const merged = mergePatch(withoutReadOnly(taskRepresentation(task)), patchObject(req.body));
+          const updated = await repo.updateTask(
+            task.id,
+            taskData(merged),
+            versionGuard(req, task.updated_at),
+          );
+          represent(
+            res,
+            taskRepresentation(found(await afterWrite(req, updated, () => repo.getTask(task.id)))),
+          );
+        },
+      )
+      .delete(requireScopes('write:tasks'), noQuery(collections.tasks), taskChecked, async (req, res) => {
+        const task = checkedRow<TaskRow>(req);
+        if (!(await repo.deleteTask(task.id, versionGuard(req, task.updated_at)))) {
+          found(await afterWrite(req, undefined, () => repo.getTask(task.id)));
+        }
         res.status(204).end();
       })
       .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
@@ -439,6 +499,19 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     )
     .all(methodNotAllowed(['GET', 'POST']));
 
+  const commentChecked = memberPreconditions<CommentRow>(
+    {
+      load: async (req) => {
+        const comment = found(await repo.getComment(idParam(req, 'commentId')));
+        if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
+        return comment;
+      },
+      represent: commentRepresentation,
+      modified: (row) => row.created_at,
+    },
+    requirePreconditions,
+  );
+
   router
     .route('/tasks/:taskId/comments/:commentId')
     .get(requireScopes('read:comments'), async (req, res) => {
@@ -447,13 +520,17 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
       represent(res, selectFields(commentRepresentation(comment), fields));
     })
-    .delete(requireScopes('write:comments'), noQuery(collections.comments), async (req, res) => {
-      const id = idParam(req, 'commentId');
-      const comment = found(await repo.getComment(id));
-      if (comment.task_id !== idParam(req, 'taskId')) throw new HttpError('not_found');
-      if (!(await repo.deleteComment(id))) found(await repo.getComment(id));
-      res.status(204).end();
-    })
+    .delete(
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      commentChecked,
+      async (req, res) => {
+        // Comments never change, so there is no version to race on: the first DELETE wins, the next is 410.
+        const id = checkedRow<CommentRow>(req).id;
+        if (!(await repo.deleteComment(id))) found(await repo.getComment(id));
+        res.status(204).end();
+      },
+    )
     .all(methodNotAllowed(['GET', 'DELETE']));
 
   return router;

@@ -186,6 +186,8 @@ describe.skipIf(!ready)('HTTP fuzzing of a running service', () => {
           'idempotency-key': printable,
           'x-request-id': printable,
           'if-none-match': printable,
+          'if-match': printable,
+          'if-unmodified-since': printable,
           prefer: fc.constantFrom('count=exact', 'return=minimal', printable),
         }),
         body,

@@ -32,18 +32,20 @@ describe('catalogue', () => {
       idempotency_key_in_use: 409,
       gone: 410,
       api_version_sunset: 410,
+      precondition_failed: 412,
       payload_too_large: 413,
       malformed_request: 400,
       request_timeout: 408,
       headers_too_large: 431,
       unsupported_media_type: 415,
       idempotency_key_reused: 422,
+      precondition_required: 428,
       rate_limited: 429,
       internal_error: 500,
       service_unavailable: 503,
       gateway_timeout: 504,
     });
-    expect(ERROR_CODES).toHaveLength(48);
+    expect(ERROR_CODES).toHaveLength(50);
   });
 
   it.each(ERROR_CODES)('%s has an English and a German message, the last needing no params', (code) => {
@@ -76,8 +78,10 @@ describe('catalogue', () => {
     [413, 'payload_too_large'],
     [408, 'request_timeout'],
     [431, 'headers_too_large'],
+    [412, 'precondition_failed'],
     [415, 'unsupported_media_type'],
     [418, 'bad_request'],
+    [428, 'precondition_required'],
     [429, 'rate_limited'],
     [500, 'internal_error'],
     [502, 'internal_error'],

@@ -43,9 +43,11 @@ export const ERROR_STATUS = {
   idempotency_key_in_use: 409,
   gone: 410,
   api_version_sunset: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  precondition_required: 428,
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
@@ -117,10 +119,14 @@ export function codeForStatus(status: number): ErrorCode {
       return 'conflict';
     case 410:
       return 'gone';
+    case 412:
+      return 'precondition_failed';
     case 413:
       return 'payload_too_large';
     case 415:
       return 'unsupported_media_type';
+    case 428:
+      return 'precondition_required';
     case 429:
       return 'rate_limited';
     case 431:

@@ -129,6 +129,10 @@ const en: Record<ErrorCode, readonly string[]> = {
   idempotency_key_in_use: ['A request with this idempotency key is still being processed; retry later.'],
   gone: ['The resource was permanently removed.'],
   api_version_sunset: ['API version {version} was retired on {date}.', 'This API version was retired.'],
+  precondition_failed: [
+    'The {header} precondition failed: the resource has changed since you last read it.',
+    'A precondition of the request failed: the resource has changed since you last read it.',
+  ],
   payload_too_large: ['The request body must be at most {limit} bytes.', 'The request body is too large.'],
   unsupported_media_type: [
     'Content type "{type}" is not supported; supported: {supported}.',
@@ -136,6 +140,10 @@ const en: Record<ErrorCode, readonly string[]> = {
     'The request body media type is not supported.',
   ],
   idempotency_key_reused: ['This idempotency key was already used with a different request.'],
+  precondition_required: [
+    'This request must be conditional: send {headers} with the validator of the version you read.',
+    'This request must be conditional: send If-Match with the ETag you last read.',
+  ],
   rate_limited: ['Too many requests; retry after {retry_after} seconds.', 'Too many requests; retry later.'],
   headers_too_large: [
     'The request line and header fields are too large; shorten the URL, query string or headers.',
@@ -263,6 +271,10 @@ const de: Record<ErrorCode, readonly string[]> = {
     'Die API-Version {version} wurde am {date} abgeschaltet.',
     'Diese API-Version wurde abgeschaltet.',
   ],
+  precondition_failed: [
+    'Die Vorbedingung {header} ist nicht erfüllt: die Ressource wurde seit dem letzten Lesen geändert.',
+    'Eine Vorbedingung der Anfrage ist nicht erfüllt: die Ressource wurde seit dem letzten Lesen geändert.',
+  ],
   payload_too_large: [
     'Der Anfragetext darf höchstens {limit} Bytes groß sein.',
     'Der Anfragetext ist zu groß.',
@@ -273,6 +285,10 @@ const de: Record<ErrorCode, readonly string[]> = {
     'Der Medientyp des Anfragetexts wird nicht unterstützt.',
   ],
   idempotency_key_reused: ['Dieser Idempotenzschlüssel wurde bereits für eine andere Anfrage verwendet.'],
+  precondition_required: [
+    'Diese Anfrage muss bedingt sein: senden Sie {headers} mit dem Validator der gelesenen Version.',
+    'Diese Anfrage muss bedingt sein: senden Sie If-Match mit dem zuletzt gelesenen ETag.',
+  ],
   rate_limited: [
     'Zu viele Anfragen; bitte nach {retry_after} Sekunden erneut versuchen.',
     'Zu viele Anfragen; bitte später erneut versuchen.',

@@ -9,8 +9,13 @@ describe('public exports', () => {
       'NEGOTIATION_VARY',
       'checkRequestBody',
       'createNegotiator',
+      'entityTag',
+      'evaluatePreconditions',
       'jsonSerializer',
+      'parseEntityTags',
+      'parseHttpDate',
       'representation',
+      'representationTag',
       'requestHasBody',
       'xmlSerializer',
     ]);
@@ -18,7 +23,10 @@ describe('public exports', () => {
 
   it('@plumbline/negotiation/express', async () => {
     expect(Object.keys(await import('./express.js')).sort()).toEqual([
+      'conditional',
+      'entityTagOf',
       'getNegotiation',
+      'getPreconditions',
       'negotiate',
       'represent',
       'requireContentType',
@@ -26,12 +34,21 @@ describe('public exports', () => {
   });
 
   it('@plumbline/negotiation/fastify', async () => {
-    expect(Object.keys(await import('./fastify.js')).sort()).toEqual(['negotiation', 'requireContentType']);
+    expect(Object.keys(await import('./fastify.js')).sort()).toEqual([
+      'conditional',
+      'entityTagOf',
+      'getPreconditions',
+      'negotiation',
+      'requireContentType',
+    ]);
   });
 
   it('@plumbline/negotiation/hono', async () => {
     expect(Object.keys(await import('./hono.js')).sort()).toEqual([
+      'conditional',
+      'entityTagOf',
       'getNegotiation',
+      'getPreconditions',
       'negotiate',
       'represent',
       'requireContentType',

@@ -12,7 +12,7 @@ import {
   type NegotiatorOptions,
 } from './index.js';
 import { checkRequestBody } from './request-body.js';
-import { requestHasBody } from './respond.js';
+import { representation, requestHasBody } from './respond.js';
 
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
@@ -82,8 +82,9 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 }
 
 /**
- * Sends `data` in the negotiated media type with `Content-Type`, `Content-Language` and `Vary`,
- * through `res.send` (so ETags, 304 and HEAD behave as Express does). Throws when
+ * Sends `data` in the negotiated media type with `Content-Type`, `Content-Language`, `Vary` and a
+ * strong `ETag` of the representation (kept when the route set one), through `res.send` (so 304
+ * and HEAD behave as Express does). Throws when
  * {@link negotiate} did not run for the request: that is a wiring mistake, not a client error.
  *
  * @example
@@ -98,12 +99,15 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 export function represent(res: Response, data: unknown, status = 200): Response {
   const state = (res as unknown as Carrier)[STATE];
   if (!state) throw new Error('represent() needs the negotiate() middleware to run first on this route');
-  const { body, contentType, contentLanguage } = state.negotiator.serialize(state.negotiation, data);
+  const { headers, body } = representation(state.negotiator, state.negotiation, data, status);
   res.status(status);
   res.vary('Accept');
   res.vary('Accept-Language');
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Language', contentLanguage);
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'Vary' && !(name === 'ETag' && res.getHeader('ETag') !== undefined))
+      res.setHeader(name, value);
+  }
+  if (body === null) return res.send();
   return res.send(
     typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
   );
@@ -134,3 +138,11 @@ export function requireContentType(...types: readonly string[]): RequestHandler 
     next(result.ok ? undefined : result.error);
   };
 }
+
+export {
+  type ConditionalOptions,
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  type PreconditionState,
+} from './express-conditional.js';

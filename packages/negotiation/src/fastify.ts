@@ -4,14 +4,10 @@
  * `requireContentType()` route hook. The core decides everything. @packageDocumentation
  */
 import { mergeVary } from '@plumbline/errors';
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyPluginCallback, FastifyReply, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import {
-  type ContentNegotiator,
-  createNegotiator,
-  type Negotiation,
-  type NegotiatorOptions,
-} from './negotiator.js';
+import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
+import { NEGOTIATORS } from './negotiators.js';
 import { checkRequestBody } from './request-body.js';
 import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
 
@@ -26,21 +22,21 @@ declare module 'fastify' {
   }
 }
 
-const NEGOTIATOR = new WeakMap<FastifyRequest, ContentNegotiator>();
-
 function vary(reply: FastifyReply): void {
   reply.header('Vary', mergeVary(reply.getHeader('vary') as string | undefined, NEGOTIATION_VARY));
 }
 
 function represent(this: FastifyReply, data: unknown, status = 200): FastifyReply {
-  const negotiator = NEGOTIATOR.get(this.request);
+  const negotiator = NEGOTIATORS.get(this.request);
   const negotiation = this.request.negotiation;
   if (!negotiator || !negotiation) {
     throw new Error('reply.represent() needs the negotiation plugin registered for this route');
   }
   const response = representation(negotiator, negotiation, data, status);
   vary(this);
-  for (const [name, value] of Object.entries(response.headers)) if (name !== 'Vary') this.header(name, value);
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name !== 'Vary' && !(name === 'ETag' && this.hasHeader('etag'))) this.header(name, value);
+  }
   const { body } = response;
   return this.code(status).send(body === null || typeof body === 'string' ? body : Buffer.from(body));
 }
@@ -66,7 +62,7 @@ const plugin: FastifyPluginCallback<NegotiationPluginOptions> = (fastify, option
     vary(reply);
     if (!result.ok) return next(result.error);
     request.negotiation = result;
-    NEGOTIATOR.set(request, negotiator);
+    NEGOTIATORS.set(request, negotiator);
     reply.header('Content-Language', result.language);
     next();
   });
@@ -113,3 +109,11 @@ export function requireContentType(...types: readonly string[]): onRequestHookHa
     next(result.ok ? undefined : result.error);
   };
 }
+
+export {
+  type ConditionalOptions,
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  type PreconditionState,
+} from './fastify-conditional.js';

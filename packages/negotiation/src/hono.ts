@@ -5,12 +5,8 @@
  */
 import { mergeVary } from '@plumbline/errors';
 import type { Context, MiddlewareHandler } from 'hono';
-import {
-  type ContentNegotiator,
-  createNegotiator,
-  type Negotiation,
-  type NegotiatorOptions,
-} from './negotiator.js';
+import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
+import { NEGOTIATORS, ROUTE_ETAG } from './negotiators.js';
 import { checkRequestBody } from './request-body.js';
 import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
 
@@ -20,8 +16,6 @@ declare module 'hono' {
     negotiation: Negotiation;
   }
 }
-
-const NEGOTIATOR = new WeakMap<Request, ContentNegotiator>();
 
 // Reading c.res before the handler makes Hono build and copy extra Responses (it more than doubled the
 // cost of a request), so Vary is appended blind and its members de-duplicated on the final response.
@@ -65,7 +59,7 @@ export function negotiate(options: NegotiateOptions = {}): MiddlewareHandler {
     c.header('Vary', NEGOTIATION_VARY, { append: true });
     if (!result.ok) throw result.error;
     c.set('negotiation', result);
-    NEGOTIATOR.set(c.req.raw, negotiator);
+    NEGOTIATORS.set(c.req.raw, negotiator);
     c.header('Content-Language', result.language);
     await next();
     tidyVary(c);
@@ -93,11 +87,14 @@ export function getNegotiation(c: Context): Negotiation | undefined {
  */
 export function represent(c: Context, data: unknown, status = 200): Response {
   const negotiation = c.get('negotiation');
-  const negotiator = NEGOTIATOR.get(c.req.raw);
+  const negotiator = NEGOTIATORS.get(c.req.raw);
   if (!negotiation || !negotiator) throw new Error('represent() needs the negotiate() middleware first');
   const response = representation(negotiator, negotiation, data, status);
-  // Vary was added by negotiate(); the rest describes this representation.
-  for (const [name, value] of Object.entries(response.headers)) if (name !== 'Vary') c.header(name, value);
+  // Vary was added by negotiate(); the rest describes this representation. An ETag set by the route
+  // (conditional() on a GET) stays.
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name !== 'Vary' && !(name === 'ETag' && ROUTE_ETAG.has(c.req.raw))) c.header(name, value);
+  }
   const { body } = response;
   return body === null ? c.body(null, status as 204) : c.body(body as string, status as 200);
 }
@@ -125,3 +122,11 @@ export function requireContentType(...types: readonly string[]): MiddlewareHandl
     await next();
   };
 }
+
+export {
+  type ConditionalOptions,
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  type PreconditionState,
+} from './hono-conditional.js';

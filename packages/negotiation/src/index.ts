@@ -6,6 +6,17 @@
  * @packageDocumentation
  */
 export { LruCache } from './cache.js';
+export {
+  type EntityTag,
+  type EntityTagList,
+  evaluatePreconditions,
+  type PreconditionInput,
+  type PreconditionResult,
+  parseEntityTags,
+  parseHttpDate,
+  type Validators,
+} from './conditional.js';
+export { entityTag } from './entity-tag.js';
 export { MAX_ACCEPT_LENGTH } from './media-type.js';
 export {
   type ContentNegotiator,
@@ -20,7 +31,13 @@ export {
   type VendorOptions,
 } from './negotiator.js';
 export { checkRequestBody, type RequestBodyInput, type RequestBodyResult } from './request-body.js';
-export { NEGOTIATION_VARY, type RepresentationResponse, representation, requestHasBody } from './respond.js';
+export {
+  NEGOTIATION_VARY,
+  type RepresentationResponse,
+  representation,
+  representationTag,
+  requestHasBody,
+} from './respond.js';
 export {
   jsonSerializer,
   type SerializeContext,

@@ -1,3 +1,4 @@
+import { entityTag } from './entity-tag.js';
 import type { ContentNegotiator, Negotiation } from './negotiator.js';
 
 /**
@@ -31,14 +32,15 @@ const NULL_BODY = new Set([204, 205, 304]);
 
 /**
  * What every adapter's `represent` sends: `data` serialized in the negotiated type, with
- * `Content-Type`, `Content-Language` and `Vary: Accept, Accept-Language`.
+ * `Content-Type`, `Content-Language`, `Vary: Accept, Accept-Language` and, for a 2xx with a body,
+ * the representation's strong `ETag` ({@link entityTag}; adapters keep an `ETag` the route set).
  *
  * @example
  * ```ts
  * const result = negotiator.negotiate({ accept: 'application/xml' });
  * if (result.ok) representation(negotiator, result, { id: 1 }, 201);
  * // { status: 201, headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Language': 'en',
- * //   Vary: 'Accept, Accept-Language' }, body: '<?xml version="1.0" encoding="UTF-8"?><data><id>1</id></data>' }
+ * //   Vary: 'Accept, Accept-Language', ETag: '"…"' }, body: '<?xml version="1.0" encoding="UTF-8"?><data><id>1</id></data>' }
  * ```
  */
 export function representation(
@@ -55,11 +57,33 @@ export function representation(
     };
   }
   const { body, contentType, contentLanguage } = negotiator.serialize(negotiation, data);
-  return {
-    status,
-    headers: { 'Content-Type': contentType, 'Content-Language': contentLanguage, Vary: NEGOTIATION_VARY },
-    body,
+  const headers: Record<string, string> = {
+    'Content-Type': contentType,
+    'Content-Language': contentLanguage,
+    Vary: NEGOTIATION_VARY,
   };
+  if (status >= 200 && status < 300) headers['ETag'] = entityTag(body, contentType, contentLanguage);
+  return { status, headers, body };
+}
+
+/**
+ * The strong `ETag` that `represent` would send for `data` in the negotiated type and language:
+ * what a route's `current` validator returns so that a precondition compares against exactly the
+ * tag the client got from GET (docs/design.md#d-conditional).
+ *
+ * @example
+ * ```ts
+ * const result = negotiator.negotiate({ accept: 'application/json' });
+ * if (result.ok) representationTag(negotiator, result, { id: 1 }); // '"…"'
+ * ```
+ */
+export function representationTag(
+  negotiator: ContentNegotiator,
+  negotiation: Negotiation,
+  data: unknown,
+): string {
+  const { body, contentType, contentLanguage } = negotiator.serialize(negotiation, data);
+  return entityTag(body, contentType, contentLanguage);
 }
 
 /**

@@ -1,6 +1,10 @@
 // The README's Fastify and Hono examples run as written (only the port is made ephemeral).
-import { readmeFrameworkExamples, send } from '@plumbline/test-utils';
-import { describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import type { RequestListener, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listen, readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const here = new URL('.', import.meta.url);
 const readme = new URL('../README.md', import.meta.url);
@@ -51,5 +55,95 @@ describe.each(examples)('README %s example', (_name, start) => {
       body: 'Dam',
     });
     expect([refused.status, refused.headers['accept-post']]).toEqual([415, 'application/json']);
+  });
+});
+
+// The conditional-request examples, run as written (the port made ephemeral), on all three frameworks.
+const closers: (() => Promise<unknown>)[] = [];
+afterAll(() => Promise.all(closers.map((close) => close())));
+const conditionalExamples: [string, () => Promise<number>][] = [
+  [
+    'Express',
+    async () => {
+      const { app } = await runReadmeExample<{ app: RequestListener }>(
+        here,
+        'negotiation-conditional-express',
+        readmeBlock(readme, '#### Conditional requests with Express'),
+        ['app'],
+        [['app.listen(3000);', '']],
+      );
+      const server = await listen(app);
+      closers.push(() => server.close());
+      return server.port;
+    },
+  ],
+  [
+    'Fastify',
+    async () => {
+      const { app } = await runReadmeExample<{ app: FastifyInstance }>(
+        here,
+        'negotiation-conditional-fastify',
+        readmeBlock(readme, '#### Conditional requests with Fastify'),
+        ['app'],
+        [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+      );
+      closers.push(() => app.close());
+      return (app.server.address() as AddressInfo).port;
+    },
+  ],
+  [
+    'Hono',
+    async () => {
+      const { server } = await runReadmeExample<{ server: Server }>(
+        here,
+        'negotiation-conditional-hono',
+        readmeBlock(readme, '#### Conditional requests with Hono'),
+        ['server'],
+        [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+      );
+      if (!server.listening) await once(server, 'listening');
+      closers.push(() => new Promise((resolve) => server.close(resolve)));
+      return (server.address() as AddressInfo).port;
+    },
+  ],
+];
+
+describe.each(conditionalExamples)('README conditional requests with %s', (_name, start) => {
+  it('GET gives a strong ETag; writes need it: 428 without, 412 with a stale one, 200 with the current one; 304 on GET', async () => {
+    const port = await start();
+    const got = await send(port, { path: '/notes/1' });
+    expect([got.status, got.body]).toEqual([
+      200,
+      { id: '1', text: 'Weld the bridge', updated_at: '2026-01-02T03:04:05.000Z' },
+    ]);
+    const etag = got.headers['etag']!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(got.headers['last-modified']).toBe('Fri, 02 Jan 2026 03:04:05 GMT');
+    const put = (headers: Record<string, string>) =>
+      send(port, {
+        method: 'PUT',
+        path: '/notes/1',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: '{"text":"Paint the bridge"}',
+      });
+    const required = await put({});
+    expect([required.status, (required.body as { error_code: string }).error_code]).toEqual([
+      428,
+      'precondition_required',
+    ]);
+    const wrong = await put({ 'If-Match': '"wrong"' });
+    expect([wrong.status, (wrong.body as { error_code: string }).error_code]).toEqual([
+      412,
+      'precondition_failed',
+    ]);
+    const done = await put({ 'If-Match': etag });
+    expect(done.status).toBe(200);
+    expect((done.body as { text: string }).text).toBe('Paint the bridge');
+    const next = done.headers['etag']!;
+    expect(next).not.toBe(etag);
+    expect((await put({ 'If-Match': etag })).status).toBe(412);
+    const cached = await send(port, { path: '/notes/1', headers: { 'If-None-Match': next } });
+    expect([cached.status, cached.headers['etag'], cached.body]).toEqual([304, next, '']);
+    expect((await send(port, { path: '/notes/2' })).status).toBe(404);
   });
 });

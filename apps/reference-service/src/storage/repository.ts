@@ -29,6 +29,27 @@ export interface TaskData {
 
 const now = () => new Date().toISOString();
 
+/**
+ * How a write treats the version it read: `previous` is the `updated_at` the handler saw; with
+ * `expected`, the row is written only if it still has that `updated_at` (a conditional request,
+ * docs/design.md#d-conditional).
+ */
+export interface VersionGuard {
+  readonly previous: string;
+  readonly expected: string | undefined;
+}
+
+/** The next `updated_at`: now, but strictly after the version read, so every write is a new version. */
+function nextVersion(guard: VersionGuard | undefined): string {
+  const previous = guard === undefined ? Number.NEGATIVE_INFINITY : Date.parse(guard.previous);
+  return new Date(Math.max(Date.now(), previous + 1)).toISOString();
+}
+
+/** The SQL condition and parameter that make a write apply only to the expected version. */
+function versionCondition(guard: VersionGuard | undefined): [string, unknown[]] {
+  return guard?.expected === undefined ? ['', []] : [' AND updated_at = ?', [guard.expected]];
+}
+
 export class Repository {
   constructor(readonly db: Db) {}
 
@@ -49,13 +70,17 @@ export class Repository {
     resource: Resource,
     id: string,
     dependants: readonly (readonly [Resource, string])[],
+    guard?: VersionGuard,
   ): Promise<boolean> {
+    const [condition, expected] = versionCondition(guard);
     return this.db.transaction(async (tx) => {
       const buried: (readonly [Resource, string])[] = [];
       for (const [child, sql] of dependants) {
         for (const row of await tx.all<{ id: string }>(sql, [id])) buried.push([child, row.id]);
       }
-      if ((await tx.run(`DELETE FROM ${resource} WHERE id = ?`, [id])) === 0) return false;
+      if ((await tx.run(`DELETE FROM ${resource} WHERE id = ?${condition}`, [id, ...expected])) === 0) {
+        return false;
+      }
       const at = now();
       for (const [kind, removed] of [[resource, id] as const, ...buried]) {
         await tx.run('INSERT INTO tombstones (resource, id, deleted_at) VALUES (?, ?, ?)', [
@@ -94,12 +119,24 @@ export class Repository {
     return row;
   }
 
-  /** Replaces the stored fields; resolves to undefined when the project no longer exists. */
-  async updateProject(id: string, data: ProjectData): Promise<ProjectRow | undefined> {
-    const at = now();
+  /**
+   * Replaces the stored fields; resolves to undefined when the project no longer exists (or, with a
+   * guard's `expected` version, no longer has it).
+   */
+  async updateProject(id: string, data: ProjectData, guard?: VersionGuard): Promise<ProjectRow | undefined> {
+    const [condition, expected] = versionCondition(guard);
     const changed = await this.db.run(
-      'UPDATE projects SET name = ?, description = ?, status = ?, budget_amount = ?, budget_currency = ?, updated_at = ? WHERE id = ?',
-      [data.name, data.description, data.status, data.budget_amount, data.budget_currency, at, id],
+      `UPDATE projects SET name = ?, description = ?, status = ?, budget_amount = ?, budget_currency = ?, updated_at = ? WHERE id = ?${condition}`,
+      [
+        data.name,
+        data.description,
+        data.status,
+        data.budget_amount,
+        data.budget_currency,
+        nextVersion(guard),
+        id,
+        ...expected,
+      ],
     );
     if (changed === 0) return undefined;
     const [row] = await this.db.all<ProjectRow>('SELECT * FROM projects WHERE id = ?', [id]);
@@ -107,11 +144,16 @@ export class Repository {
   }
 
   /** Deletes a project with its tasks and their comments, leaving tombstones for all of them. */
-  deleteProject(id: string): Promise<boolean> {
-    return this.remove('projects', id, [
-      ['tasks', 'SELECT id FROM tasks WHERE project_id = ?'],
-      ['comments', 'SELECT c.id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE t.project_id = ?'],
-    ]);
+  deleteProject(id: string, guard?: VersionGuard): Promise<boolean> {
+    return this.remove(
+      'projects',
+      id,
+      [
+        ['tasks', 'SELECT id FROM tasks WHERE project_id = ?'],
+        ['comments', 'SELECT c.id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE t.project_id = ?'],
+      ],
+      guard,
+    );
   }
 
   // Tasks
@@ -140,18 +182,19 @@ export class Repository {
     return row;
   }
 
-  async updateTask(id: string, data: TaskData): Promise<TaskRow | undefined> {
+  async updateTask(id: string, data: TaskData, guard?: VersionGuard): Promise<TaskRow | undefined> {
+    const [condition, expected] = versionCondition(guard);
     const changed = await this.db.run(
-      'UPDATE tasks SET title = ?, status = ?, priority = ?, due_date = ?, updated_at = ? WHERE id = ?',
-      [data.title, data.status, data.priority, data.due_date, now(), id],
+      `UPDATE tasks SET title = ?, status = ?, priority = ?, due_date = ?, updated_at = ? WHERE id = ?${condition}`,
+      [data.title, data.status, data.priority, data.due_date, nextVersion(guard), id, ...expected],
     );
     if (changed === 0) return undefined;
     const [row] = await this.db.all<TaskRow>('SELECT * FROM tasks WHERE id = ?', [id]);
     return row;
   }
 
-  deleteTask(id: string): Promise<boolean> {
-    return this.remove('tasks', id, [['comments', 'SELECT id FROM comments WHERE task_id = ?']]);
+  deleteTask(id: string, guard?: VersionGuard): Promise<boolean> {
+    return this.remove('tasks', id, [['comments', 'SELECT id FROM comments WHERE task_id = ?']], guard);
   }
 
   // Comments

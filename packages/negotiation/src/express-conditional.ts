@@ -1,0 +1,118 @@
+/**
+ * Express adapter for conditional requests: `conditional()` evaluates the preconditions of one route
+ * with the core's `evaluatePreconditions`, `entityTagOf()` gives the tag `represent` would send.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  evaluatePreconditions,
+  preconditionFields,
+  type Validators,
+  validatorHeaders,
+} from './conditional.js';
+import type { ContentNegotiator, Negotiation } from './negotiator.js';
+import { representationTag } from './respond.js';
+
+// The state negotiate() leaves on the response (express.ts), and what conditional() leaves on the request.
+const NEGOTIATED = Symbol.for('@plumbline/negotiation.state');
+const CHECKED = Symbol.for('@plumbline/negotiation.preconditions');
+
+type Carrier = Record<symbol, unknown>;
+
+/**
+ * Options of {@link conditional}: `current` loads the validators of the target resource
+ * (`undefined` when it has no current representation; throw an `HttpError` such as 404 or 410 when
+ * the request would fail without its preconditions); `requirePrecondition` answers an unsafe request
+ * on an existing resource without `If-Match` or `If-Unmodified-Since` with 428.
+ *
+ * @example
+ * ```ts
+ * const options: ConditionalOptions = { current: async (req) => store.validators(req.params.id), requirePrecondition: true };
+ * ```
+ */
+export interface ConditionalOptions {
+  /** Loads the current validators of the target resource; `undefined` when it has none. */
+  readonly current: (req: Request, res: Response) => Validators | undefined | Promise<Validators | undefined>;
+  /** Answer 428 to an unsafe request on an existing resource without If-Match or If-Unmodified-Since. */
+  readonly requirePrecondition?: boolean;
+}
+
+/**
+ * What {@link conditional} found for a request that may proceed: whether a precondition was
+ * evaluated (a write should then apply only to the version checked) and the validators it used.
+ *
+ * @example
+ * ```ts
+ * const state: PreconditionState = { conditional: true, current: { etag: '"v7"' } };
+ * ```
+ */
+export interface PreconditionState {
+  /** Whether a precondition was evaluated (and passed). */
+  readonly conditional: boolean;
+  /** The validators the preconditions were evaluated against. */
+  readonly current: Validators | undefined;
+}
+
+/**
+ * Route middleware for conditional requests (RFC 9110 section 13): loads the current validators,
+ * answers 304 (GET/HEAD), 412 `precondition_failed` or 428 `precondition_required` (passed to
+ * `next` for the `@plumbline/errors` handler), or lets the request through; a GET that proceeds
+ * gets the current `ETag` and `Last-Modified`.
+ *
+ * @example
+ * ```ts
+ * const preconditions = conditional({ current: async (req, res) => ({ etag: entityTagOf(res, await load(req.params.id)) }) });
+ * app.put('/projects/:id', preconditions, express.json(), async (req, res) => represent(res, await save(req.body)));
+ * ```
+ */
+export function conditional(options: ConditionalOptions): RequestHandler {
+  const { current, requirePrecondition = false } = options;
+  return async (req, res, next) => {
+    try {
+      const validators = await current(req, res);
+      const result = evaluatePreconditions({
+        method: req.method,
+        ...preconditionFields((name) => req.headers[name] as string | undefined),
+        current: validators,
+        requirePrecondition,
+      });
+      if (result.outcome === 'failed') return next(result.error);
+      for (const [name, value] of Object.entries(validatorHeaders(req.method, result, validators))) {
+        res.setHeader(name, value);
+      }
+      if (result.outcome === 'not-modified') return void res.status(304).end();
+      (req as unknown as Carrier)[CHECKED] = { conditional: result.conditional, current: validators };
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/**
+ * What {@link conditional} decided for this request, or `undefined` when it did not run.
+ *
+ * @example
+ * ```ts
+ * if (getPreconditions(req)?.conditional) await store.updateIfUnchanged(id, data, version);
+ * ```
+ */
+export function getPreconditions(req: Request): PreconditionState | undefined {
+  return (req as unknown as Carrier)[CHECKED] as PreconditionState | undefined;
+}
+
+/**
+ * The strong `ETag` that `represent(res, data)` would send: use it as the `current` tag so a
+ * precondition compares with what GET gave the client. Needs `negotiate()` to have run.
+ *
+ * @example
+ * ```ts
+ * conditional({ current: async (req, res) => ({ etag: entityTagOf(res, await load(req.params.id)) }) });
+ * ```
+ */
+export function entityTagOf(res: Response, data: unknown): string {
+  const state = (res as unknown as Carrier)[NEGOTIATED] as
+    | { negotiation: Negotiation; negotiator: ContentNegotiator }
+    | undefined;
+  if (!state) throw new Error('entityTagOf() needs the negotiate() middleware to run first on this route');
+  return representationTag(state.negotiator, state.negotiation, data);
+}

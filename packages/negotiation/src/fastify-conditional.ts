@@ -1,0 +1,106 @@
+/**
+ * Fastify 5 adapter for conditional requests: a route `preHandler` that evaluates the preconditions
+ * with the core's `evaluatePreconditions`, and `entityTagOf()` for the tag `reply.represent` sends.
+ */
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import {
+  evaluatePreconditions,
+  preconditionFields,
+  type Validators,
+  validatorHeaders,
+} from './conditional.js';
+import { NEGOTIATORS } from './negotiators.js';
+import { representationTag } from './respond.js';
+
+/**
+ * Options of {@link conditional}: `current` loads the validators of the target resource
+ * (`undefined` when it has no current representation; throw an `HttpError` such as 404 or 410 when
+ * the request would fail without its preconditions); `requirePrecondition` answers an unsafe request
+ * on an existing resource without `If-Match` or `If-Unmodified-Since` with 428.
+ * @example
+ * ```ts
+ * const options: ConditionalOptions = { current: async (request) => store.validators(request.params), requirePrecondition: true };
+ * ```
+ */
+export interface ConditionalOptions {
+  /** Loads the current validators of the target resource; `undefined` when it has none. */
+  readonly current: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => Validators | undefined | Promise<Validators | undefined>;
+  /** Answer 428 to an unsafe request on an existing resource without If-Match or If-Unmodified-Since. */
+  readonly requirePrecondition?: boolean;
+}
+
+/**
+ * What {@link conditional} found for a request that may proceed: whether a precondition was
+ * evaluated (a write should then apply only to the version checked) and the validators it used.
+ * @example
+ * ```ts
+ * const state: PreconditionState = { conditional: true, current: { etag: '"v7"' } };
+ * ```
+ */
+export interface PreconditionState {
+  /** Whether a precondition was evaluated (and passed). */
+  readonly conditional: boolean;
+  /** The validators the preconditions were evaluated against. */
+  readonly current: Validators | undefined;
+}
+
+const CHECKED = new WeakMap<FastifyRequest, PreconditionState>();
+
+/**
+ * A route `preHandler` for conditional requests (RFC 9110 section 13): loads the current
+ * validators, answers 304 (GET/HEAD), throws 412 `precondition_failed` or 428
+ * `precondition_required` for the `@plumbline/errors/fastify` handler, or lets the request through;
+ * a GET that proceeds gets the current `ETag` and `Last-Modified`.
+ * @example
+ * ```ts
+ * const preconditions = conditional({ current: async (request, reply) => ({ etag: entityTagOf(reply, await load(request)) }) });
+ * api.put('/projects/:id', { preHandler: preconditions }, async (request, reply) => reply.represent(await save(request.body)));
+ * ```
+ */
+export function conditional(options: ConditionalOptions): preHandlerAsyncHookHandler {
+  const { current, requirePrecondition = false } = options;
+  return async (request, reply) => {
+    const validators = await current(request, reply);
+    const result = evaluatePreconditions({
+      method: request.method,
+      ...preconditionFields((name) => request.headers[name] as string | undefined),
+      current: validators,
+      requirePrecondition,
+    });
+    if (result.outcome === 'failed') throw result.error;
+    reply.headers(validatorHeaders(request.method, result, validators));
+    if (result.outcome === 'not-modified') return reply.code(304).send();
+    CHECKED.set(request, { conditional: result.conditional, current: validators });
+    return undefined;
+  };
+}
+
+/**
+ * What {@link conditional} decided for this request, or `undefined` when it did not run.
+ * @example
+ * ```ts
+ * if (getPreconditions(request)?.conditional) await store.updateIfUnchanged(id, data, version);
+ * ```
+ */
+export function getPreconditions(request: FastifyRequest): PreconditionState | undefined {
+  return CHECKED.get(request);
+}
+
+/**
+ * The strong `ETag` that `reply.represent(data)` would send: use it as the `current` tag so a
+ * precondition compares with what GET gave the client. Needs the negotiation plugin.
+ * @example
+ * ```ts
+ * conditional({ current: async (request, reply) => ({ etag: entityTagOf(reply, await load(request)) }) });
+ * ```
+ */
+export function entityTagOf(reply: FastifyReply, data: unknown): string {
+  const negotiator = NEGOTIATORS.get(reply.request);
+  const negotiation = reply.request.negotiation;
+  if (!negotiator || !negotiation)
+    throw new Error('entityTagOf() needs the negotiation plugin for this route');
+  return representationTag(negotiator, negotiation, data);
+}
