@@ -53,11 +53,21 @@ export async function honoRequest(c: Context, keyHeaders: readonly string[]) {
   return { headers, url: url.pathname + url.search, body };
 }
 
-/** A replay as a Hono response, the original request id in front and the retry's own after it. */
+/**
+ * A replay as the context's response: the headers set so far (the retry's request id among them)
+ * are kept unless the replay names them, and the replay's own win (the original request id).
+ */
 export function honoReplay(c: Context, replay: Replay): Response {
-  const { status, headers, body } = replay;
-  if (body === undefined) return c.body(null, status as 200, headers);
-  return c.body(body as Uint8Array<ArrayBuffer>, status as 200, headers);
+  // Assigning c.res merges the headers set so far into the new response; the replay's are set after.
+  c.res = new Response((replay.body as Uint8Array<ArrayBuffer> | undefined) ?? null, {
+    status: replay.status,
+  });
+  const headers = c.res.headers;
+  for (const [name, value] of Object.entries(replay.headers)) {
+    headers.delete(name);
+    for (const item of typeof value === 'string' ? [value] : value) headers.append(name, item);
+  }
+  return c.res;
 }
 
 /** The request id `@plumbline/errors/hono` set on the response, for the replay's headers. */
