@@ -471,9 +471,15 @@ function appDiagnostics(framework: AppFramework): Map<string, string[]> {
   }
   writeFiles(dir, files);
   const byApp = new Map<string, string[]>(Object.keys(files).map((f) => [f.slice(4, -4), []]));
+  // Hono's own declarations (its WebSocket helper, which @hono/node-server reaches) name DOM types,
+  // so a Hono project type-checks with the DOM lib.
+  const options =
+    framework === 'hono'
+      ? { ...modeOptions.nodenext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
+      : modeOptions.nodenext;
   for (const d of typecheck(
     Object.keys(files).map((f) => join(dir, f)),
-    modeOptions.nodenext,
+    options,
   )) {
     const owner = [...byApp.keys()].find(
       (id) => d.file.endsWith(`/app-${id}.mts`) || d.file.endsWith(`/app-${id}.cts`),
@@ -626,8 +632,9 @@ of every export subpath plus a small real use), TypeScript ${ts.version} with \`
 optional peer installed (framework subpaths are checked with their framework installed), attw on the
 published tarball with every resolution profile, Jest 30 and Vitest 4 with no configuration, an Express 4
 and an Express 5 app through the \`/express\` adapters, a Fastify 5 and a Hono (\`@hono/node-server\`) app through
-the \`/fastify\` and \`/hono\` adapters (TypeScript, type-checked and run both as an ES module and as CommonJS, in a
-fresh project per framework, one real request on 127.0.0.1), and the Spectral CLI with the ruleset exactly as the
+the \`/fastify\` and \`/hono\` adapters (TypeScript, type-checked with \`skipLibCheck: false\` (the Hono project with
+the DOM lib, which Hono's own declarations need) and run both as an ES module and as CommonJS, in a fresh project per
+framework, real requests on 127.0.0.1), and the Spectral CLI with the ruleset exactly as the
 conformance README loads it, on the reference service's OpenAPI document. "—": the setup does not apply.
 
 ${header}

@@ -256,7 +256,11 @@ async function call(
   try {
     json = JSON.parse(text);
   } catch {}
-  return { status: res.status, headers: Object.fromEntries(res.headers), text, json };
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: res.status, headers, text, json };
 }
 `;
 
