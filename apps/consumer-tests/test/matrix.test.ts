@@ -29,9 +29,7 @@ import {
 import {
   CORE_USES,
   EXPRESS_APPS,
-  FASTIFY_APPS,
-  type FrameworkApp,
-  HONO_APPS,
+  FRAMEWORK_APPS,
   REQUEST_HELPER,
   TS_REQUEST_HELPER,
   TS_SERVE,
@@ -435,16 +433,18 @@ if (!version.startsWith('${major}.')) throw new Error('express ' + version + ' i
 
 type AppFramework = 'fastify' | 'hono';
 type AppStyle = 'esm' | 'cjs';
-const APPS: Record<AppFramework, Readonly<Record<string, FrameworkApp>>> = {
-  fastify: FASTIFY_APPS,
-  hono: HONO_APPS,
-};
 
-function appSource(framework: AppFramework, app: FrameworkApp): string {
-  const serve = TS_SERVE[framework];
-  return `${serve.imports}\n${app.imports}\n${TS_REQUEST_HELPER}${serve.body}
-
-async function main(): Promise<void> {${app.body}
+function appSource(framework: AppFramework, pkg: string): string {
+  const app = FRAMEWORK_APPS[pkg]!;
+  const imports = [app.imports, app[framework].imports].filter(Boolean).join('\n');
+  return `${TS_SERVE[framework]}
+${imports}
+${TS_REQUEST_HELPER}
+async function main(): Promise<void> {${app.setup}
+    const app = await newApp();
+    ${app[framework].build}
+    await serve(app, async (address) => {${app.checks}
+    });
 }
 
 main().then(
@@ -464,8 +464,8 @@ function appDiagnostics(framework: AppFramework): Map<string, string[]> {
   if (cached) return cached;
   const dir = projects[framework];
   const files: Record<string, string> = {};
-  for (const [pkg, app] of Object.entries(APPS[framework])) {
-    const source = appSource(framework, app);
+  for (const pkg of Object.keys(FRAMEWORK_APPS)) {
+    const source = appSource(framework, pkg);
     files[`app-${pkg}-esm.mts`] = source;
     files[`app-${pkg}-cjs.cts`] = source;
   }
@@ -491,13 +491,12 @@ function appDiagnostics(framework: AppFramework): Map<string, string[]> {
 }
 
 async function appCheck(pkg: PublicPackage, framework: AppFramework, style: AppStyle): Promise<string[]> {
-  const app = APPS[framework][pkg.dir];
-  if (!app) return [`no ${framework} app defined for ${pkg.name} in uses.ts`];
+  if (!FRAMEWORK_APPS[pkg.dir]) return [`no ${framework} app defined for ${pkg.name} in uses.ts`];
   const id = `${pkg.dir}-${style}`;
   const diagnostics = appDiagnostics(framework).get(id) ?? [];
   if (diagnostics.length) return diagnostics;
   const dir = projects[framework];
-  const out = ts.transpileModule(appSource(framework, app), {
+  const out = ts.transpileModule(appSource(framework, pkg.dir), {
     fileName: `app-${id}.${style === 'esm' ? 'mts' : 'cts'}`,
     compilerOptions: {
       module: style === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
