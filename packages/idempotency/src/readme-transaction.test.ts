@@ -14,6 +14,7 @@ import {
 } from '@plumbline/test-utils';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { order, REFUSED, refusals } from './__fixtures__/readme.js';
 
 const pgUp = await postgresAvailable();
 const here = new URL('.', import.meta.url);
@@ -78,12 +79,6 @@ describe.skipIf(!pgUp).each(['Fastify', 'Hono'] as const)('README %s transaction
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
   });
-  const order = (key?: string, body = '{"sku":"A-1"}') => ({
-    method: 'POST',
-    path: '/orders',
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
-    body,
-  });
 
   it('creates once in the transaction and replays the same bytes', async () => {
     const first = await send(example.port, order('readme-tx-1'));
@@ -103,15 +98,6 @@ describe.skipIf(!pgUp).each(['Fastify', 'Hono'] as const)('README %s transaction
   });
 
   it('refuses a missing key and a reused one', async () => {
-    const missing = await send(example.port, order());
-    const reused = await send(example.port, order('readme-tx-1', '{"sku":"B-2"}'));
-    expect([missing.status, (missing.body as { error_code: string }).error_code]).toEqual([
-      400,
-      'idempotency_key_missing',
-    ]);
-    expect([reused.status, (reused.body as { error_code: string }).error_code]).toEqual([
-      422,
-      'idempotency_key_reused',
-    ]);
+    expect(await refusals(example.port, 'readme-tx-1')).toEqual(REFUSED);
   });
 });
