@@ -207,10 +207,6 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
       h.count('invalid');
       throw new HttpError('validation_failed');
     });
-    app.post('/invalid', idem, () => {
-      h.count('invalid');
-      throw new HttpError('validation_failed');
-    });
     app.post('/throw', idem, () => {
       h.count('throw');
       throw new Error('boom');
@@ -271,6 +267,10 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
   });
   app.post('/required', ex.idempotency({ ...options, required: true }), (_req, res) => {
     res.status(201).json({ id: h.count('required') });
+  });
+  app.post('/invalid', idem, () => {
+    h.count('invalid');
+    throw new HttpError('validation_failed');
   });
   app.post('/throw', idem, () => {
     h.count('throw');
@@ -360,43 +360,6 @@ const INVALID_KEYS: [string, string[]][] = [
 ];
 
 const scenarios: Scenario[] = [
-  {
-    name: 'a replayed 201 carries the original request id in X-Request-Id; the retry id is in Replayed-By-Request-Id',
-    run: async (t) => {
-      const key = t.key();
-      const first = await t.post('/orders', key).set('X-Request-Id', `${key}-first`).send({ a: 1 });
-      const retry = await t.post('/orders', key).set('X-Request-Id', `${key}-retry`).send({ a: 1 });
-      return [
-        [
-          first.status,
-          first.headers['x-request-id'] === `${key}-first`,
-          first.headers['replayed-by-request-id'],
-        ],
-        [retry.status, retry.headers['x-request-id'] === `${key}-first`],
-        retry.headers['replayed-by-request-id'] === `${key}-retry`,
-      ];
-    },
-    expected: [[201, true, undefined], [201, true], true],
-  },
-  {
-    name: 'a replayed 400 problem: body request_id and X-Request-Id agree (the original request); the retry id is in Replayed-By-Request-Id',
-    run: async (t) => {
-      const key = t.key();
-      const first = await t.post('/invalid', key).set('X-Request-Id', `${key}-first`).send({ a: 1 });
-      const retry = await t.post('/invalid', key).set('X-Request-Id', `${key}-retry`).send({ a: 1 });
-      return [
-        [
-          first.status,
-          first.body.request_id === `${key}-first`,
-          first.headers['x-request-id'] === `${key}-first`,
-        ],
-        [retry.status, retry.body.error_code, retry.headers['idempotent-replayed']],
-        [retry.body.request_id === `${key}-first`, retry.headers['x-request-id'] === `${key}-first`],
-        retry.headers['replayed-by-request-id'] === `${key}-retry`,
-      ];
-    },
-    expected: [[400, true, true], [400, 'validation_failed', 'true'], [true, true], true],
-  },
   {
     name: 'same key + same body: the replay has the status, exact body, Location and the replay header, no Set-Cookie',
     run: async (t) => {
@@ -792,6 +755,43 @@ const scenarios: Scenario[] = [
       ];
     },
     expected: [409, 201, { id: expect.any(Number) }, 'true', 1],
+  },
+  {
+    name: 'a replayed 201 carries the original request id in X-Request-Id; the retry id is in Replayed-By-Request-Id',
+    run: async (t) => {
+      const key = t.key();
+      const first = await t.post('/orders', key).set('X-Request-Id', `${key}-first`).send({ a: 1 });
+      const retry = await t.post('/orders', key).set('X-Request-Id', `${key}-retry`).send({ a: 1 });
+      return [
+        [
+          first.status,
+          first.headers['x-request-id'] === `${key}-first`,
+          first.headers['replayed-by-request-id'],
+        ],
+        [retry.status, retry.headers['x-request-id'] === `${key}-first`],
+        retry.headers['replayed-by-request-id'] === `${key}-retry`,
+      ];
+    },
+    expected: [[201, true, undefined], [201, true], true],
+  },
+  {
+    name: 'a replayed 400 problem: body request_id and X-Request-Id agree (the original request); the retry id is in Replayed-By-Request-Id',
+    run: async (t) => {
+      const key = t.key();
+      const first = await t.post('/invalid', key).set('X-Request-Id', `${key}-first`).send({ a: 1 });
+      const retry = await t.post('/invalid', key).set('X-Request-Id', `${key}-retry`).send({ a: 1 });
+      return [
+        [
+          first.status,
+          first.body.request_id === `${key}-first`,
+          first.headers['x-request-id'] === `${key}-first`,
+        ],
+        [retry.status, retry.body.error_code, retry.headers['idempotent-replayed']],
+        [retry.body.request_id === `${key}-first`, retry.headers['x-request-id'] === `${key}-first`],
+        retry.headers['replayed-by-request-id'] === `${key}-retry`,
+      ];
+    },
+    expected: [[400, true, true], [400, 'validation_failed', 'true'], [true, true], true],
   },
 ];
 
