@@ -16,10 +16,24 @@ import { DEFAULT_KEY_HEADERS, type HeaderValue } from './key.js';
 import type { SqlQuery } from './sql-store.js';
 import type { StoredResponse } from './store.js';
 
-/** The per-request choices every adapter's options offer, over the framework's request type `R`. */
-interface RequestOptions<R> {
+/**
+ * The per-request choices every adapter's options offer, over the framework's request type `R`
+ * (Express `Request`, `FastifyRequest`, Hono `Context`).
+ *
+ * @example
+ * ```ts
+ * const choices: IdempotencyRequestOptions<Request> = { required: true, principal: (req) => getPrincipal(req)?.clientId };
+ * ```
+ */
+export interface IdempotencyRequestOptions<R> {
+  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
   readonly required?: boolean | ((request: R) => boolean);
+  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
   readonly principal?: (request: R) => string | undefined;
+  /**
+   * The route the key is scoped to. Default the matched route pattern: `req.baseUrl + req.route.path`
+   * on Express (else the path), `request.routeOptions.url` on Fastify, `routePath(c, -1)` on Hono.
+   */
   readonly routeKey?: (request: R) => string;
 }
 
@@ -39,7 +53,7 @@ export interface RequestReader<R> {
 
 /** The option defaults of every adapter, resolved once per middleware. */
 export function requestReader<R>(
-  options: RequestOptions<R> & { readonly headerNames?: readonly string[] | undefined },
+  options: IdempotencyRequestOptions<R> & { readonly headerNames?: readonly string[] | undefined },
   defaultRouteKey: (request: R) => string,
 ): RequestReader<R> {
   const required = options.required ?? false;

@@ -4,6 +4,7 @@
  * the record is written and the transaction committed, and only then sends it.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import {
   currentRequestId,
   keyHeaderValues,
@@ -37,14 +38,8 @@ import {
  */
 export interface IdempotencyTransactionOptions<Tx>
   extends TransactionalIdempotencyOptions,
-    TransactionAccess<Tx> {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((req: Request) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (req: Request) => string | undefined;
-  /** The route the key is scoped to. Default `req.baseUrl + req.route.path`, else the path. */
-  readonly routeKey?: (req: Request) => string;
-}
+    TransactionAccess<Tx>,
+    IdempotencyRequestOptions<Request> {}
 
 const TRANSACTION = Symbol('@plumbline/idempotency.transaction');
 type WithTransaction = Request & { [TRANSACTION]?: unknown };

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import {
   currentRequestId,
   isSafeMethod,
@@ -30,13 +31,7 @@ import { captureResponse, hasBodyBytes, nodeKeyHeader, sendReplay } from './node
  * };
  * ```
  */
-export interface IdempotencyMiddlewareOptions extends IdempotencyOptions {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((req: Request) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default: `'anonymous'` for everyone. */
-  readonly principal?: (req: Request) => string | undefined;
-  /** The route the key is scoped to. Default `req.baseUrl + req.route.path` when routed, else the path. */
-  readonly routeKey?: (req: Request) => string;
+export interface IdempotencyMiddlewareOptions extends IdempotencyOptions, IdempotencyRequestOptions<Request> {
   /** Called when settling a claim fails after the response went out (the lease then expires on its own). Default `console.error`. */
   readonly onError?: (error: unknown, req: Request) => void;
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import {
   currentRequestId,
   keyHeaderValues,
@@ -32,19 +33,13 @@ import { nodeKeyHeader, payloadBytes } from './node-response.js';
  *   store: createSqlStore({ dialect: 'postgres' }),
  *   transaction: (work) => db.transaction(work),
  *   query: (tx) => (sql, params) => tx.query(sql, params),
- * }
+ * };
  * ```
  */
 export interface IdempotencyTransactionPluginOptions<Tx>
   extends TransactionalIdempotencyOptions,
-    TransactionAccess<Tx> {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((request: FastifyRequest) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (request: FastifyRequest) => string | undefined;
-  /** The route the key is scoped to. Default the route's URL pattern (`/orders/:id`). */
-  readonly routeKey?: (request: FastifyRequest) => string;
-}
+    TransactionAccess<Tx>,
+    IdempotencyRequestOptions<FastifyRequest> {}
 
 /** Sends a replay through Fastify (its `onSend` hooks, then the bytes as they were stored). */
 export function sendFastifyReplay(reply: FastifyReply, replay: Replay): FastifyReply {

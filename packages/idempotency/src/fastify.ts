@@ -8,6 +8,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebStream } from 'node:stream/web';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import {
   currentRequestId,
   isSafeMethod,
@@ -29,13 +30,9 @@ import { ResponseRecording } from './recording.js';
  * const options: IdempotencyPluginOptions = { store, required: true, principal: (r) => r.principal?.clientId };
  * ```
  */
-export interface IdempotencyPluginOptions extends IdempotencyOptions {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((request: FastifyRequest) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (request: FastifyRequest) => string | undefined;
-  /** The route the key is scoped to. Default the route's URL pattern (`/orders/:id`). */
-  readonly routeKey?: (request: FastifyRequest) => string;
+export interface IdempotencyPluginOptions
+  extends IdempotencyOptions,
+    IdempotencyRequestOptions<FastifyRequest> {
   /** Called when settling a claim fails after the response went out. Default `console.error`. */
   readonly onError?: (error: unknown, request: FastifyRequest) => void;
 }

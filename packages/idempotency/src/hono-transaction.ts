@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import {
   currentRequestId,
   keyHeaderValues,
@@ -32,14 +33,8 @@ import { createTransactionalIdempotency, type TransactionalIdempotencyOptions } 
  */
 export interface IdempotencyTransactionOptions<Tx>
   extends TransactionalIdempotencyOptions,
-    TransactionAccess<Tx> {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((c: Context) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (c: Context) => string | undefined;
-  /** The route the key is scoped to. Default the matched route's path (`/orders/:id`). */
-  readonly routeKey?: (c: Context) => string;
-}
+    TransactionAccess<Tx>,
+    IdempotencyRequestOptions<Context> {}
 
 /** The default route key of the Hono middlewares: the matched route's path (`/orders/:id`). */
 export const honoRoute = (c: Context): string => routePath(c, -1);

@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import { isSafeMethod, middlewareSettings, replayOf, requestReader } from './adapter.js';
 import type { IdempotencyOptions } from './core.js';
 import { honoReplay, honoRequest, honoRequestId, honoRoute } from './hono-transaction.js';
@@ -17,13 +18,7 @@ import { ResponseRecording } from './recording.js';
  * const options: IdempotencyMiddlewareOptions = { store, required: true, principal: (c) => c.get('principal')?.clientId };
  * ```
  */
-export interface IdempotencyMiddlewareOptions extends IdempotencyOptions {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((c: Context) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (c: Context) => string | undefined;
-  /** The route the key is scoped to. Default the matched route's path (`/orders/:id`). */
-  readonly routeKey?: (c: Context) => string;
+export interface IdempotencyMiddlewareOptions extends IdempotencyOptions, IdempotencyRequestOptions<Context> {
   /** Called when settling a claim fails after the response went out. Default `console.error`. */
   readonly onError?: (error: unknown, c: Context) => void;
 }

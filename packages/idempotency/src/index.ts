@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 
-export type { TransactionAccess } from './adapter.js';
+export type { IdempotencyRequestOptions, TransactionAccess } from './adapter.js';
 export {
   type CapturedResponse,
   type Claim,
