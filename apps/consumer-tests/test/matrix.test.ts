@@ -3,8 +3,8 @@
  * export subpath (read from its package.json `exports`) in generated projects outside the workspace:
  * Node ESM import and CJS require, TypeScript (nodenext, commonjs/node10, bundler; skipLibCheck false;
  * optional peers absent), attw on the published tarball with every profile, Jest 30 and Vitest with no
- * configuration, Express 4 and 5 apps, and the Spectral ruleset run exactly as the conformance README
- * says. One project per setup holds every package; framework subpaths are checked in a project that
+ * configuration, Express 4 and 5 apps, Fastify 5 and Hono apps written in TypeScript (compiled and run as
+ * ESM and as CommonJS), and the Spectral ruleset run exactly as the conformance README says. One project per setup holds every package; framework subpaths are checked in a project that
  * has the framework (the peer a user of that subpath has), every other entry in one without any peer.
  * The result table is written to docs/consumers.md; every failing cell fails its test.
  */
@@ -26,7 +26,14 @@ import {
   userEnv,
   writeFiles,
 } from './support.js';
-import { CORE_USES, EXPRESS_APPS, REQUEST_HELPER } from './uses.js';
+import {
+  CORE_USES,
+  EXPRESS_APPS,
+  FRAMEWORK_APPS,
+  REQUEST_HELPER,
+  TS_REQUEST_HELPER,
+  TS_SERVE,
+} from './uses.js';
 
 const registry = inject('registry');
 const published = inject('published');
@@ -69,6 +76,9 @@ interface Projects {
   jest: string;
   vitest: string;
   spectral: string;
+  /** A fresh project per framework: every package, the framework, @types/node (apps in ESM and CJS TypeScript). */
+  fastify: string;
+  hono: string;
 }
 let projects: Projects;
 let openapiJson: string;
@@ -86,7 +96,7 @@ async function referenceOpenApi(): Promise<string> {
 }
 
 beforeAll(async () => {
-  const [bare, frameworks, express4, jest, vitest, spectral, doc] = await Promise.all([
+  const [bare, frameworks, express4, jest, vitest, spectral, fastify, hono, doc] = await Promise.all([
     npmProject(registry, 'bare', { ...all, '@types/node': '^20.19.0' }, { type: 'module' }),
     npmProject(
       registry,
@@ -101,9 +111,21 @@ beforeAll(async () => {
       '@plumbline/conformance': published['@plumbline/conformance']!,
       '@stoplight/spectral-cli': '^6.15.0',
     }),
+    npmProject(
+      registry,
+      'fastify-app',
+      { ...all, fastify: '^5.0.0', '@types/node': '^20.19.0' },
+      { type: 'module' },
+    ),
+    npmProject(
+      registry,
+      'hono-app',
+      { ...all, hono: '^4.8.0', '@hono/node-server': '^2.0.0', '@types/node': '^20.19.0' },
+      { type: 'module' },
+    ),
     referenceOpenApi(),
   ]);
-  projects = { bare, frameworks, express4, jest, vitest, spectral };
+  projects = { bare, frameworks, express4, jest, vitest, spectral, fastify, hono };
   openapiJson = doc;
 });
 
@@ -405,6 +427,94 @@ if (!version.startsWith('${major}.')) throw new Error('express ' + version + ' i
 }
 
 // ---------------------------------------------------------------------------------------------
+// Fastify 5 and Hono apps in TypeScript: each package's app written once, as an ES module (.mts) and
+// as CommonJS (.cts) in a fresh project with only that framework; type-checked (nodenext, strict,
+// skipLibCheck false), compiled, started on 127.0.0.1:0 and sent real requests.
+
+type AppFramework = 'fastify' | 'hono';
+type AppStyle = 'esm' | 'cjs';
+
+function appSource(framework: AppFramework, pkg: string): string {
+  const app = FRAMEWORK_APPS[pkg]!;
+  const imports = [app.imports, app[framework].imports].filter(Boolean).join('\n');
+  return `${TS_SERVE[framework]}
+${imports}
+${TS_REQUEST_HELPER}
+async function main(): Promise<void> {${app.setup}
+    const app = await newApp();
+    ${app[framework].build}
+    await serve(app, async (address) => {${app.checks}
+    });
+}
+
+main().then(
+  () => process.stdout.write('ok'),
+  (e: unknown) => {
+    process.stderr.write(String((e instanceof Error && e.stack) || e));
+    process.exitCode = 1;
+  },
+);
+`;
+}
+
+/** Type-checks every app of a framework in one program; diagnostics per `<package>-<style>`. */
+const appChecks = new Map<AppFramework, Map<string, string[]>>();
+function appDiagnostics(framework: AppFramework): Map<string, string[]> {
+  const cached = appChecks.get(framework);
+  if (cached) return cached;
+  const dir = projects[framework];
+  const files: Record<string, string> = {};
+  for (const pkg of Object.keys(FRAMEWORK_APPS)) {
+    const source = appSource(framework, pkg);
+    files[`app-${pkg}-esm.mts`] = source;
+    files[`app-${pkg}-cjs.cts`] = source;
+  }
+  writeFiles(dir, files);
+  const byApp = new Map<string, string[]>(Object.keys(files).map((f) => [f.slice(4, -4), []]));
+  // Hono's own declarations (its WebSocket helper, which @hono/node-server reaches) name DOM types,
+  // so a Hono project type-checks with the DOM lib.
+  const options =
+    framework === 'hono'
+      ? { ...modeOptions.nodenext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
+      : modeOptions.nodenext;
+  for (const d of typecheck(
+    Object.keys(files).map((f) => join(dir, f)),
+    options,
+  )) {
+    const owner = [...byApp.keys()].find(
+      (id) => d.file.endsWith(`/app-${id}.mts`) || d.file.endsWith(`/app-${id}.cts`),
+    );
+    for (const id of owner ? [owner] : byApp.keys()) byApp.get(id)!.push(d.text);
+  }
+  appChecks.set(framework, byApp);
+  return byApp;
+}
+
+async function appCheck(pkg: PublicPackage, framework: AppFramework, style: AppStyle): Promise<string[]> {
+  if (!FRAMEWORK_APPS[pkg.dir]) return [`no ${framework} app defined for ${pkg.name} in uses.ts`];
+  const id = `${pkg.dir}-${style}`;
+  const diagnostics = appDiagnostics(framework).get(id) ?? [];
+  if (diagnostics.length) return diagnostics;
+  const dir = projects[framework];
+  const out = ts.transpileModule(appSource(framework, pkg.dir), {
+    fileName: `app-${id}.${style === 'esm' ? 'mts' : 'cts'}`,
+    compilerOptions: {
+      module: style === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      esModuleInterop: true,
+    },
+  });
+  const file = join(dir, `app-${id}.${style === 'esm' ? 'mjs' : 'cjs'}`);
+  writeFileSync(file, out.outputText);
+  const result = await run(process.execPath, [file], {
+    cwd: dir,
+    env: userEnv(registry),
+    timeoutMs: 120_000,
+  });
+  return result.code === 0 && result.stdout === 'ok' ? [] : [result.summary];
+}
+
+// ---------------------------------------------------------------------------------------------
 // Spectral: exactly the command of the conformance README, on the reference service's document
 
 async function spectralCheck(): Promise<string[]> {
@@ -451,6 +561,16 @@ const SETUPS: readonly Setup[] = [
   },
   { id: 'express4', title: 'Express 4 app', applies: hasExpress, check: (p) => expressCheck(p, 4) },
   { id: 'express5', title: 'Express 5 app', applies: hasExpress, check: (p) => expressCheck(p, 5) },
+  ...(['fastify', 'hono'] as const).flatMap((framework) =>
+    (['esm', 'cjs'] as const).map(
+      (style): Setup => ({
+        id: `${framework}-${style}`,
+        title: `${framework === 'fastify' ? 'Fastify 5' : 'Hono'} app (TS ${style === 'esm' ? 'ESM' : 'CJS'})`,
+        applies: (p) => p.subpaths.includes(`./${framework}`),
+        check: (p) => appCheck(p, framework, style),
+      }),
+    ),
+  ),
   {
     id: 'spectral',
     title: 'Spectral (README command)',
@@ -510,7 +630,10 @@ and installed from it with npm into projects outside the workspace: Node 20 (\`i
 of every export subpath plus a small real use), TypeScript ${ts.version} with \`skipLibCheck: false\` and no
 optional peer installed (framework subpaths are checked with their framework installed), attw on the
 published tarball with every resolution profile, Jest 30 and Vitest 4 with no configuration, an Express 4
-and an Express 5 app through the \`/express\` adapters, and the Spectral CLI with the ruleset exactly as the
+and an Express 5 app through the \`/express\` adapters, a Fastify 5 and a Hono (\`@hono/node-server\`) app through
+the \`/fastify\` and \`/hono\` adapters (TypeScript, type-checked with \`skipLibCheck: false\` (the Hono project with
+the DOM lib, which Hono's own declarations need) and run both as an ES module and as CommonJS, in a fresh project per
+framework, real requests on 127.0.0.1), and the Spectral CLI with the ruleset exactly as the
 conformance README loads it, on the reference service's OpenAPI document. "—": the setup does not apply.
 
 ${header}

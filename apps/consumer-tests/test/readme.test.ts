@@ -54,9 +54,27 @@ interface Entry {
 
 const PLANS: readonly Entry[] = [
   { file: 'README.md', contains: '$ curl -i http://127.0.0.1:3000/nope', plan: { kind: 'curl-transcript' } },
+  ...(['fastify', 'hono'] as const).map(
+    (framework): Entry => ({
+      file: 'packages/idempotency/README.md',
+      contains: `from '@plumbline/idempotency/${framework}';\n\nconst pool = new pg.Pool`,
+      plan: {
+        kind: 'run',
+        // The example's pool reads DATABASE_URL: point it at a schema of its own on the shared database.
+        prelude: `import pgAdmin from 'pg';
+const schema = 'consumer_readme_tx_${framework}_' + process.pid;
+const admin = new pgAdmin.Client({ connectionString: process.env['DATABASE_URL'] });
+await admin.connect();
+await admin.query('CREATE SCHEMA ' + schema);
+process.env['DATABASE_URL'] = process.env['DATABASE_URL'] + '?options=-c%20search_path%3D' + schema;`,
+        epilogue: `await admin.query('DROP SCHEMA ' + schema + ' CASCADE');
+await admin.end();`,
+      },
+    }),
+  ),
   {
     file: 'packages/idempotency/README.md',
-    contains: "createSqlStore({ dialect: 'postgres' })",
+    contains: "import { getTransaction, idempotencyTransaction } from '@plumbline/idempotency/express';",
     plan: {
       kind: 'run',
       // The app's Express app and PostgreSQL pool, in a schema of its own on the shared database.

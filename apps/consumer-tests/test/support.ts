@@ -122,6 +122,8 @@ export function run(command: string, args: readonly string[], options: RunOption
       finish(null);
     });
     child.on('close', (code) => finish(code));
+    // A command that exits before reading its input closes the pipe (EPIPE): its exit code tells.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

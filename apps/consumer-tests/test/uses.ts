@@ -218,3 +218,248 @@ async function request(app, { method = 'GET', path, headers = {}, body } = {}) {
   }
 }
 `;
+
+/** One package's app for the Fastify and Hono cells, in TypeScript; every part is source text. */
+export interface FrameworkApp {
+  /** Imports every variant needs (the package's core, assert helpers come with the prelude). */
+  readonly imports: string;
+  /** Statements before the app is built (an issuer, a collection, a counter). */
+  readonly setup: string;
+  /** Per framework: its imports, and the statements that build `app` (created by `newApp()`). */
+  readonly fastify: { readonly imports: string; readonly build: string };
+  readonly hono: { readonly imports: string; readonly build: string };
+  /** The requests and assertions, the same on every framework, inside `serve(app, async (address) => ...)`. */
+  readonly checks: string;
+}
+
+/**
+ * The TypeScript prelude of every Fastify and Hono app: `call(address, request)` answers
+ * `{ status, headers, text, json }` over a real loopback connection. It compiles as ESM (`.mts`)
+ * and as CommonJS (`.cts`).
+ */
+export const TS_REQUEST_HELPER = `
+import type { AddressInfo } from 'node:net';
+import assert from 'node:assert/strict';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly text: string;
+  readonly json: any;
+}
+
+async function call(
+  address: AddressInfo | string | null,
+  spec: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<Answer> {
+  if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
+  const res = await fetch('http://127.0.0.1:' + address.port + spec.path, {
+    method: spec.method ?? 'GET',
+    headers: spec.headers ?? {},
+    ...(spec.body === undefined ? {} : { body: spec.body }),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: res.status, headers, text, json };
+}
+`;
+
+/**
+ * Per framework: `newApp()` (with the `@plumbline/errors` adapter, as every app has it) and
+ * `serve(app, check)`, which starts the app on 127.0.0.1:0, calls `check(address)` and stops it.
+ */
+export const TS_SERVE: Readonly<Record<'fastify' | 'hono', string>> = {
+  fastify: `import Fastify, { type FastifyInstance } from 'fastify';
+import { plumblineErrors } from '@plumbline/errors/fastify';
+
+async function newApp(): Promise<FastifyInstance> {
+  const app = Fastify();
+  await app.register(plumblineErrors, { onError: () => {} });
+  return app;
+}
+
+async function serve(app: FastifyInstance, check: (address: AddressInfo | string | null) => Promise<void>): Promise<void> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    await check(app.server.address());
+  } finally {
+    await app.close();
+  }
+}`,
+  hono: `import { serve as honoServe } from '@hono/node-server';
+import { Hono } from 'hono';
+import { problemDetails } from '@plumbline/errors/hono';
+
+async function newApp(): Promise<Hono> {
+  const app = new Hono();
+  const problems = problemDetails({ onError: () => {} });
+  app.use(problems.middleware);
+  app.onError(problems.onError);
+  app.notFound(problems.notFound);
+  return app;
+}
+
+async function serve(app: Hono, check: (address: AddressInfo | string | null) => Promise<void>): Promise<void> {
+  const server = honoServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  if (!server.listening) await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  try {
+    await check(server.address());
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}`,
+};
+
+/**
+ * A tiny Fastify 5 and Hono app per package with /fastify and /hono subpaths, in TypeScript: started
+ * on 127.0.0.1:0, real requests that go through the adapter (a 404 problem, a 401 challenge, a parsed
+ * query, a negotiated XML body, a version error, a replay).
+ */
+export const FRAMEWORK_APPS: Readonly<Record<string, FrameworkApp>> = {
+  errors: {
+    imports: '',
+    setup: '',
+    fastify: { imports: '', build: "app.get('/projects/:id', async () => ({ id: 1 }));" },
+    hono: { imports: '', build: "app.get('/projects/:id', (c) => c.json({ id: c.req.param('id') }));" },
+    checks: `
+      const res = await call(address, { path: '/nope' });
+      assert.equal(res.status, 404);
+      assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(res.json.error_code, 'not_found');
+      assert.equal(res.json.request_id, res.headers['x-request-id']);`,
+  },
+  auth: {
+    imports: `import { createJwtVerifier } from '@plumbline/auth';
+import { createIssuer } from '@plumbline/auth/issuer';`,
+    setup: `
+    const issuer = await createIssuer({ issuer: 'https://issuer.test', audience: 'https://api.test' });
+    const jwt = createJwtVerifier({ issuers: [{ issuer: 'https://issuer.test', audience: 'https://api.test', jwks: issuer.jwks() }] });`,
+    fastify: {
+      imports: "import { authenticate, requireScopes } from '@plumbline/auth/fastify';",
+      build: `
+    await app.register(async (api) => {
+      api.addHook('onRequest', authenticate({ jwt }));
+      api.get('/projects', { preHandler: requireScopes('read:projects') }, async (request) => ({ caller: request.principal?.clientId }));
+    });`,
+    },
+    hono: {
+      imports: "import { authenticate, requireScopes } from '@plumbline/auth/hono';",
+      build: `
+    app.use('/projects', authenticate({ jwt }));
+    app.get('/projects', requireScopes('read:projects'), (c) => c.json({ caller: c.get('principal')?.clientId }));`,
+    },
+    checks: `
+      const anonymous = await call(address, { path: '/projects' });
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.headers['www-authenticate'], 'Bearer realm="plumbline"');
+      const { accessToken } = await issuer.signAccessToken({ clientId: 'reporting', scopes: ['read:projects'] });
+      const ok = await call(address, { path: '/projects', headers: { authorization: 'Bearer ' + accessToken } });
+      assert.deepEqual([ok.status, ok.json], [200, { caller: 'reporting' }]);`,
+  },
+  'query-parser': {
+    imports: "import { defineCollection } from '@plumbline/query-parser';",
+    setup: `
+    const tasks = defineCollection({ fields: { id: { type: 'uuid', sort: true }, title: { type: 'string', sort: true } } });`,
+    fastify: {
+      imports: "import { collectionQuery, getCollectionQuery } from '@plumbline/query-parser/fastify';",
+      build:
+        "app.get('/tasks', collectionQuery(tasks), async (request) => getCollectionQuery(request, tasks).sort);",
+    },
+    hono: {
+      imports: "import { collectionQuery, getCollectionQuery } from '@plumbline/query-parser/hono';",
+      build: "app.get('/tasks', collectionQuery(tasks), (c) => c.json(getCollectionQuery(c, tasks).sort));",
+    },
+    checks: `
+      const ok = await call(address, { path: '/tasks?sort=-title' });
+      assert.deepEqual([ok.status, ok.json[0]], [200, { field: 'title', direction: 'desc' }]);
+      const bad = await call(address, { path: '/tasks?colour=red' });
+      assert.deepEqual([bad.status, bad.json.error_code], [400, 'unknown_parameter']);`,
+  },
+  negotiation: {
+    imports: '',
+    setup: '',
+    fastify: {
+      imports: "import { negotiation } from '@plumbline/negotiation/fastify';",
+      build: `
+    await app.register(async (api) => {
+      await api.register(negotiation, { languages: ['en', 'de'] });
+      api.get<{ Params: { id: string } }>('/projects/:id', async (request, reply) => reply.represent({ id: request.params.id }));
+    });`,
+    },
+    hono: {
+      imports: "import { negotiate, represent } from '@plumbline/negotiation/hono';",
+      build: `
+    app.use('/projects/*', negotiate({ languages: ['en', 'de'] }));
+    app.get('/projects/:id', (c) => represent(c, { id: c.req.param('id') }));`,
+    },
+    checks: `
+      const xml = await call(address, { path: '/projects/7', headers: { accept: 'application/xml' } });
+      assert.equal(xml.status, 200);
+      assert.match(xml.headers['content-type'] ?? '', /^application\\/xml/);
+      assert.match(xml.text, /<id>7<\\/id>/);
+      const refused = await call(address, { path: '/projects/7', headers: { accept: 'image/png' } });
+      assert.equal(refused.status, 406);`,
+  },
+  versioning: {
+    imports: "import { createVersionPolicy } from '@plumbline/versioning';",
+    setup: `
+    const policy = createVersionPolicy({ strategy: 'header', versions: ['1', '2'] });`,
+    fastify: {
+      imports: "import { versioning } from '@plumbline/versioning/fastify';",
+      build: `
+    await app.register(versioning, { policy });
+    app.get('/projects', async (request) => ({ version: request.apiVersion?.version }));`,
+    },
+    hono: {
+      imports: "import { getApiVersion, versioning } from '@plumbline/versioning/hono';",
+      build: `
+    app.use(versioning(policy));
+    app.get('/projects', (c) => c.json({ version: getApiVersion(c) }));`,
+    },
+    checks: `
+      const v1 = await call(address, { path: '/projects', headers: { 'x-api-version': '1' } });
+      assert.deepEqual([v1.status, v1.json], [200, { version: '1' }]);
+      const unknown = await call(address, { path: '/projects', headers: { 'x-api-version': '9' } });
+      assert.deepEqual([unknown.status, unknown.json.error_code], [400, 'unsupported_api_version']);`,
+  },
+  idempotency: {
+    imports: "import { createMemoryStore } from '@plumbline/idempotency';",
+    setup: `
+    let runs = 0;`,
+    fastify: {
+      imports: "import { idempotency } from '@plumbline/idempotency/fastify';",
+      build: `
+    await app.register(async (orders) => {
+      await orders.register(idempotency, { store: createMemoryStore(), required: true });
+      orders.post('/orders', async (request, reply) => reply.code(201).send({ id: ++runs, ...(request.body as object) }));
+    });`,
+    },
+    hono: {
+      imports: "import { idempotency } from '@plumbline/idempotency/hono';",
+      build: `
+    app.post('/orders', idempotency({ store: createMemoryStore(), required: true }), async (c) =>
+      c.json({ id: ++runs, ...(await c.req.json<object>()) }, 201),
+    );`,
+    },
+    checks: `
+      const post = (key?: string) =>
+        call(address, {
+          method: 'POST',
+          path: '/orders',
+          headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+          body: '{"qty":1}',
+        });
+      const missing = await post();
+      assert.deepEqual([missing.status, missing.json.error_code], [400, 'idempotency_key_missing']);
+      const first = await post('k1');
+      const replay = await post('k1');
+      assert.deepEqual([first.status, replay.status, replay.headers['idempotent-replayed'], replay.text, runs], [201, 201, 'true', first.text, 1]);`,
+  },
+};

@@ -6,34 +6,18 @@
  */
 import { HttpError } from '@plumbline/errors';
 import type { Request, RequestHandler } from 'express';
+import { authorizationLines, authStateOf, failureOf, queryOf, scopeCheck, setAuthState } from './adapter.js';
 import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
+import { nodeConnection, readNodeForm } from './node.js';
+import type { HasScopesOptions, Principal } from './principal.js';
 import {
   createRevocationEndpoint,
   createTokenEndpoint,
   type RevocationEndpointOptions,
   type TokenEndpoint,
   type TokenEndpointOptions,
-} from './issuer.js';
-import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
-
-const STATE = Symbol.for('@plumbline/auth.state');
-const MAX_FORM_BYTES = 16 * 1024;
-
-interface AuthState {
-  readonly principal: Principal | undefined;
-  readonly realm: string;
-}
-
-function stateOf(req: Request): AuthState | undefined {
-  return (req as unknown as Record<symbol, AuthState | undefined>)[STATE];
-}
-
-function rawQuery(req: Request): string {
-  const url = req.originalUrl ?? req.url ?? '';
-  const mark = url.indexOf('?');
-  return mark < 0 ? '' : url.slice(mark + 1);
-}
+} from './token-endpoint.js';
 
 /**
  * Authenticates every request by API key or bearer JWT; the result is read with
@@ -50,10 +34,12 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
   const authenticator = createAuthenticator(options);
   const realm = authenticator.realm;
   return (req, _res, next) => {
-    authenticator.authenticate({ rawHeaders: req.rawHeaders, query: rawQuery(req) }).then((principal) => {
-      (req as unknown as Record<symbol, AuthState>)[STATE] = { principal, realm };
-      next();
-    }, next);
+    authenticator
+      .authenticate({ rawHeaders: req.rawHeaders, query: queryOf(req.originalUrl ?? req.url ?? '') })
+      .then((principal) => {
+        setAuthState(req, { principal, realm });
+        next();
+      }, next);
   };
 }
 
@@ -67,7 +53,7 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
  * ```
  */
 export function getPrincipal(req: Request): Principal | undefined {
-  return stateOf(req)?.principal;
+  return authStateOf(req)?.principal;
 }
 
 /**
@@ -83,16 +69,10 @@ export function getPrincipal(req: Request): Principal | undefined {
  * ```
  */
 export function requireScopes(...args: readonly (string | HasScopesOptions)[]): RequestHandler {
-  const scopes = args.filter((a): a is string => typeof a === 'string');
-  const options = args.find((a): a is HasScopesOptions => typeof a === 'object') ?? {};
+  const check = scopeCheck(args);
   return (req, _res, next) => {
-    const state = stateOf(req);
-    try {
-      assertScopes(state?.principal, scopes, { ...options, realm: state?.realm ?? 'plumbline' });
-      next();
-    } catch (error) {
-      next(error);
-    }
+    const state = authStateOf(req);
+    next(failureOf(() => check(state?.principal, state?.realm)));
   };
 }
 
@@ -109,40 +89,8 @@ export function requireScopes(...args: readonly (string | HasScopesOptions)[]): 
 export function requireHttps(options: RequireHttpsOptions = {}): RequestHandler {
   const secure = isSecureRequest(options);
   return (req, _res, next) => {
-    const socket = req.socket as { encrypted?: boolean; remoteAddress?: string } | undefined;
-    const ok = secure({
-      encrypted: socket?.encrypted === true,
-      remoteAddress: socket?.remoteAddress,
-      forwardedProto: req.headers['x-forwarded-proto'],
-    });
-    next(ok ? undefined : new HttpError('https_required'));
+    next(secure(nodeConnection(req)) ? undefined : new HttpError('https_required'));
   };
-}
-
-function readForm(req: Request): Promise<string | Readonly<Record<string, unknown>> | undefined> {
-  const parsed: unknown = req.body;
-  if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && !Buffer.isBuffer(parsed)) {
-    return Promise.resolve(parsed as Record<string, unknown>);
-  }
-  if (typeof parsed === 'string') return Promise.resolve(parsed);
-  if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed.toString('utf8'));
-  if (req.readableEnded) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new HttpError('payload_too_large', { params: { limit: MAX_FORM_BYTES } }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /**
@@ -179,21 +127,17 @@ function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
     // Set first, so answers that leave through the error handler (413) are not cacheable either.
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
-    readForm(req)
+    readNodeForm(req, req.body)
       .then((body) =>
         endpoint({
           // Every Authorization line (Node keeps only the first in req.headers): two are refused.
-          authorization: req.rawHeaders.filter(
-            (_, i, raw) => i % 2 === 1 && /^authorization$/i.test(raw[i - 1]!),
-          ),
+          authorization: authorizationLines(req.rawHeaders),
           contentType: req.headers['content-type'],
           body,
         }),
       )
       .then((response) => {
-        res.status(response.status);
-        for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-        res.json(response.body);
+        res.status(response.status).set(response.headers).json(response.body);
       }, next);
   };
 }

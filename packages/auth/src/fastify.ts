@@ -5,9 +5,11 @@
  */
 import { HttpError } from '@plumbline/errors';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
 import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
-import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
+import { nodeConnection } from './node.js';
+import type { HasScopesOptions, Principal } from './principal.js';
 import {
   createRevocationEndpoint,
   createTokenEndpoint,
@@ -26,9 +28,6 @@ declare module 'fastify' {
 /** A hook usable as `onRequest` or `preHandler`. @example `const hooks: AuthHook[] = [requireHttps()];` */
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
-const REALM = Symbol.for('@plumbline/auth.realm');
-const MAX_FORM_BYTES = 16 * 1024;
-
 /**
  * An `onRequest` hook that authenticates by API key or bearer JWT and sets `request.principal`.
  * Failures are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
@@ -44,12 +43,11 @@ const MAX_FORM_BYTES = 16 * 1024;
 export function authenticate(options: AuthenticateOptions): AuthHook {
   const authenticator = createAuthenticator(options);
   return async function authenticateHook(request) {
-    const mark = request.url.indexOf('?');
     request.principal = await authenticator.authenticate({
       rawHeaders: request.raw.rawHeaders,
-      query: mark < 0 ? '' : request.url.slice(mark + 1),
+      query: queryOf(request.url),
     });
-    (request as unknown as Record<symbol, string>)[REALM] = authenticator.realm;
+    setRealm(request, authenticator.realm);
   };
 }
 
@@ -70,11 +68,9 @@ export function getPrincipal(request: FastifyRequest): Principal | undefined {
  * ```
  */
 export function requireScopes(...args: readonly (string | HasScopesOptions)[]): AuthHook {
-  const scopes = args.filter((a): a is string => typeof a === 'string');
-  const options = args.find((a): a is HasScopesOptions => typeof a === 'object') ?? {};
+  const check = scopeCheck(args);
   return async function requireScopesHook(request) {
-    const realm = (request as unknown as Record<symbol, string | undefined>)[REALM] ?? 'plumbline';
-    assertScopes(request.principal, scopes, { ...options, realm });
+    check(request.principal, realmOf(request));
   };
 }
 
@@ -89,13 +85,7 @@ export function requireScopes(...args: readonly (string | HasScopesOptions)[]): 
 export function requireHttps(options: RequireHttpsOptions = {}): AuthHook {
   const secure = isSecureRequest(options);
   return async function requireHttpsHook(request) {
-    const socket = request.raw.socket as { encrypted?: boolean; remoteAddress?: string } | undefined;
-    const ok = secure({
-      encrypted: socket?.encrypted === true,
-      remoteAddress: socket?.remoteAddress,
-      forwardedProto: request.headers['x-forwarded-proto'],
-    });
-    if (!ok) throw new HttpError('https_required');
+    if (!secure(nodeConnection(request.raw))) throw new HttpError('https_required');
   };
 }
 

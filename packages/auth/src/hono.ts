@@ -5,9 +5,10 @@
  */
 import { HttpError } from '@plumbline/errors';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
+import { MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
 import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
-import { assertScopes, type HasScopesOptions, type Principal } from './principal.js';
+import type { HasScopesOptions, Principal } from './principal.js';
 import {
   createRevocationEndpoint,
   createTokenEndpoint,
@@ -26,9 +27,6 @@ declare module 'hono' {
 
 /** What `@hono/node-server` passes as `c.env`: the Node request underneath. */
 type NodeEnv = { incoming?: { rawHeaders?: string[]; socket?: { remoteAddress?: string } } } | undefined;
-
-const REALM = Symbol.for('@plumbline/auth.realm');
-const MAX_FORM_BYTES = 16 * 1024;
 
 function rawHeaders(c: Context, apiKeyHeader: string): readonly string[] {
   const incoming = (c.env as NodeEnv)?.incoming;
@@ -51,14 +49,12 @@ export function authenticate(options: AuthenticateOptions): MiddlewareHandler {
   const authenticator = createAuthenticator(options);
   const apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
   return async (c, next) => {
-    const url = c.req.url;
-    const mark = url.indexOf('?');
     const principal = await authenticator.authenticate({
       rawHeaders: rawHeaders(c, apiKeyHeader),
-      query: mark < 0 ? '' : url.slice(mark + 1),
+      query: queryOf(c.req.url),
     });
     c.set('principal', principal);
-    (c as unknown as Record<symbol, string>)[REALM] = authenticator.realm;
+    setRealm(c, authenticator.realm);
     await next();
   };
 }
@@ -80,11 +76,9 @@ export function getPrincipal(c: Context): Principal | undefined {
  * ```
  */
 export function requireScopes(...args: readonly (string | HasScopesOptions)[]): MiddlewareHandler {
-  const scopes = args.filter((a): a is string => typeof a === 'string');
-  const options = args.find((a): a is HasScopesOptions => typeof a === 'object') ?? {};
+  const check = scopeCheck(args);
   return async (c, next) => {
-    const realm = (c as unknown as Record<symbol, string | undefined>)[REALM] ?? 'plumbline';
-    assertScopes(c.get('principal'), scopes, { ...options, realm });
+    check(c.get('principal'), realmOf(c));
     await next();
   };
 }

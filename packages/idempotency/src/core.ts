@@ -60,6 +60,18 @@ const NOT_STORED = new Set([401, 403, 409, 429]);
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /**
+ * The header of a replay that carries the retry's own request id. A replay is the original
+ * response, so its body and its `X-Request-Id` name the original request; this header names the
+ * request that received the replay, so both stay traceable.
+ *
+ * @example
+ * ```ts
+ * const retryId = response.headers.get(REPLAYED_BY_HEADER); // the retry's id; X-Request-Id is the original's
+ * ```
+ */
+export const REPLAYED_BY_HEADER = 'Replayed-By-Request-Id';
+
+/**
  * True when a response with this status is kept for replay: 2xx, 3xx and 4xx except 401, 403, 409
  * and 429 (those depend on state that may change, so a retry must run again). 5xx is never stored.
  *
@@ -98,6 +110,12 @@ export interface IdempotencyOptions {
   readonly replayHeaders?: readonly string[];
   /** `Retry-After` seconds on 409 `idempotency_key_in_use` and 503. Default 1. */
   readonly retryAfterSeconds?: number;
+  /**
+   * The request id response header (as `@plumbline/errors` sets it). It is stored with the response
+   * and replayed, so a replay names the original request in its header as in its body; the retry's
+   * own id goes in `Replayed-By-Request-Id`. `false`: neither. Default `X-Request-Id`.
+   */
+  readonly requestIdHeader?: string | false;
 }
 
 /**
@@ -191,8 +209,11 @@ export type Decision =
 export interface Idempotency {
   /** Decides what to do with a request and, for a new key, claims it. */
   begin(request: IdempotentRequest): Promise<Decision>;
-  /** The headers of a replay: the stored safe headers plus `Idempotent-Replayed: true`. */
-  replayHeaders(response: StoredResponse): readonly (readonly [string, string])[];
+  /**
+   * The headers of a replay: the stored safe headers (the original request id among them) plus
+   * `Idempotent-Replayed: true`, and `Replayed-By-Request-Id` when the retry's id is given.
+   */
+  replayHeaders(response: StoredResponse, requestId?: string): readonly (readonly [string, string])[];
 }
 
 function positive(name: string, value: number): number {
@@ -242,6 +263,9 @@ function shared(options: Omit<IdempotencyOptions, 'store'>) {
   for (const name of replayable) {
     if (NEVER_REPLAYED.has(name)) throw new TypeError(`replayHeaders: "${name}" must never be replayed`);
   }
+  const requestIdHeader = options.requestIdHeader ?? 'x-request-id';
+  // The original's id is kept with the response: a replay names the original in header and body alike.
+  if (requestIdHeader !== false) replayable.add(requestIdHeader.toLowerCase());
   const missingHeader = options.headerNames?.[0] ?? DEFAULT_KEY_HEADERS[0]!;
 
   const unavailable = (cause: unknown) =>
@@ -289,10 +313,14 @@ function shared(options: Omit<IdempotencyOptions, 'store'>) {
     return { key, fingerprint };
   };
 
-  const replayHeaders = (response: StoredResponse): readonly (readonly [string, string])[] => [
-    ...response.headers,
-    [REPLAYED_HEADER, 'true'],
-  ];
+  const replayHeaders = (
+    response: StoredResponse,
+    requestId?: string,
+  ): readonly (readonly [string, string])[] => {
+    const headers: (readonly [string, string])[] = [...response.headers, [REPLAYED_HEADER, 'true']];
+    if (requestId !== undefined && requestIdHeader !== false) headers.push([REPLAYED_BY_HEADER, requestId]);
+    return headers;
+  };
 
   return { retentionMs, maxBodyBytes, retryAfter, unavailable, toStored, prepare, replayHeaders };
 }
@@ -443,8 +471,8 @@ export interface TransactionalIdempotency {
     prepared: PreparedIdempotentRequest,
     response: CapturedResponse,
   ): Promise<TransactionalOutcome>;
-  /** The headers of a replay: the stored safe headers plus `Idempotent-Replayed: true`. */
-  replayHeaders(response: StoredResponse): readonly (readonly [string, string])[];
+  /** The headers of a replay, as {@link Idempotency.replayHeaders}. */
+  replayHeaders(response: StoredResponse, requestId?: string): readonly (readonly [string, string])[];
 }
 
 /**

@@ -7,6 +7,7 @@ describe('public exports', () => {
       'DEFAULT_KEY_HEADERS',
       'DEFAULT_REPLAY_HEADERS',
       'MAX_KEY_LENGTH',
+      'REPLAYED_BY_HEADER',
       'REPLAYED_HEADER',
       'canonicalBody',
       'canonicalJson',

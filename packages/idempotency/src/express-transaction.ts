@@ -4,12 +4,24 @@
  * the record is written and the transaction committed, and only then sends it.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IdempotencyRequestOptions } from './adapter.js';
 import {
-  type CapturedResponse,
-  createTransactionalIdempotency,
-  type TransactionalIdempotencyOptions,
-} from './core.js';
-import type { SqlQuery } from './sql-store.js';
+  currentRequestId,
+  keyHeaderValues,
+  replayOf,
+  requestReader,
+  runTransaction,
+  type TransactionAccess,
+} from './adapter.js';
+import { createTransactionalIdempotency, type TransactionalIdempotencyOptions } from './core.js';
+import {
+  dropHeadersSince,
+  type HeldResponse,
+  hasBodyBytes,
+  holdResponse,
+  nodeKeyHeader,
+  sendReplay,
+} from './node-response.js';
 
 /**
  * Options for {@link idempotencyTransaction}: the core options, how to open a transaction and run
@@ -24,18 +36,10 @@ import type { SqlQuery } from './sql-store.js';
  * };
  * ```
  */
-export interface IdempotencyTransactionOptions<Tx> extends TransactionalIdempotencyOptions {
-  /** Runs `work` in one transaction: commits when it resolves, rolls back when it rejects. */
-  readonly transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
-  /** Runs one statement in `tx` (dialect placeholders) and resolves to its rows. */
-  readonly query: (tx: Tx) => SqlQuery;
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((req: Request) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (req: Request) => string | undefined;
-  /** The route the key is scoped to. Default `req.baseUrl + req.route.path`, else the path. */
-  readonly routeKey?: (req: Request) => string;
-}
+export interface IdempotencyTransactionOptions<Tx>
+  extends TransactionalIdempotencyOptions,
+    TransactionAccess<Tx>,
+    IdempotencyRequestOptions<Request> {}
 
 const TRANSACTION = Symbol('@plumbline/idempotency.transaction');
 type WithTransaction = Request & { [TRANSACTION]?: unknown };
@@ -54,60 +58,10 @@ export function getTransaction<Tx>(req: Request): Tx | undefined {
   return (req as WithTransaction)[TRANSACTION] as Tx | undefined;
 }
 
-/** Thrown inside the transaction to roll it back while still sending the handler's response. */
-class Rollback extends Error {
-  constructor(readonly response: CapturedResponse) {
-    super('idempotency: transaction rolled back');
-  }
-}
-
-function routeOf(req: Request): string {
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? req.baseUrl + path : req.baseUrl + req.path;
-}
-
-function hasBodyBytes(req: Request): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-}
-
-/**
- * Holds everything the handler sends (status, headers, bytes) instead of sending it; resolves with
- * the captured response when the handler ends it. `restore` puts the real methods back.
- */
-function hold(res: Response): { ended: Promise<CapturedResponse>; restore(): void; before: Set<string> } {
-  const original = { writeHead: res.writeHead, write: res.write, end: res.end };
-  const before = new Set(res.getHeaderNames());
-  const chunks: Buffer[] = [];
-  const record = (chunk: unknown, encoding: unknown) => {
-    // `encoding` may be the callback (`write(chunk, cb)`): only a string names an encoding.
-    if (typeof chunk === 'string')
-      chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
-    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
-  };
-  let done: (response: CapturedResponse) => void = () => {};
-  const ended = new Promise<CapturedResponse>((resolve) => {
-    done = resolve;
-  });
-  res.writeHead = ((status: number, ...rest: unknown[]) => {
-    res.statusCode = status;
-    const headers = typeof rest[0] === 'string' ? rest[1] : rest[0];
-    if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-      for (const [name, value] of Object.entries(headers))
-        if (value !== undefined) res.setHeader(name, value);
-    }
-    return res;
-  }) as Response['writeHead'];
-  res.write = ((chunk: unknown, encoding?: unknown) => {
-    record(chunk, encoding);
-    return true;
-  }) as Response['write'];
-  res.end = ((chunk?: unknown, encoding?: unknown) => {
-    if (typeof chunk !== 'function') record(chunk, encoding);
-    done({ status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks) });
-    return res;
-  }) as Response['end'];
-  return { ended, before, restore: () => Object.assign(res, original) };
+/** The default route key of both Express middlewares: `req.baseUrl + req.route.path` when routed, else the path. */
+export function expressRoute(req: Request): string {
+  const routePath = (req.route as { path?: unknown } | undefined)?.path;
+  return req.baseUrl + (typeof routePath === 'string' ? routePath : req.path);
 }
 
 /**
@@ -128,31 +82,19 @@ function hold(res: Response): { ended: Promise<CapturedResponse>; restore(): voi
  */
 export function idempotencyTransaction<Tx>(options: IdempotencyTransactionOptions<Tx>): RequestHandler {
   const core = createTransactionalIdempotency(options);
-  const required = options.required ?? false;
-  const isRequired = typeof required === 'function' ? required : () => required;
-  const principal = options.principal ?? (() => undefined);
-  const routeKey = options.routeKey ?? routeOf;
+  const reader = requestReader(options, expressRoute);
 
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.body === undefined && hasBodyBytes(req)) {
+    const withBody = hasBodyBytes(req);
+    if (req.body === undefined && withBody) {
       next(new Error('idempotencyTransaction() must be mounted after a body parser'));
       return;
     }
-    const url = req.originalUrl ?? req.url;
-    const at = url.indexOf('?');
     let prepared: ReturnType<typeof core.prepare>;
     try {
-      const who = principal(req);
-      prepared = core.prepare({
-        method: req.method,
-        path: at === -1 ? url : url.slice(0, at),
-        query: at === -1 ? '' : url.slice(at + 1),
-        route: routeKey(req),
-        headers: req.headers,
-        body: hasBodyBytes(req) ? req.body : undefined,
-        required: isRequired(req),
-        ...(who !== undefined ? { principal: who } : {}),
-      });
+      const headers = keyHeaderValues(reader.keyHeaders, (name) => nodeKeyHeader(req, name));
+      const body = withBody ? req.body : undefined;
+      prepared = core.prepare(reader.read(req, req.method, req.originalUrl ?? req.url, headers, body));
     } catch (error) {
       next(error);
       return;
@@ -161,46 +103,33 @@ export function idempotencyTransaction<Tx>(options: IdempotencyTransactionOption
       next();
       return;
     }
-    const key = prepared;
-    let held: ReturnType<typeof hold> | undefined;
-    options
-      .transaction(async (tx) => {
-        const query = options.query(tx);
-        const claim = await core.claim(query, key);
-        if (claim.action === 'replay') return { replay: claim.response };
-        held = hold(res);
-        (req as WithTransaction)[TRANSACTION] = tx;
-        next();
-        const response = await held.ended;
-        if ((await core.complete(query, key, response)) === 'rollback') throw new Rollback(response);
-        return { send: response };
-      })
-      .then(
-        (result) => {
-          held?.restore();
-          (req as WithTransaction)[TRANSACTION] = undefined;
-          if ('replay' in result) {
-            const replay = result.replay;
-            res.statusCode = replay.status;
-            for (const [name, value] of core.replayHeaders(replay)) res.appendHeader(name, value);
-            res.end(replay.status === 204 || replay.status === 304 ? undefined : replay.body);
-          } else {
-            res.end(result.send.body);
-          }
-        },
-        (error: unknown) => {
-          held?.restore();
-          (req as WithTransaction)[TRANSACTION] = undefined;
-          if (error instanceof Rollback) {
-            res.end(error.response.body);
-            return;
-          }
-          // The commit (or the record's write) failed after the handler answered: that answer is
-          // void. Drop the headers it set, and let the error handler answer instead.
-          if (held)
-            for (const name of res.getHeaderNames()) if (!held.before.has(name)) res.removeHeader(name);
-          next(error);
-        },
-      );
+    let held: HeldResponse | undefined;
+    const finish = () => {
+      held?.restore();
+      (req as WithTransaction)[TRANSACTION] = undefined;
+    };
+    runTransaction(core, options, prepared, (tx) => {
+      held = holdResponse(res);
+      (req as WithTransaction)[TRANSACTION] = tx;
+      next();
+      return held.ended;
+    }).then(
+      (result) => {
+        finish();
+        if (result.action === 'send') {
+          res.end(result.response.body);
+          return;
+        }
+        const id = currentRequestId(options.requestIdHeader, (name) => res.getHeader(name));
+        sendReplay(res, replayOf(result.response, core.replayHeaders(result.response, id)));
+      },
+      (error: unknown) => {
+        finish();
+        // The commit (or the record's write) failed after the handler answered: that answer is
+        // void. Drop the headers it set, and let the error handler answer instead.
+        if (held) dropHeadersSince(res, held.before);
+        next(error);
+      },
+    );
   };
 }

@@ -8,10 +8,19 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebStream } from 'node:stream/web';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { createIdempotency, type IdempotencyOptions } from './core.js';
-import { DEFAULT_KEY_HEADERS, type HeaderValue } from './key.js';
+import type { IdempotencyRequestOptions } from './adapter.js';
+import {
+  currentRequestId,
+  isSafeMethod,
+  keyHeaderValues,
+  middlewareSettings,
+  replayOf,
+  requestReader,
+} from './adapter.js';
+import type { IdempotencyOptions } from './core.js';
+import { fastifyRoute, sendFastifyReplay } from './fastify-transaction.js';
+import { nodeKeyHeader } from './node-response.js';
 import { ResponseRecording } from './recording.js';
-import type { StoredResponse } from './store.js';
 
 /**
  * Options of the {@link idempotency} plugin: the core options plus how to read principal, route
@@ -21,13 +30,9 @@ import type { StoredResponse } from './store.js';
  * const options: IdempotencyPluginOptions = { store, required: true, principal: (r) => r.principal?.clientId };
  * ```
  */
-export interface IdempotencyPluginOptions extends IdempotencyOptions {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((request: FastifyRequest) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (request: FastifyRequest) => string | undefined;
-  /** The route the key is scoped to. Default the route's URL pattern (`/orders/:id`). */
-  readonly routeKey?: (request: FastifyRequest) => string;
+export interface IdempotencyPluginOptions
+  extends IdempotencyOptions,
+    IdempotencyRequestOptions<FastifyRequest> {
   /** Called when settling a claim fails after the response went out. Default `console.error`. */
   readonly onError?: (error: unknown, request: FastifyRequest) => void;
 }
@@ -57,57 +62,22 @@ function capture(recording: ResponseRecording, reply: FastifyReply, payload: unk
   return payload;
 }
 
-function replay(
-  reply: FastifyReply,
-  response: StoredResponse,
-  headers: readonly (readonly [string, string])[],
-) {
-  const grouped = new Map<string, string[]>();
-  for (const [name, value] of headers) grouped.set(name, [...(grouped.get(name) ?? []), value]);
-  for (const [name, values] of grouped) reply.header(name, values.length === 1 ? values[0] : values);
-  reply.code(response.status);
-  const empty = response.body.byteLength === 0 || response.status === 204 || response.status === 304;
-  return empty ? reply.send() : reply.send(Buffer.from(response.body));
-}
-
 const plugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options) => {
-  const core = createIdempotency(options);
+  const { core, maxBodyBytes, onError } = middlewareSettings(options);
+  const reader = requestReader(options, fastifyRoute);
   // One key per registration: two registrations on one route each keep their own recording.
   const RECORDING = Symbol('@plumbline/idempotency.recording');
-  const required = options.required ?? false;
-  const isRequired = typeof required === 'function' ? required : () => required;
-  const principal = options.principal ?? (() => undefined);
-  const routeKey = options.routeKey ?? ((request: FastifyRequest) => request.routeOptions.url ?? request.url);
-  const onError =
-    options.onError ?? ((error) => console.error('[plumbline] idempotency: settling failed', error));
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const keyHeaders = (options.headerNames ?? DEFAULT_KEY_HEADERS).map((name) => name.toLowerCase());
 
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
-    const headers: Record<string, HeaderValue> = {};
-    for (const name of keyHeaders) {
-      const value = request.headers[name];
-      // Node joins repeated lines with ", "; the distinct lines tell two keys from one.
-      if (value !== undefined)
-        headers[name] =
-          typeof value === 'string' && value.includes(',') ? request.raw.headersDistinct[name] : value;
+    if (isSafeMethod(request.method)) return;
+    const headers = keyHeaderValues(reader.keyHeaders, (name) => nodeKeyHeader(request.raw, name));
+    const decision = await core.begin(
+      reader.read(request, request.method, request.url, headers, request.body),
+    );
+    if (decision.action === 'replay') {
+      const id = currentRequestId(options.requestIdHeader, (name) => reply.getHeader(name));
+      return sendFastifyReplay(reply, replayOf(decision.response, core.replayHeaders(decision.response, id)));
     }
-    const url = request.url;
-    const mark = url.indexOf('?');
-    const who = principal(request);
-    const decision = await core.begin({
-      method: request.method,
-      path: mark < 0 ? url : url.slice(0, mark),
-      query: mark < 0 ? '' : url.slice(mark + 1),
-      route: routeKey(request),
-      headers,
-      body: request.body,
-      required: isRequired(request),
-      ...(who !== undefined ? { principal: who } : {}),
-    });
-    if (decision.action === 'replay')
-      return replay(reply, decision.response, core.replayHeaders(decision.response));
     if (decision.action === 'execute') {
       const recording = new ResponseRecording(decision.claim, maxBodyBytes, (error) =>
         onError(error, request),
@@ -138,3 +108,9 @@ const plugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options
  * ```
  */
 export const idempotency = fp(plugin, { fastify: '5.x' });
+
+export {
+  getTransaction,
+  type IdempotencyTransactionPluginOptions,
+  idempotencyTransaction,
+} from './fastify-transaction.js';

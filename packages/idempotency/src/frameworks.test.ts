@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getRequestListener } from '@hono/node-server';
+import { HttpError } from '@plumbline/errors';
 import * as errorsExpress from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
 import { problemDetails } from '@plumbline/errors/hono';
@@ -122,6 +123,10 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
         h.count('get');
         return [];
       });
+      scope.post('/invalid', async () => {
+        h.count('invalid');
+        throw new HttpError('validation_failed');
+      });
       scope.post('/throw', async () => {
         h.count('throw');
         throw new Error('boom');
@@ -198,6 +203,10 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
     app.post('/required', honoIdempotency({ ...options, required: true }), (c) =>
       c.json({ id: h.count('required') }, 201),
     );
+    app.post('/invalid', idem, () => {
+      h.count('invalid');
+      throw new HttpError('validation_failed');
+    });
     app.post('/throw', idem, () => {
       h.count('throw');
       throw new Error('boom');
@@ -237,6 +246,7 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
   }
   const express = EXPRESS_VERSIONS.find(([name]) => name === framework)![1];
   const app = express();
+  app.use(errorsExpress.requestId());
   app.use(express.json());
   const idem = ex.idempotency({ ...options, principal: (req) => req.get('x-client') });
   const create =
@@ -257,6 +267,10 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
   });
   app.post('/required', ex.idempotency({ ...options, required: true }), (_req, res) => {
     res.status(201).json({ id: h.count('required') });
+  });
+  app.post('/invalid', idem, () => {
+    h.count('invalid');
+    throw new HttpError('validation_failed');
   });
   app.post('/throw', idem, () => {
     h.count('throw');
@@ -741,6 +755,43 @@ const scenarios: Scenario[] = [
       ];
     },
     expected: [409, 201, { id: expect.any(Number) }, 'true', 1],
+  },
+  {
+    name: 'a replayed 201 carries the original request id in X-Request-Id; the retry id is in Replayed-By-Request-Id',
+    run: async (t) => {
+      const key = t.key();
+      const first = await t.post('/orders', key).set('X-Request-Id', `${key}-first`).send({ a: 1 });
+      const retry = await t.post('/orders', key).set('X-Request-Id', `${key}-retry`).send({ a: 1 });
+      return [
+        [
+          first.status,
+          first.headers['x-request-id'] === `${key}-first`,
+          first.headers['replayed-by-request-id'],
+        ],
+        [retry.status, retry.headers['x-request-id'] === `${key}-first`],
+        retry.headers['replayed-by-request-id'] === `${key}-retry`,
+      ];
+    },
+    expected: [[201, true, undefined], [201, true], true],
+  },
+  {
+    name: 'a replayed 400 problem: body request_id and X-Request-Id agree (the original request); the retry id is in Replayed-By-Request-Id',
+    run: async (t) => {
+      const key = t.key();
+      const first = await t.post('/invalid', key).set('X-Request-Id', `${key}-first`).send({ a: 1 });
+      const retry = await t.post('/invalid', key).set('X-Request-Id', `${key}-retry`).send({ a: 1 });
+      return [
+        [
+          first.status,
+          first.body.request_id === `${key}-first`,
+          first.headers['x-request-id'] === `${key}-first`,
+        ],
+        [retry.status, retry.body.error_code, retry.headers['idempotent-replayed']],
+        [retry.body.request_id === `${key}-first`, retry.headers['x-request-id'] === `${key}-first`],
+        retry.headers['replayed-by-request-id'] === `${key}-retry`,
+      ];
+    },
+    expected: [[400, true, true], [400, 'validation_failed', 'true'], [true, true], true],
   },
 ];
 

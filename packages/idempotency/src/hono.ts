@@ -3,11 +3,11 @@
  * the handler, then records the `Response` the handler produced as its body streams to the client.
  * @packageDocumentation
  */
-import { HttpError } from '@plumbline/errors';
 import type { Context, MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
-import { createIdempotency, type IdempotencyOptions } from './core.js';
-import { DEFAULT_KEY_HEADERS, type HeaderValue } from './key.js';
+import type { IdempotencyRequestOptions } from './adapter.js';
+import { isSafeMethod, middlewareSettings, replayOf, requestReader } from './adapter.js';
+import type { IdempotencyOptions } from './core.js';
+import { honoReplay, honoRequest, honoRequestId, honoRoute } from './hono-transaction.js';
 import { ResponseRecording } from './recording.js';
 
 /**
@@ -18,34 +18,9 @@ import { ResponseRecording } from './recording.js';
  * const options: IdempotencyMiddlewareOptions = { store, required: true, principal: (c) => c.get('principal')?.clientId };
  * ```
  */
-export interface IdempotencyMiddlewareOptions extends IdempotencyOptions {
-  /** Whether requests without a key are refused with 400 `idempotency_key_missing`. Default false. */
-  readonly required?: boolean | ((c: Context) => boolean);
-  /** The authenticated client id; keys are scoped by it. Default `'anonymous'`. */
-  readonly principal?: (c: Context) => string | undefined;
-  /** The route the key is scoped to. Default the matched route's path (`/orders/:id`). */
-  readonly routeKey?: (c: Context) => string;
+export interface IdempotencyMiddlewareOptions extends IdempotencyOptions, IdempotencyRequestOptions<Context> {
   /** Called when settling a claim fails after the response went out. Default `console.error`. */
   readonly onError?: (error: unknown, c: Context) => void;
-}
-
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
-// JSON is fingerprinted by value (reordered keys are the same request), anything else by its bytes.
-// Hono keeps the parsed body, so the handler's own `c.req.json()` still works.
-async function readBody(c: Context): Promise<unknown> {
-  if (c.req.raw.body === null) return undefined;
-  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    return bytes.byteLength === 0 ? undefined : bytes; // no bytes is no body, as on Express
-  }
-  const text = await c.req.text();
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new HttpError('malformed_json', { cause });
-  }
 }
 
 /**
@@ -62,43 +37,17 @@ async function readBody(c: Context): Promise<unknown> {
  * ```
  */
 export function idempotency(options: IdempotencyMiddlewareOptions): MiddlewareHandler {
-  const core = createIdempotency(options);
-  const required = options.required ?? false;
-  const isRequired = typeof required === 'function' ? required : () => required;
-  const principal = options.principal ?? (() => undefined);
-  const routeKey = options.routeKey ?? ((c: Context) => routePath(c, -1));
-  const onError =
-    options.onError ?? ((error) => console.error('[plumbline] idempotency: settling failed', error));
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const keyHeaders = (options.headerNames ?? DEFAULT_KEY_HEADERS).map((name) => name.toLowerCase());
+  const { core, maxBodyBytes, onError } = middlewareSettings(options);
+  const reader = requestReader(options, honoRoute);
 
   return async (c, next) => {
     const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
-    // The Fetch API joins repeated lines with ", ", which the core refuses as a list: two keys stay invalid.
-    const headers: Record<string, HeaderValue> = {};
-    for (const name of keyHeaders) headers[name] = c.req.header(name);
-    const url = new URL(c.req.url);
-    const who = principal(c);
-    const decision = await core.begin({
-      method,
-      path: url.pathname,
-      query: url.search.slice(1),
-      route: routeKey(c),
-      headers,
-      body: await readBody(c),
-      required: isRequired(c),
-      ...(who !== undefined ? { principal: who } : {}),
-    });
+    if (isSafeMethod(method)) return next();
+    const { headers, url, body } = await honoRequest(c, reader.keyHeaders);
+    const decision = await core.begin(reader.read(c, method, url, headers, body));
     if (decision.action === 'replay') {
-      const { status, body } = decision.response;
-      const replayed: Record<string, string[]> = {};
-      for (const [name, value] of core.replayHeaders(decision.response))
-        replayed[name] = [...(replayed[name] ?? []), value];
-      const empty = body.byteLength === 0 || status === 204 || status === 304;
-      return empty
-        ? c.body(null, status as 200, replayed)
-        : c.body(body as Uint8Array<ArrayBuffer>, status as 200, replayed);
+      const id = honoRequestId(c, options.requestIdHeader);
+      return honoReplay(c, replayOf(decision.response, core.replayHeaders(decision.response, id)));
     }
     if (decision.action === 'proceed') return next();
 
@@ -115,3 +64,9 @@ export function idempotency(options: IdempotencyMiddlewareOptions): MiddlewareHa
     else c.res = new Response(recording.tapWeb(res.body), res);
   };
 }
+
+export {
+  getTransaction,
+  type IdempotencyTransactionOptions,
+  idempotencyTransaction,
+} from './hono-transaction.js';

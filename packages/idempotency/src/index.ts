@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+
+export type { IdempotencyRequestOptions, TransactionAccess } from './adapter.js';
 export {
   type CapturedResponse,
   type Claim,
@@ -18,6 +20,7 @@ export {
   isStorableStatus,
   lookupKey,
   type PreparedIdempotentRequest,
+  REPLAYED_BY_HEADER,
   REPLAYED_HEADER,
   type TransactionalIdempotency,
   type TransactionalIdempotencyOptions,

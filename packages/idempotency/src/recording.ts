@@ -1,9 +1,9 @@
 import type { CapturedResponse, Claim } from './core.js';
 
 /**
- * The recording of one response for a claim, shared by the adapters that see the response as a
- * payload (Fastify, Hono): the bytes are kept up to the cap as they pass, and the claim is settled
- * exactly once: stored when the body was produced in full, released when it was cut.
+ * The recording of one response for a claim, shared by every adapter (Express through the Node
+ * response interception, Fastify and Hono as the payload passes): the bytes are kept up to the cap
+ * as they pass, and the claim is settled exactly once: stored when the body was produced in full, released when it was cut.
  * Web-standard only (no Node imports), so it runs wherever the Hono adapter runs.
  *
  * @example
@@ -38,18 +38,22 @@ export class ResponseRecording {
   settle(how: 'complete' | 'release'): void {
     if (this.settled) return;
     this.settled = true;
-    const body = new Uint8Array(this.size <= this.maxBodyBytes ? this.size : 0);
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      body.set(chunk, offset);
-      offset += chunk.byteLength;
+    const kept = this.size <= this.maxBodyBytes;
+    // One chunk (a whole `res.end(body)`) is stored as it is, without a copy.
+    const body = kept && this.chunks.length === 1 ? this.chunks[0]! : new Uint8Array(kept ? this.size : 0);
+    if (kept && this.chunks.length > 1) {
+      let offset = 0;
+      for (const chunk of this.chunks) {
+        body.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
     }
     this.chunks.length = 0;
     const response = {
       status: this.status,
       headers: this.headers,
       body,
-      truncated: this.size > this.maxBodyBytes,
+      truncated: !kept,
     };
     (how === 'complete' ? this.claim.complete(response) : this.claim.release()).then(undefined, this.onError);
   }

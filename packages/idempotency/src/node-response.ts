@@ -1,0 +1,284 @@
+/**
+ * Node `http` plumbing shared by the adapters that see Node's request and response (Express;
+ * Fastify for the key headers): reading the key headers and the body's presence, recording what a
+ * handler writes to a `ServerResponse`, holding it until a transaction commits, and sending a replay.
+ * No framework types here.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebStream } from 'node:stream/web';
+import type { Replay } from './adapter.js';
+import type { CapturedResponse, Claim } from './core.js';
+import type { HeaderValue } from './key.js';
+import { ResponseRecording } from './recording.js';
+
+/** Whether the request carries body bytes (a length other than 0, or a chunked body). */
+export function hasBodyBytes(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** One key header; repeated lines stay apart (Node joins them with ", ", which would hide two keys). */
+export function nodeKeyHeader(req: IncomingMessage, name: string): HeaderValue {
+  const value = req.headers[name];
+  // Only a joined value is worth the (costlier) distinct view.
+  return typeof value === 'string' && value.includes(',') ? (req.headersDistinct?.[name] ?? value) : value;
+}
+
+/** Sends a replay on a Node response. */
+export function sendReplay(res: ServerResponse, replay: Replay): void {
+  res.statusCode = replay.status;
+  for (const [name, value] of Object.entries(replay.headers)) res.setHeader(name, value);
+  if (replay.status === 204 || replay.status === 304) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Length', replay.body?.byteLength ?? 0);
+  res.end(replay.body);
+}
+
+/** The whole payload a framework is about to send, as bytes (a Node or Web stream is read to its end). */
+export async function payloadBytes(payload: unknown): Promise<Buffer> {
+  if (payload === null || payload === undefined) return Buffer.alloc(0);
+  if (typeof payload === 'string' || payload instanceof Uint8Array) return Buffer.from(payload);
+  const source = payload instanceof ReadableStream ? Readable.fromWeb(payload as WebStream) : payload;
+  const chunks: Buffer[] = [];
+  for await (const chunk of source as AsyncIterable<Uint8Array | string>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+function toBytes(chunk: unknown, encoding: unknown): Uint8Array | undefined {
+  // `encoding` may be the callback (`write(chunk, cb)`): only a string names an encoding.
+  if (typeof chunk === 'string')
+    return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (chunk instanceof Uint8Array) return chunk;
+  return undefined;
+}
+
+type HeaderRecord = Record<string, string | string[]>;
+
+/** Adds one header line under its lower-case name; a repeated name collects its values in an array. */
+function appendHeader(out: HeaderRecord, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const previous = out[key];
+  out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+}
+
+/** The headers argument of `writeHead(status, [statusMessage], [headers])`: an object or a flat/pair array. */
+function headerObject(args: readonly unknown[]): HeaderRecord {
+  const raw = typeof args[1] === 'string' ? args[2] : args[1];
+  const out: HeaderRecord = {};
+  if (Array.isArray(raw)) {
+    const flat = Array.isArray(raw[0]) ? (raw as unknown[][]).flat() : raw;
+    for (let i = 0; i + 1 < flat.length; i += 2) appendHeader(out, String(flat[i]), String(flat[i + 1]));
+  } else if (raw !== null && typeof raw === 'object') {
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+      if (value !== undefined)
+        out[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value);
+    }
+  }
+  return out;
+}
+
+/** The fields of a serialized header block (`res._header`: the status line, then `Name: value` lines). */
+function headerBlock(block: string): HeaderRecord {
+  const out: HeaderRecord = {};
+  const lines = block.split('\r\n');
+  for (let i = 1; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    const colon = line.indexOf(':');
+    if (colon > 0) appendHeader(out, line.slice(0, colon), line.slice(colon + 1).trim());
+  }
+  return out;
+}
+
+type WriteHeadArgs = [number, ...unknown[]];
+const STATE = Symbol('@plumbline/idempotency.capture');
+
+/**
+ * The recording of one Node response. `captureResponse` replaces `res.end` and `res.write` (and
+ * `res.writeHead` when middleware in front already wraps it) with closures over this object.
+ *
+ * Express gives every response its own hidden class (it sets the prototype per request), so each
+ * property added to `res` costs V8 a fresh map (a few µs). Hence closures rather than a state
+ * property or a WeakMap entry, `writeHead` only wrapped when needed, and the `close` listener only
+ * added once a response is streamed.
+ */
+class Capture {
+  /** One recording per claim: more than one when the middleware is mounted twice. */
+  readonly recordings: ResponseRecording[] = [];
+  status = 0;
+  headers: CapturedResponse['headers'] | undefined;
+  ended = false;
+  settled = false;
+  listening = false;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly originalWriteHead: (...a: unknown[]) => ServerResponse,
+    readonly originalWrite: (...a: unknown[]) => boolean,
+    readonly originalEnd: (...a: unknown[]) => ServerResponse,
+  ) {}
+
+  record(chunk: unknown, encoding: unknown): void {
+    const bytes = toBytes(chunk, encoding);
+    if (bytes === undefined || bytes.byteLength === 0) return;
+    for (const recording of this.recordings) recording.record(bytes);
+  }
+
+  /**
+   * Status and headers as the handler sent them. Taken before the original writeHead runs, so
+   * headers that middleware in front adds in its own writeHead hook (compression's
+   * Content-Encoding, describing bytes we never see) are not kept. When the handler called
+   * writeHead itself and nothing in front wraps it, the header block Node serialized is exact.
+   */
+  snapshot(status: number, extra?: HeaderRecord): void {
+    if (this.headers !== undefined) return;
+    const res = this.res;
+    this.status = status;
+    if (res.headersSent) {
+      const block = (res as unknown as { _header?: unknown })._header;
+      this.headers = typeof block === 'string' ? headerBlock(block) : res.getHeaders();
+    } else {
+      const current = res.getHeaders() as CapturedResponse['headers'];
+      this.headers = extra === undefined ? current : { ...current, ...extra };
+    }
+  }
+
+  /** Watches for a connection that breaks after the response started but before it ended. */
+  listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.res.on('close', () => this.closed());
+  }
+
+  writeHead(args: WriteHeadArgs): ServerResponse {
+    this.snapshot(args[0], args.length > 1 ? headerObject(args) : undefined);
+    // An explicit writeHead before end(): the body may follow later, or never.
+    if (!this.ended) this.listen();
+    return this.originalWriteHead.apply(this.res, args);
+  }
+
+  write(chunk: unknown, encoding: unknown, callback: unknown): boolean {
+    this.record(chunk, encoding);
+    this.snapshot(this.res.statusCode);
+    this.listen();
+    return this.originalWrite.call(this.res, chunk, encoding, callback);
+  }
+
+  end(chunk: unknown, encoding: unknown, callback: unknown): ServerResponse {
+    if (typeof chunk !== 'function') this.record(chunk, encoding);
+    this.snapshot(this.res.statusCode);
+    this.ended = true;
+    const result = this.originalEnd.call(this.res, chunk, encoding, callback);
+    // The handler produced its whole response: store it now, not on 'finish', so no listener is
+    // needed (a connection lost while the last bytes flush still gets a replay on retry).
+    this.settle('complete');
+    return result;
+  }
+
+  // ServerResponse emits 'close' last, whether the response finished or the connection broke.
+  closed(): void {
+    if (this.settled) return;
+    // end() threw after recording: the handler still ended the response.
+    if (this.ended) this.settle('complete');
+    // Cut mid-body: the response is incomplete, so a retry must be able to run again. Before any
+    // byte was sent the handler is still working; its end() settles the claim (or the lease runs out).
+    else if (this.res.headersSent) this.settle('release');
+  }
+
+  settle(how: 'complete' | 'release'): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const recording of this.recordings) {
+      recording.status = this.status;
+      if (this.headers !== undefined) recording.headers = this.headers;
+      recording.settle(how === 'complete' && this.headers !== undefined ? 'complete' : 'release');
+    }
+  }
+}
+
+type CapturingEnd = ServerResponse['end'] & { [STATE]?: Capture };
+
+/**
+ * Wraps `res` so every byte the handler writes is recorded (up to the cap) while still flowing to
+ * the client unchanged, `write` keeps returning its backpressure boolean, and the claim is settled
+ * exactly once: stored when the handler ends the response, released when the connection breaks
+ * mid-body.
+ */
+export function captureResponse(
+  res: ServerResponse,
+  claim: Claim,
+  maxBodyBytes: number,
+  onError: (error: unknown) => void,
+): void {
+  let state = (res.end as CapturingEnd)[STATE];
+  if (state === undefined) {
+    const recording = new Capture(
+      res,
+      res.writeHead as (...a: unknown[]) => ServerResponse,
+      res.write as (...a: unknown[]) => boolean,
+      res.end as (...a: unknown[]) => ServerResponse,
+    );
+    state = recording;
+    const end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) =>
+      recording.end(chunk, encoding, callback)) as CapturingEnd;
+    end[STATE] = recording;
+    res.end = end;
+    res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
+      recording.write(chunk, encoding, callback)) as ServerResponse['write'];
+    // Middleware in front that hooks writeHead (compression, on-headers) changes headers there;
+    // only then is the snapshot taken in a writeHead wrapper of our own.
+    if (Object.hasOwn(res, 'writeHead')) {
+      res.writeHead = ((...args: WriteHeadArgs) => recording.writeHead(args)) as ServerResponse['writeHead'];
+    }
+  }
+  // A second middleware on the same request shares the interception; each claim keeps its own cap.
+  state.recordings.push(new ResponseRecording(claim, maxBodyBytes, onError));
+}
+
+/** A response held back: resolves when the handler ends it; `restore` puts the real methods back. */
+export interface HeldResponse {
+  readonly ended: Promise<CapturedResponse>;
+  /** Header names set before the handler ran. */
+  readonly before: ReadonlySet<string>;
+  restore(): void;
+}
+
+/**
+ * Holds everything the handler sends (status, headers, bytes) instead of sending it, until the
+ * transaction that must come first has committed.
+ */
+export function holdResponse(res: ServerResponse): HeldResponse {
+  const original = { writeHead: res.writeHead, write: res.write, end: res.end };
+  const before = new Set(res.getHeaderNames());
+  const chunks: Uint8Array[] = [];
+  const record = (chunk: unknown, encoding: unknown) => {
+    const bytes = toBytes(chunk, encoding);
+    if (bytes !== undefined) chunks.push(bytes);
+  };
+  let done: (response: CapturedResponse) => void = () => {};
+  const ended = new Promise<CapturedResponse>((resolve) => {
+    done = resolve;
+  });
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    res.statusCode = status;
+    for (const [name, value] of Object.entries(headerObject([status, ...rest]))) res.setHeader(name, value);
+    return res;
+  }) as ServerResponse['writeHead'];
+  res.write = ((chunk: unknown, encoding?: unknown) => {
+    record(chunk, encoding);
+    return true;
+  }) as ServerResponse['write'];
+  res.end = ((chunk?: unknown, encoding?: unknown) => {
+    if (typeof chunk !== 'function') record(chunk, encoding);
+    done({ status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks) });
+    return res;
+  }) as ServerResponse['end'];
+  return { ended, before, restore: () => Object.assign(res, original) };
+}
+
+/** Drops the headers set since `before` (an answer that a failed commit made void). */
+export function dropHeadersSince(res: ServerResponse, before: ReadonlySet<string>): void {
+  for (const name of res.getHeaderNames()) if (!before.has(name)) res.removeHeader(name);
+}
