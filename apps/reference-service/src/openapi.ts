@@ -118,6 +118,13 @@ function problemResponses(): Json {
         headers: {
           ...commonResponseHeaders(),
           'Accept-Patch': header('AcceptPatch'),
+          // A 4xx answered to a request with an Idempotency-Key is stored and replayed (d-idempotency).
+          ...(status.startsWith('4')
+            ? {
+                'Idempotent-Replayed': header('IdempotentReplayed'),
+                'Replayed-By-Request-Id': header('ReplayedByRequestId'),
+              }
+            : {}),
           ...PROBLEM_HEADERS[status],
         },
         content: problemContent,
@@ -156,6 +163,9 @@ function headerComponents(): Json {
     ),
     PreferenceApplied: text('RFC 7240: the preferences applied (count=exact)'),
     IdempotentReplayed: text('true when this is the stored response of an earlier request with the same key'),
+    ReplayedByRequestId: text(
+      'On a replay: the request id of this retry (X-Request-Id and the body keep the original request’s)',
+    ),
     Location: {
       description: 'URI of the created resource',
       schema: { type: 'string', format: 'uri-reference' },
@@ -200,7 +210,12 @@ function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
     ...commonResponseHeaders(version),
     ...(spec.member ? { 'Accept-Patch': header('AcceptPatch') } : {}),
     ...(spec.page ? { 'Preference-Applied': header('PreferenceApplied') } : {}),
-    ...(spec.idempotencyKey ? { 'Idempotent-Replayed': header('IdempotentReplayed') } : {}),
+    ...(spec.idempotencyKey
+      ? {
+          'Idempotent-Replayed': header('IdempotentReplayed'),
+          'Replayed-By-Request-Id': header('ReplayedByRequestId'),
+        }
+      : {}),
     ...(spec.success.location ? { Location: header('Location') } : {}),
   };
   const parameters = [
