@@ -187,11 +187,23 @@ const honoApps = {
     ),
 };
 
-const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+const KEEPALIVE_MS = Number(env.BENCH_KEEPALIVE_MS ?? 5000);
+const listen = (server) => {
+  server.keepAliveTimeout = KEEPALIVE_MS;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+};
 // Fastify listens itself, as deployed; Express and Hono through node:http.
 const frameworks = [
   ['express', expressApps, (app) => listen(createServer(app))],
-  ['fastify', fastifyApps, async (app) => (await app.listen({ port: 0, host: '127.0.0.1' }), app.server)],
+  [
+    'fastify',
+    fastifyApps,
+    async (app) => {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      app.server.keepAliveTimeout = KEEPALIVE_MS;
+      return app.server;
+    },
+  ],
   ['hono', honoApps, (app) => listen(createServer(getRequestListener(app.fetch)))],
 ];
 const ports = {};

@@ -7,17 +7,21 @@
  *   pnpm bench:instructions                      measure, print the table, compare with the baseline
  *   pnpm bench:instructions --check              the same, exit 1 on a rise of more than 10 %
  *   pnpm bench:instructions --update-baseline --reason "why the counts moved"
- *   options: --frameworks express,fastify,hono  --requests 400  --warmup 1500  --processes 1
+ *   options: --frameworks express,fastify,hono  --requests 100  --windows 3  --warmup 2000  --processes 1
  *            --jobs 2 (frameworks counted at once, each in its own process)
  *            --time (also server CPU µs per request, natively)  --redis (the Express Redis rows)
  *
- * Method: the server runs under `valgrind --tool=callgrind --instr-atstart=no`, so nothing is counted
- * while Node starts and while each route is warmed up (`--warmup` sequential requests, enough for V8
- * to optimize the hot paths). Then `callgrind_control -i on`, `--requests` sequential requests on one
- * keep-alive connection with fixed inputs, `-i off`, and a dump: the dump's total over the request
- * count is that route's instructions per request (user space, every thread of the process: the
- * handler, the framework, Node's HTTP stack, V8's compiler and GC). The JIT stays on (as deployed);
- * the spread over separate processes is printed with `--processes 2` or more.
+ * Method: each framework's servers run in one Node process under `valgrind --tool=callgrind
+ * --instr-atstart=no`, so nothing is counted while Node starts or while a route is warmed up
+ * (`--warmup` sequential requests, so V8 has optimized the hot paths). Then, `--windows` times: a
+ * full garbage collection (node --expose-gc) and 50 requests to let V8 sweep after it, `callgrind_control -i on`, `--requests` sequential
+ * requests on one keep-alive connection with fixed inputs, `-i off`, a dump. The dump's total over
+ * the request count is the window's instructions per request (user space, every thread: handler,
+ * framework, Node's HTTP stack, V8's compiler and GC); the cheapest window is the route's figure,
+ * because a late optimizing compile or an old-generation collection only ever adds to a window.
+ * The JIT stays on, as deployed (`--jitless` would count the interpreter, a different program);
+ * node's --predictable makes V8 compile and collect at points fixed by the work done rather than by
+ * the clock. `--processes 2` or more prints the spread between separate processes.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,12 +40,14 @@ const TOLERANCE = 0.1;
 const { values: opts } = parseArgs({
   options: {
     frameworks: { type: 'string', default: 'express,fastify,hono' },
-    requests: { type: 'string', default: '400' },
-    warmup: { type: 'string', default: '1500' },
+    requests: { type: 'string', default: '100' },
+    windows: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '2000' },
     processes: { type: 'string', default: '1' },
     jobs: { type: 'string', default: '2' },
     time: { type: 'boolean', default: false },
     redis: { type: 'boolean', default: false },
+    routes: { type: 'boolean', default: false },
     check: { type: 'boolean', default: false },
     'update-baseline': { type: 'boolean', default: false },
     reason: { type: 'string' },
@@ -49,30 +55,61 @@ const { values: opts } = parseArgs({
 });
 const REQUESTS = Number(opts.requests);
 const WARMUP = Number(opts.warmup);
+const WINDOWS = Number(opts.windows);
+const SETTLE = 50;
 const PROCESSES = Number(opts.processes);
 const RUN_ID = `benchinstr_${process.pid}_${randomBytes(3).toString('hex')}`;
 const MIDDLEWARE = ['errors', 'negotiation', 'versioning', 'query-parser', 'auth', 'idempotency'];
 const POSTS = new Set(['bare-post', 'idempotency', 'idempotency-redis', 'redis-floor']);
+const WHOLE_POSTS = new Set(['post-plain', 'post-idempotent', 'post-redis-floor', 'peer-post']);
+/** The #18 pairs counted whole (`--routes`): bench/server.mjs variants, one process each. */
+const ROUTE_PAIRS = [
+  { what: 'Plumbline stack / peer stack, GET', ours: 'stack', theirs: 'peer-get', target: 1.5 },
+  {
+    what: 'Plumbline / peer stack, idempotent POST (Redis)',
+    ours: 'post-idempotent',
+    theirs: 'peer-post',
+    target: 1.5,
+  },
+  {
+    what: 'Plumbline middleware + hand-written handler / bare Express',
+    ours: 'stack-own-handler',
+    theirs: 'bare',
+    target: 0.85,
+  },
+  {
+    what: 'in-memory collection route / hand-written, same semantics',
+    ours: 'collection-plumbline',
+    theirs: 'collection-hand',
+    target: 0.8,
+  },
+];
 
 if (opts['update-baseline'] && !opts.reason?.trim()) {
   console.error('--update-baseline needs --reason "why the counts changed"');
   process.exit(2);
 }
 
-/** Fixed inputs: the same URL and headers on every GET; a POST body and a fresh key of fixed length. */
+/**
+ * Fixed inputs: the same URL and headers on every GET; a POST body and a fresh key of fixed length.
+ * `route/<variant>` names a whole route of bench/server.mjs (the load harness's variants).
+ */
 function requestFor(route, token, n) {
   const headers = {
     accept: 'application/json',
     'accept-language': 'en',
     authorization: `Bearer ${token}`,
   };
-  if (!POSTS.has(route)) {
-    return { method: 'GET', path: '/v2/items?status=active&sort=-priority&limit=20', headers, expect: 200 };
+  const whole = route.startsWith('route/');
+  const post = whole ? WHOLE_POSTS.has(route.slice(6)) : POSTS.has(route);
+  if (!post) {
+    const path = whole ? '/v2/projects' : '/v2/items';
+    return { method: 'GET', path: `${path}?status=active&sort=-priority&limit=20`, headers, expect: 200 };
   }
   const body = '{"sku":"A-1","qty":2}';
   return {
     method: 'POST',
-    path: '/v2/items',
+    path: whole ? '/orders' : '/v2/items',
     headers: {
       ...headers,
       'content-type': 'application/json',
@@ -85,7 +122,7 @@ function requestFor(route, token, n) {
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-function send(port, spec) {
+function send(port, spec, retry = true) {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: '127.0.0.1', port, method: spec.method, path: spec.path, headers: spec.headers, agent },
@@ -99,7 +136,12 @@ function send(port, spec) {
         );
       },
     );
-    req.on('error', reject);
+    // A kept-alive socket the server closed while callgrind was being switched: send again, once.
+    req.on('error', (error) =>
+      retry && req.reusedSocket && error.code === 'ECONNRESET'
+        ? send(port, spec, false).then(resolve, reject)
+        : reject(error),
+    );
     req.end(spec.body);
   });
 }
@@ -109,12 +151,18 @@ async function load(port, route, token, count) {
   for (let i = 0; i < count; i++) await send(port, requestFor(route, token, ++sequence));
 }
 
-/** Starts the servers (under callgrind unless `native`); resolves with { child, ports }. */
-function startServers(env, native) {
-  const server = join(here, 'instructions-server.mjs');
+/**
+ * Starts the servers (under callgrind unless `native`); resolves with { child, ports }. `unit` is a
+ * framework of instructions-server.mjs or `route/<variant>` of server.mjs.
+ */
+function startServers(env, native, unit) {
+  const whole = unit?.startsWith('route/');
+  const server = whole ? [join(here, 'server.mjs'), unit.slice(6)] : [join(here, 'instructions-server.mjs')];
   const dir = mkdtempSync(join(tmpdir(), 'plumbline-instr-'));
+  // Keep-alive connections outlive the seconds callgrind_control can take on a busy machine.
+  env = { ...env, BENCH_KEEPALIVE_MS: '600000' };
   const [command, args] = native
-    ? [process.execPath, [...NODE_FLAGS, server]]
+    ? [process.execPath, [...NODE_FLAGS, ...server]]
     : [
         'valgrind',
         [
@@ -123,7 +171,7 @@ function startServers(env, native) {
           `--callgrind-out-file=${join(dir, 'cg.out')}`,
           process.execPath,
           ...NODE_FLAGS,
-          server,
+          ...server,
         ],
       ];
   return new Promise((resolve, reject) => {
@@ -134,8 +182,8 @@ function startServers(env, native) {
     let out = '';
     const onData = (chunk) => {
       out += chunk;
-      const match = /ready (\{.*\})/.exec(out);
-      if (match) resolve({ child, dir, ports: JSON.parse(match[1]) });
+      const match = /ready (\{.*\}|\d+)\n/.exec(out);
+      if (match) resolve({ child, dir, ports: whole ? { [unit]: Number(match[1]) } : JSON.parse(match[1]) });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk) => {
@@ -155,11 +203,13 @@ const control = (pid, ...args) =>
 
 /** Instructions per request of every route of one framework, in one process under callgrind. */
 async function countFramework(env, token, framework) {
-  const { child, dir, ports } = await startServers({ ...env, BENCH_FRAMEWORKS: framework }, false);
+  const { child, dir, ports } = await startServers({ ...env, BENCH_FRAMEWORKS: framework }, false, framework);
   const perRequest = {};
   /** Instructions of `count` requests: collect garbage, count on, requests, count off, dump. */
   const window = async (name, port, route, count) => {
-    await send(ports._gc, { method: 'GET', path: '/', headers: {}, expect: 200 });
+    if (ports._gc) await send(ports._gc, { method: 'GET', path: '/', headers: {}, expect: 200 });
+    // V8 sweeps after a full collection lazily, during the next allocations: let that happen first.
+    await load(port, route, token, SETTLE);
     control(child.pid, '-i', 'on');
     await load(port, route, token, count);
     control(child.pid, '-i', 'off');
@@ -176,17 +226,19 @@ async function countFramework(env, token, framework) {
     const routes = Object.entries(ports).filter(([name]) => name !== '_gc');
     // The first counting window of a process costs more (callgrind instruments afresh); spend it on
     // a route that is then counted again.
-    await load(routes[0][1], routes[0][0].split('/')[1], token, WARMUP);
-    await window('(first window)', routes[0][1], routes[0][0].split('/')[1], 10);
+    const first = routes[0][0].startsWith('route/') ? routes[0][0] : routes[0][0].split('/')[1];
+    await load(routes[0][1], first, token, WARMUP);
+    await window('(first window)', routes[0][1], first, 10);
     for (const [name, port] of routes) {
-      const route = name.split('/')[1];
+      const route = name.startsWith('route/') ? name : name.split('/')[1];
       await load(port, route, token, WARMUP);
-      // Two windows, N and 2N requests: the difference over N cancels what a window costs by itself.
-      const one = await window(name, port, route, REQUESTS);
-      const two = await window(name, port, route, 2 * REQUESTS);
-      perRequest[name] = (two - one) / REQUESTS;
+      // WINDOWS windows of N requests; the cheapest is the route's steady cost. A window that
+      // caught a late optimizing compile or an old-generation collection is dearer, never cheaper.
+      const counts = [];
+      for (let w = 0; w < WINDOWS; w++) counts.push((await window(name, port, route, REQUESTS)) / REQUESTS);
+      perRequest[name] = Math.min(...counts);
       process.stderr.write(
-        `  ${name}: ${Math.round(perRequest[name]).toLocaleString('en')} instructions/request (N window ${Math.round(one / REQUESTS).toLocaleString('en')})\n`,
+        `  ${name}: ${counts.map((c) => Math.round(c).toLocaleString('en')).join(' / ')} instructions/request\n`,
       );
     }
   } finally {
@@ -223,14 +275,21 @@ async function timeOnce(env, token) {
 
 /** Every framework, `--jobs` processes at a time (counts do not depend on what else runs). */
 async function countOnce(env, token) {
-  const queue = opts.frameworks.split(',');
+  const queue = opts.routes
+    ? [
+        ...new Set(ROUTE_PAIRS.flatMap((p) => [`route/${p.ours}`, `route/${p.theirs}`])),
+        'route/post-plain',
+        'route/post-redis-floor',
+      ]
+    : opts.frameworks.split(',');
+  const units = [...queue];
   const results = {};
   const worker = async () => {
     for (let framework = queue.shift(); framework; framework = queue.shift())
       results[framework] = await countFramework(env, token, framework);
   };
   await Promise.all(Array.from({ length: Number(opts.jobs) }, worker));
-  return Object.assign({}, ...opts.frameworks.split(',').map((f) => results[f]));
+  return Object.assign({}, ...units.map((f) => results[f]));
 }
 
 const median = (values) => {
@@ -270,9 +329,51 @@ async function deleteKeys() {
 
 const k = (n) => `${(n / 1000).toFixed(1)} k`;
 
+/** `--routes`: the #18 pairs as whole routes, by instructions per request. */
+async function countRoutes(auth) {
+  const env = {
+    ...auth.env,
+    BENCH_REDIS_PREFIX: `${RUN_ID}:`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  const perRequest = await countOnce(env, auth.token);
+  const at = (variant) => perRequest[`route/${variant}`];
+  const lines = [
+    `Whole routes of bench/server.mjs, instructions per request (callgrind): the cheapest of ${WINDOWS} windows of ${REQUESTS} requests after ${WARMUP} warm-up requests, one process per route, Node ${process.version}.`,
+    '',
+    '| route | instructions / request |',
+    '|---|---:|',
+    ...Object.keys(perRequest).map((name) => `| ${name.slice(6)} | ${k(perRequest[name])} |`),
+    '',
+    '| #18 target, by instructions | measured | required | met |',
+    '|---|---:|---:|---|',
+  ];
+  for (const pair of ROUTE_PAIRS) {
+    // Fewer instructions is faster: ours / theirs by speed is theirs / ours by count.
+    const ratio = at(pair.theirs) / at(pair.ours);
+    lines.push(
+      `| ${pair.what} | ${ratio.toFixed(2)} | ≥ ${pair.target} | ${ratio >= pair.target ? 'yes' : '**no**'} |`,
+    );
+  }
+  const own = (at('post-idempotent') - at('post-redis-floor')) / at('post-plain');
+  lines.push(
+    `| idempotency (Redis, new key): own cost above two raw ioredis round trips / bare POST | ${own.toFixed(3)} | ≤ 0.1 | ${own <= 0.1 ? 'yes' : '**no**'} |`,
+  );
+  console.info(lines.join('\n'));
+}
+
 async function main() {
   const started = Date.now();
   const auth = await startBenchAuth();
+  if (opts.routes) {
+    try {
+      await countRoutes(auth);
+    } finally {
+      auth.close();
+      await deleteKeys();
+    }
+    return;
+  }
   auth.close();
   const env = {
     ...auth.env,
@@ -301,7 +402,7 @@ async function main() {
 
   const baseline = existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : { entries: {} };
   const rows = [
-    `Instructions per request (callgrind): (count of ${2 * REQUESTS} requests − count of ${REQUESTS}) / ${REQUESTS}, after ${WARMUP} warm-up requests per route, ${PROCESSES} process(es), Node ${process.version}. Middleware rows: (route with it) − (bare route of the same framework and method).`,
+    `Instructions per request (callgrind): the cheapest of ${WINDOWS} windows of ${REQUESTS} requests, after ${WARMUP} warm-up requests per route, ${PROCESSES} process(es), Node ${process.version}. Middleware rows: (route with it) − (bare route of the same framework and method).`,
     '',
     `| entry | instructions / request | ${PROCESSES > 1 ? 'spread (max − min) | ' : ''}${micros ? 'server CPU µs | ' : ''}baseline | change |`,
     `|---|---:|${PROCESSES > 1 ? '---:|' : ''}${micros ? '---:|' : ''}---:|---:|`,

@@ -608,7 +608,7 @@ function machine() {
 }
 
 function report(rows, ratios, skipped, elapsedMs) {
-  const command = `BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
+  const command = `BENCH_PAIRS=${[...PAIRS].join(',')} BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
   const date = new Date().toISOString();
   const mib = (bytes) => (bytes ? `${Math.round(bytes / 2 ** 20)} MiB` : '-');
   const groups = new Map();

@@ -385,6 +385,8 @@ if (!make) {
 // Express apps are request listeners; the Fastify and Hono variants hand over a Node server.
 const made = await make();
 const server = typeof made === 'function' ? createServer(made) : made;
+// bench/instructions.mjs keeps connections open across its (slow) callgrind switches.
+if (env.BENCH_KEEPALIVE_MS) server.keepAliveTimeout = Number(env.BENCH_KEEPALIVE_MS);
 const announce = () => process.stdout.write(`ready ${server.address().port}\n`);
 if (server.listening) announce();
 else server.listen(0, '127.0.0.1', announce);
