@@ -7,14 +7,15 @@
  *   pnpm bench:instructions                      measure, print the table, compare with the baseline
  *   pnpm bench:instructions --check              the same, exit 1 on a rise of more than 10 %
  *   pnpm bench:instructions --update-baseline --reason "why the counts moved"
- *   options: --frameworks express,fastify,hono  --requests 100  --windows 3  --warmup 2000  --processes 1
+ *   options: --frameworks express,fastify,hono  --requests 50  --windows 3  --warmup 800  --processes 1
  *            --jobs 2 (frameworks counted at once, each in its own process)
  *            --time (also server CPU µs per request, natively)  --redis (the Express Redis rows)
+ *            --routes all (or variant,variant): the #18 pairs as whole routes of bench/server.mjs
  *
  * Method: each framework's servers run in one Node process under `valgrind --tool=callgrind
  * --instr-atstart=no`, so nothing is counted while Node starts or while a route is warmed up
  * (`--warmup` sequential requests, so V8 has optimized the hot paths). Then, `--windows` times: a
- * full garbage collection (node --expose-gc) and 50 requests to let V8 sweep after it, `callgrind_control -i on`, `--requests` sequential
+ * few uncounted requests (and with `--gc` a forced full collection first), `callgrind_control -i on`, `--requests` sequential
  * requests on one keep-alive connection with fixed inputs, `-i off`, a dump. The dump's total over
  * the request count is the window's instructions per request (user space, every thread: handler,
  * framework, Node's HTTP stack, V8's compiler and GC); the cheapest window is the route's figure,
@@ -40,14 +41,15 @@ const TOLERANCE = 0.1;
 const { values: opts } = parseArgs({
   options: {
     frameworks: { type: 'string', default: 'express,fastify,hono' },
-    requests: { type: 'string', default: '100' },
+    requests: { type: 'string', default: '50' },
     windows: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '800' },
     processes: { type: 'string', default: '1' },
     jobs: { type: 'string', default: '2' },
     time: { type: 'boolean', default: false },
     redis: { type: 'boolean', default: false },
-    routes: { type: 'boolean', default: false },
+    routes: { type: 'string' },
+    gc: { type: 'boolean', default: false },
     check: { type: 'boolean', default: false },
     'update-baseline': { type: 'boolean', default: false },
     reason: { type: 'string' },
@@ -56,7 +58,7 @@ const { values: opts } = parseArgs({
 const REQUESTS = Number(opts.requests);
 const WARMUP = Number(opts.warmup);
 const WINDOWS = Number(opts.windows);
-const SETTLE = 50;
+const SETTLE = 20;
 const PROCESSES = Number(opts.processes);
 const RUN_ID = `benchinstr_${process.pid}_${randomBytes(3).toString('hex')}`;
 const MIDDLEWARE = ['errors', 'negotiation', 'versioning', 'query-parser', 'auth', 'idempotency'];
@@ -194,8 +196,8 @@ function startServers(env, native, unit) {
 }
 
 // --predictable: V8 compiles and collects on its main thread at points fixed by the work done, not
-// by the clock, so the same requests give the same count; --expose-gc for the collection between
-// routes. Both change where work happens, not what a request costs.
+// by the clock, so the same requests give the same count; --expose-gc for `--gc` (a collection
+// before each window). Both change where work happens, not what a request costs.
 const NODE_FLAGS = ['--predictable', '--expose-gc'];
 
 const control = (pid, ...args) =>
@@ -207,8 +209,9 @@ async function countFramework(env, token, framework) {
   const perRequest = {};
   /** Instructions of `count` requests: collect garbage, count on, requests, count off, dump. */
   const window = async (name, port, route, count) => {
-    if (ports._gc) await send(ports._gc, { method: 'GET', path: '/', headers: {}, expect: 200 });
-    // V8 sweeps after a full collection lazily, during the next allocations: let that happen first.
+    // A forced full collection before each window made the later windows dearer, not steadier
+    // (bytecode ageing, lazy sweeping): only with --gc. A few requests re-open the connection.
+    if (opts.gc && ports._gc) await send(ports._gc, { method: 'GET', path: '/', headers: {}, expect: 200 });
     await load(port, route, token, SETTLE);
     control(child.pid, '-i', 'on');
     await load(port, route, token, count);
@@ -242,6 +245,11 @@ async function countFramework(env, token, framework) {
       );
     }
   } finally {
+    // CPU seconds the process used: what the run costs on an idle 2-core machine with --jobs 2.
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    process.stderr.write(
+      `  ${framework}: ${(Number(stat[11]) + Number(stat[12])) / 100} CPU s under valgrind\n`,
+    );
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
@@ -276,11 +284,13 @@ async function timeOnce(env, token) {
 /** Every framework, `--jobs` processes at a time (counts do not depend on what else runs). */
 async function countOnce(env, token) {
   const queue = opts.routes
-    ? [
-        ...new Set(ROUTE_PAIRS.flatMap((p) => [`route/${p.ours}`, `route/${p.theirs}`])),
-        'route/post-plain',
-        'route/post-redis-floor',
-      ]
+    ? opts.routes !== 'all'
+      ? opts.routes.split(',').map((v) => `route/${v}`)
+      : [
+          ...new Set(ROUTE_PAIRS.flatMap((p) => [`route/${p.ours}`, `route/${p.theirs}`])),
+          'route/post-plain',
+          'route/post-redis-floor',
+        ]
     : opts.frameworks.split(',');
   const units = [...queue];
   const results = {};
@@ -349,6 +359,7 @@ async function countRoutes(auth) {
     '|---|---:|---:|---|',
   ];
   for (const pair of ROUTE_PAIRS) {
+    if (at(pair.ours) === undefined || at(pair.theirs) === undefined) continue;
     // Fewer instructions is faster: ours / theirs by speed is theirs / ours by count.
     const ratio = at(pair.theirs) / at(pair.ours);
     lines.push(
@@ -356,9 +367,10 @@ async function countRoutes(auth) {
     );
   }
   const own = (at('post-idempotent') - at('post-redis-floor')) / at('post-plain');
-  lines.push(
-    `| idempotency (Redis, new key): own cost above two raw ioredis round trips / bare POST | ${own.toFixed(3)} | ≤ 0.1 | ${own <= 0.1 ? 'yes' : '**no**'} |`,
-  );
+  if (Number.isFinite(own))
+    lines.push(
+      `| idempotency (Redis, new key): own cost above two raw ioredis round trips / bare POST | ${own.toFixed(3)} | ≤ 0.1 | ${own <= 0.1 ? 'yes' : '**no**'} |`,
+    );
   console.info(lines.join('\n'));
 }
 
