@@ -3,7 +3,8 @@
  * @hono/node-server) a bare route and the same route behind exactly one Plumbline middleware, each
  * on its own port of 127.0.0.1, all in this one process (so valgrind starts Node once). Prints
  * `ready <JSON: name → port>`. Reads BENCH_PUBLIC_JWK, BENCH_ISSUER, BENCH_AUDIENCE, and REDIS_URL /
- * BENCH_REDIS_PREFIX when BENCH_REDIS=1 (then it adds the Express Redis rows).
+ * BENCH_REDIS_PREFIX when BENCH_REDIS=1 (then it adds the Express Redis rows); BENCH_FRAMEWORKS and
+ * BENCH_ROUTE narrow it to some frameworks or one route.
  *
  * Every GET route answers the same small JSON body and every POST route 201 with the same body, so
  * (route with a middleware) − (bare route) is the middleware's own cost per request.
@@ -66,6 +67,7 @@ const redisClient = () => {
   return redis;
 };
 const PREFIX = env.BENCH_REDIS_PREFIX ?? 'bench:instr:';
+const REDIS_TIMEOUT_MS = Number(env.BENCH_REDIS_TIMEOUT_MS ?? 2000);
 
 // ---- Express 5 -------------------------------------------------------------------------------
 const sendBody = (_req, res) => res.json(BODY);
@@ -118,7 +120,8 @@ if (env.BENCH_REDIS === '1') {
       '/v2/items',
       express.json(),
       idemExpress.idempotency({
-        store: createRedisStore({ client: redisClient(), prefix: PREFIX }),
+        // Under valgrind on a busy machine a round trip can take seconds: no timeouts in the count.
+        store: createRedisStore({ client: redisClient(), prefix: PREFIX, timeoutMs: REDIS_TIMEOUT_MS }),
         required: true,
       }),
       sendCreated,
@@ -212,6 +215,7 @@ const servers = [];
 for (const [framework, apps, serve] of frameworks) {
   if (only && !only.has(framework)) continue;
   for (const [middleware, make] of Object.entries(apps)) {
+    if (env.BENCH_ROUTE && env.BENCH_ROUTE !== middleware) continue;
     const server = await serve(await make());
     servers.push(server);
     ports[`${framework}/${middleware}`] = server.address().port;

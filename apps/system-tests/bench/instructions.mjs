@@ -8,7 +8,7 @@
  *   pnpm bench:instructions --check              the same, exit 1 on a rise of more than 10 %
  *   pnpm bench:instructions --update-baseline --reason "why the counts moved"
  *   options: --frameworks express,fastify,hono  --requests 50  --windows 3  --warmup 800  --processes 1
- *            --jobs 2 (frameworks counted at once, each in its own process)
+ *            --jobs 2 (processes at once: one per framework, or one per route with --split)
  *            --time (also server CPU µs per request, natively)  --redis (the Express Redis rows)
  *            --routes all (or variant,variant): the #18 pairs as whole routes of bench/server.mjs
  *
@@ -46,6 +46,7 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '800' },
     processes: { type: 'string', default: '1' },
     jobs: { type: 'string', default: '2' },
+    split: { type: 'boolean', default: false },
     time: { type: 'boolean', default: false },
     redis: { type: 'boolean', default: false },
     routes: { type: 'string' },
@@ -63,6 +64,14 @@ const PROCESSES = Number(opts.processes);
 const RUN_ID = `benchinstr_${process.pid}_${randomBytes(3).toString('hex')}`;
 const MIDDLEWARE = ['errors', 'negotiation', 'versioning', 'query-parser', 'auth', 'idempotency'];
 const POSTS = new Set(['bare-post', 'idempotency', 'idempotency-redis', 'redis-floor']);
+/** With --split each route is counted in its own process (more start-ups, but on a busy machine many short processes finish sooner). */
+const ROUTES = [
+  'bare',
+  ...MIDDLEWARE.slice(0, 5),
+  'bare-post',
+  'idempotency',
+  ...(opts.redis ? ['idempotency-redis', 'redis-floor'] : []),
+];
 const WHOLE_POSTS = new Set(['post-plain', 'post-idempotent', 'post-redis-floor', 'peer-post']);
 /** The #18 pairs counted whole (`--routes`): bench/server.mjs variants, one process each. */
 const ROUTE_PAIRS = [
@@ -162,7 +171,7 @@ function startServers(env, native, unit) {
   const server = whole ? [join(here, 'server.mjs'), unit.slice(6)] : [join(here, 'instructions-server.mjs')];
   const dir = mkdtempSync(join(tmpdir(), 'plumbline-instr-'));
   // Keep-alive connections outlive the seconds callgrind_control can take on a busy machine.
-  env = { ...env, BENCH_KEEPALIVE_MS: '600000' };
+  env = { ...env, BENCH_KEEPALIVE_MS: '600000', BENCH_REDIS_TIMEOUT_MS: '600000' };
   const [command, args] = native
     ? [process.execPath, [...NODE_FLAGS, ...server]]
     : [
@@ -204,8 +213,13 @@ const control = (pid, ...args) =>
   execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'pipe' });
 
 /** Instructions per request of every route of one framework, in one process under callgrind. */
-async function countFramework(env, token, framework) {
-  const { child, dir, ports } = await startServers({ ...env, BENCH_FRAMEWORKS: framework }, false, framework);
+async function countFramework(env, token, unit) {
+  const [framework, only] = unit.startsWith('route/') ? [unit] : unit.split('/');
+  const { child, dir, ports } = await startServers(
+    { ...env, BENCH_FRAMEWORKS: framework, BENCH_ROUTE: only ?? '' },
+    false,
+    unit,
+  );
   const perRequest = {};
   /** Instructions of `count` requests: collect garbage, count on, requests, count off, dump. */
   const window = async (name, port, route, count) => {
@@ -234,7 +248,7 @@ async function countFramework(env, token, framework) {
     await window('(first window)', routes[0][1], first, 10);
     for (const [name, port] of routes) {
       const route = name.startsWith('route/') ? name : name.split('/')[1];
-      await load(port, route, token, WARMUP);
+      if (name !== routes[0][0]) await load(port, route, token, WARMUP);
       // WINDOWS windows of N requests; the cheapest is the route's steady cost. A window that
       // caught a late optimizing compile or an old-generation collection is dearer, never cheaper.
       const counts = [];
@@ -247,9 +261,7 @@ async function countFramework(env, token, framework) {
   } finally {
     // CPU seconds the process used: what the run costs on an idle 2-core machine with --jobs 2.
     const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    process.stderr.write(
-      `  ${framework}: ${(Number(stat[11]) + Number(stat[12])) / 100} CPU s under valgrind\n`,
-    );
+    process.stderr.write(`  ${unit}: ${(Number(stat[11]) + Number(stat[12])) / 100} CPU s under valgrind\n`);
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
@@ -291,7 +303,13 @@ async function countOnce(env, token) {
           'route/post-plain',
           'route/post-redis-floor',
         ]
-    : opts.frameworks.split(',');
+    : opts.split
+      ? opts.frameworks
+          .split(',')
+          .flatMap((f) =>
+            ROUTES.filter((r) => f === 'express' || !r.includes('redis')).map((r) => `${f}/${r}`),
+          )
+      : opts.frameworks.split(',');
   const units = [...queue];
   const results = {};
   const worker = async () => {
@@ -376,6 +394,13 @@ async function countRoutes(auth) {
 
 async function main() {
   const started = Date.now();
+  if (opts.check && !existsSync(BASELINE)) {
+    // Nothing to compare with: say how to start guarding, and do not spend minutes counting.
+    console.info(
+      `No ${BASELINE}: the guard is off until \`pnpm bench:instructions --update-baseline --reason "..."\` commits one.`,
+    );
+    return;
+  }
   const auth = await startBenchAuth();
   if (opts.routes) {
     try {

@@ -322,7 +322,12 @@ async function post(mode) {
   const app = express();
   const chain = [express.json()];
   if (mode === 'idempotent') {
-    const store = createRedisStore({ client: benchRedis(), prefix: REDIS_PREFIX });
+    const store = createRedisStore({
+      client: benchRedis(),
+      prefix: REDIS_PREFIX,
+      // bench/instructions.mjs runs this under valgrind, where a round trip can take seconds.
+      timeoutMs: Number(env.BENCH_REDIS_TIMEOUT_MS ?? 2000),
+    });
     chain.push(idempotency({ store, required: true }));
   } else if (mode === 'floor') chain.push(await redisFloor());
   let next = 1;
