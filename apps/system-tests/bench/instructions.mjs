@@ -132,6 +132,14 @@ function requestFor(route, token, n) {
   };
 }
 
+/** Server processes still running, killed if this script is stopped. */
+const servers = new Set();
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    for (const child of servers) child.kill('SIGKILL');
+    process.exit(130);
+  });
+
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 function send(port, spec, retry = true) {
   return new Promise((resolve, reject) => {
@@ -200,7 +208,11 @@ function startServers(env, native, unit) {
     child.stderr.on('data', (chunk) => {
       out += chunk;
     });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out.slice(-2000)}`)));
+    servers.add(child);
+    child.once('exit', (code) => {
+      servers.delete(child);
+      reject(new Error(`server exited with ${code}:\n${out.slice(-2000)}`));
+    });
   });
 }
 
