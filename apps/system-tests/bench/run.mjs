@@ -5,9 +5,13 @@
  * bench/RESULTS.md with the command, the date and the machine.
  *
  *   node apps/system-tests/bench/run.mjs            (after `pnpm turbo run build`)
- *   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_PAIRS=1,2,3,4 (defaults)
+ *   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_PAIRS=1,2,3,4,6,7,8 (defaults)
  *   BENCH_PAIRS=5: the reference service's creating POST with its idempotency keys in the database
  *   (in the row's transaction, the default) against keys in Redis (IDEMPOTENCY_STORE=shared)
+ *   Pair 6 (issue 18): the Plumbline stack against the peer stack (bench/peer-stack.mjs), GET and
+ *   idempotent POST; pair 7: the in-memory collection route against a hand-written one with the
+ *   same semantics; pair 8: the reference service on PostgreSQL with keys in Redis, POST with and
+ *   without an idempotency key. Pair 3 also runs the transport floor (two raw ioredis round trips).
  *
  * Needs Redis (REDIS_URL, default redis://127.0.0.1:6379) for pairs 3-4 and PostgreSQL
  * (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test) for pair 4; a pair whose service is
@@ -30,7 +34,7 @@ const SERVICE_MAIN = resolve(here, '../../reference-service/dist/main.mjs');
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const PAIRS = new Set((process.env.BENCH_PAIRS ?? '1,2,3,4').split(',').map(Number));
+const PAIRS = new Set((process.env.BENCH_PAIRS ?? '1,2,3,4,6,7,8').split(',').map(Number));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUN_ID = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -113,10 +117,20 @@ async function runPair(title, variants) {
   const started = [];
   try {
     for (const variant of variants) started.push({ variant, server: await variant.start() });
+    const pages = new Map();
     for (const { variant, server } of started) {
       const check = await fetch(server.url + variant.path, variant.fetchInit());
+      const text = await check.text();
       if (check.status !== variant.expect) {
-        throw new Error(`${variant.name}: sanity request answered ${check.status}: ${await check.text()}`);
+        throw new Error(`${variant.name}: sanity request answered ${check.status}: ${text}`);
+      }
+      // Variants compared for the same work must return the same rows.
+      if (variant.sameData) {
+        const data = JSON.stringify(JSON.parse(text).data);
+        const other = pages.get(variant.sameData);
+        if (other !== undefined && other !== data)
+          throw new Error(`${variant.name}: returns other rows than its pair (${variant.sameData})`);
+        pages.set(variant.sameData, data);
       }
       await cannon({ url: server.url + variant.path, duration: 1, ...variant.cannon() });
     }
@@ -195,9 +209,10 @@ async function main() {
     BENCH_REDIS_PREFIX: `${RUN_ID}:idem:`,
   };
   const bearer = { authorization: `Bearer ${token}` };
-  const get = (name, variant, path) => ({
+  const get = (name, variant, path, sameData) => ({
     name,
     path,
+    sameData,
     expect: 200,
     start: benchServer(variant, serverEnv),
     fetchInit: () => ({ headers: bearer }),
@@ -205,7 +220,8 @@ async function main() {
   });
   let counter = 0;
   const uniqueKey = (request) => {
-    request.headers = { ...request.headers, 'idempotency-key': `${RUN_ID}-${++counter}` };
+    // Under the run's prefix: express-idempotency stores the raw key, and the cleanup matches it.
+    request.headers = { ...request.headers, 'idempotency-key': `${RUN_ID}:key-${++counter}` };
     return request;
   };
   const postOrder = (name, variant) => ({
@@ -215,7 +231,7 @@ async function main() {
     start: benchServer(variant, serverEnv),
     fetchInit: () => ({
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `${RUN_ID}-sanity-${variant}` },
+      headers: { 'content-type': 'application/json', 'idempotency-key': `${RUN_ID}:sanity-${variant}` },
       body: '{"sku":"A-1","qty":2}',
     }),
     cannon: () => ({
@@ -268,29 +284,33 @@ async function main() {
         ],
       );
       rows.push(bare, stack, middleware, bareF, stackF, middlewareF, bareH, stackH, middlewareH);
-      ratios.push({ what: '1. Plumbline stack / bare Express', value: stack.rps / bare.rps, target: 0.85 });
       ratios.push({
-        what: '1. (diagnostic) Plumbline middleware only / bare Express',
+        what: '#18 1. Plumbline middleware + hand-written handler / bare Express',
         value: middleware.rps / bare.rps,
         target: 0.85,
       });
       ratios.push({
-        what: '1. Plumbline middleware on Fastify / bare Fastify',
+        what: '#9 1. whole Plumbline stack / bare Express',
+        value: stack.rps / bare.rps,
+        target: 0.85,
+      });
+      ratios.push({
+        what: '#16 1. Plumbline middleware on Fastify / bare Fastify',
         value: middlewareF.rps / bareF.rps,
         target: 0.8,
       });
       ratios.push({
-        what: '1. Plumbline middleware on Hono / bare Hono',
+        what: '#16 1. Plumbline middleware on Hono / bare Hono',
         value: middlewareH.rps / bareH.rps,
         target: 0.8,
       });
       ratios.push({
-        what: '1. whole stack on Fastify / whole stack on Express',
+        what: '#16 1. whole stack on Fastify / whole stack on Express',
         value: stackF.rps / stack.rps,
         target: 2,
       });
       ratios.push({
-        what: '1. whole stack on Hono / whole stack on Express',
+        what: '#16 1. whole stack on Hono / whole stack on Express',
         value: stackH.rps / stack.rps,
         target: 2,
       });
@@ -305,7 +325,7 @@ async function main() {
       const [ours, ...others] = results;
       const fastest = Math.max(...others.map((r) => r.rps));
       ratios.push({
-        what: '2. @plumbline/auth / faster alternative',
+        what: '#9 2. @plumbline/auth / faster alternative',
         value: ours.rps / fastest,
         target: 1.4,
       });
@@ -313,15 +333,23 @@ async function main() {
     if (PAIRS.has(3)) {
       if (redisUp) {
         try {
-          const [plain, idem] = await runPair('3 idempotent POST', [
+          const [plain, idem, floor] = await runPair('3 idempotent POST', [
             postOrder('POST without idempotency', 'post-plain'),
             postOrder('POST with idempotency (Redis)', 'post-idempotent'),
+            postOrder('POST with two raw ioredis round trips (transport floor)', 'post-redis-floor'),
           ]);
-          rows.push(plain, idem);
+          rows.push(plain, idem, floor);
           ratios.push({
-            what: '3. idempotent POST (Redis) / plain POST',
+            what: '#9 3. idempotent POST (Redis) / plain POST',
             value: idem.rps / plain.rps,
             target: 0.8,
+          });
+          // Time per request is 1 / req/s: the middleware's own time above the floor, in bare routes.
+          ratios.push({
+            what: "#18 3. idempotency's own cost above the transport floor, share of the bare route (by req/s)",
+            value: plain.rps / idem.rps - plain.rps / floor.rps,
+            target: 0.1,
+            atMost: true,
           });
         } finally {
           await deleteKeys(`${RUN_ID}:`);
@@ -331,6 +359,65 @@ async function main() {
     if (PAIRS.has(4)) {
       if (redisUp) rows.push(...(await referenceService(postgresUp, skipped)));
       else skipped.push(`4 (Redis not reachable at ${REDIS_URL})`);
+    }
+    if (PAIRS.has(6)) {
+      if (redisUp) {
+        try {
+          const [ours, peer, oursPost, peerPost] = await runPair('6 Plumbline vs peer stack', [
+            get('Plumbline stack, GET', 'stack', pairQuery, 'peer-get'),
+            get(
+              'peer stack (oauth2-jwt-bearer, negotiator, qs, http-errors), GET',
+              'peer-get',
+              pairQuery,
+              'peer-get',
+            ),
+            postOrder('Plumbline idempotency (Redis), POST', 'post-idempotent'),
+            postOrder('express-idempotency + its Redis adapter, POST', 'peer-post'),
+          ]);
+          rows.push(ours, peer, oursPost, peerPost);
+          ratios.push({
+            what: '#18 6. Plumbline stack / peer stack, GET',
+            value: ours.rps / peer.rps,
+            target: 1.5,
+          });
+          ratios.push({
+            what: '#18 6. Plumbline / peer stack, idempotent POST (Redis)',
+            value: oursPost.rps / peerPost.rps,
+            target: 1.5,
+          });
+        } finally {
+          await deleteKeys(`${RUN_ID}:`);
+        }
+      } else skipped.push(`6 (Redis not reachable at ${REDIS_URL})`);
+    }
+    if (PAIRS.has(7)) {
+      const [ours, hand] = await runPair('7 in-memory collection', [
+        get('collectionQuery + applyToArray + buildPage', 'collection-plumbline', pairQuery, 'collection'),
+        get('qs + hand validation + hand filter/sort/page', 'collection-hand', pairQuery, 'collection'),
+      ]);
+      rows.push(ours, hand);
+      ratios.push({
+        what: '#18 7. in-memory collection route / hand-written, same semantics',
+        value: ours.rps / hand.rps,
+        target: 0.8,
+      });
+    }
+    if (PAIRS.has(8)) {
+      if (redisUp && postgresUp) {
+        const [keyless, keyed] = await referenceService(postgresUp, skipped, {
+          title: '8 reference service POST, keys in Redis',
+          stores: ['shared'],
+          get: false,
+          sqlite: false,
+          keyless: true,
+        });
+        rows.push(keyless, keyed);
+        ratios.push({
+          what: '#18 8. reference service (PostgreSQL, keys in Redis): creating POST with a key / without',
+          value: keyed.rps / keyless.rps,
+          target: 0.9,
+        });
+      } else skipped.push(`8 (Redis or PostgreSQL not reachable)`);
     }
     if (PAIRS.has(5)) {
       if (redisUp) {
@@ -367,7 +454,7 @@ async function main() {
 async function referenceService(
   postgresUp,
   skipped,
-  pair = { title: '4 reference service', stores: [undefined], get: true },
+  pair = { title: '4 reference service', stores: [undefined], get: true, sqlite: true, keyless: false },
 ) {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const baseEnv = {
@@ -391,10 +478,11 @@ async function referenceService(
   for (const [n, store] of pair.stores.entries()) {
     const suffix = store ? `, IDEMPOTENCY_STORE=${store}` : '';
     const storeEnv = store ? { IDEMPOTENCY_STORE: store } : {};
-    services.push({
-      label: `SQLite${suffix}`,
-      env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${RUN_ID}:sqlite${n}:`, ...storeEnv },
-    });
+    if (pair.sqlite !== false)
+      services.push({
+        label: `SQLite${suffix}`,
+        env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${RUN_ID}:sqlite${n}:`, ...storeEnv },
+      });
     if (postgresUp) {
       const url = new URL(DATABASE_URL);
       url.searchParams.set('options', `-c search_path=${schema}${n}`);
@@ -430,6 +518,46 @@ async function referenceService(
           cannon: () => ({ headers }),
         });
       let n = 0;
+      if (pair.keyless) {
+        // POST /v2/projects requires a key; a task's creating POST takes one or none.
+        const made = await fetch(`${service.url}/v2/projects`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': `${RUN_ID}-parent` },
+          body: JSON.stringify({ name: `bench parent ${RUN_ID}` }),
+        });
+        if (made.status !== 201) throw new Error(`parent project: ${made.status} ${await made.text()}`);
+        const tasks = `/v2/projects/${(await made.json()).id}/tasks`;
+        let t = 0;
+        const task = (withKey) => (request) => {
+          t += 1;
+          if (withKey) request.headers = { ...request.headers, 'idempotency-key': `${RUN_ID}-task-${t}` };
+          request.body = JSON.stringify({ title: `bench task ${t}` });
+          return request;
+        };
+        for (const withKey of [false, true])
+          variants.push({
+            name: `reference service, ${service.label}: POST ${tasks.replace(/projects\/[^/]+/, 'projects/{id}')} ${withKey ? 'with a new' : 'without an'} idempotency key`,
+            path: tasks,
+            expect: 201,
+            start: server,
+            fetchInit: () => ({
+              method: 'POST',
+              headers: {
+                ...headers,
+                'content-type': 'application/json',
+                ...(withKey ? { 'idempotency-key': `${RUN_ID}-task-sanity` } : {}),
+              },
+              body: '{"title":"bench sanity"}',
+            }),
+            cannon: () => ({
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: '{"title":"bench task"}',
+              requests: [{ setupRequest: task(withKey) }],
+            }),
+          });
+        continue;
+      }
       variants.push({
         name: `reference service, ${service.label}: POST /v2/projects`,
         path: '/v2/projects',
@@ -480,7 +608,7 @@ function machine() {
 }
 
 function report(rows, ratios, skipped, elapsedMs) {
-  const command = `BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
+  const command = `BENCH_PAIRS=${[...PAIRS].join(',')} BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
   const date = new Date().toISOString();
   const mib = (bytes) => (bytes ? `${Math.round(bytes / 2 ** 20)} MiB` : '-');
   const groups = new Map();
@@ -502,7 +630,7 @@ function report(rows, ratios, skipped, elapsedMs) {
     '|---|---:|---:|---|',
     ...ratios.map(
       (r) =>
-        `| ${r.what} | ${r.value.toFixed(2)} | ≥ ${r.target} | ${r.value >= r.target ? 'yes' : '**no**'} |`,
+        `| ${r.what} | ${r.value.toFixed(2)} | ${r.atMost ? '≤' : '≥'} ${r.target} | ${(r.atMost ? r.value <= r.target : r.value >= r.target) ? 'yes' : '**no**'} |`,
     ),
   ];
   const text = [

@@ -20,6 +20,15 @@
  *                    negotiate, authenticate, collectionQuery; the bare route reads c.req.query())
  *   post-plain       POST /orders with express.json(), 201
  *   post-idempotent  the same behind @plumbline/idempotency with the Redis store
+ *   post-redis-floor no middleware, but the two Redis round trips a new key needs (a claim before the
+ *                    handler, a write after the response) straight through ioredis, on the same client
+ *                    options as post-idempotent: the transport floor of any Redis-backed middleware
+ *   peer-get, peer-post the `stack` GET and the `post-idempotent` POST built from popular single-
+ *                    purpose packages (bench/peer-stack.mjs)
+ *   collection-plumbline, collection-hand
+ *                    Express, no other middleware: GET /v2/projects through collectionQuery +
+ *                    applyToArray + buildPage + sendPage (offset pages, no cursors), against qs + hand
+ *                    validation + hand filter/sort/page with the same semantics (peer-stack.mjs)
  */
 import { createPublicKey } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -51,6 +60,14 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { createRemoteJWKSet } from 'jose';
+import {
+  handCollection,
+  handCollectionQuery,
+  errorHandler as handErrorHandler,
+  handPage,
+  peerGet,
+  peerPost,
+} from './peer-stack.mjs';
 
 const variant = process.argv[2];
 const env = process.env;
@@ -66,16 +83,14 @@ const PROJECTS = Array.from({ length: 200 }, (_, i) => ({
   created_at: new Date(Date.UTC(2026, 0, 1 + (i % 300))).toISOString(),
 }));
 
-const projects = defineCollection({
-  fields: {
-    id: { type: 'uuid', sort: true },
-    name: { type: 'string', sort: true, search: true },
-    status: { type: 'enum', values: STATUSES, filter: ['eq', 'in'] },
-    priority: { type: 'int', sort: true, filter: ['eq', 'gte', 'lte'] },
-    created_at: { type: 'date-time', sort: true },
-  },
-  defaultSort: '-created_at',
-});
+const FIELDS = {
+  id: { type: 'uuid', sort: true },
+  name: { type: 'string', sort: true, search: true },
+  status: { type: 'enum', values: STATUSES, filter: ['eq', 'in'] },
+  priority: { type: 'int', sort: true, filter: ['eq', 'gte', 'lte'] },
+  created_at: { type: 'date-time', sort: true },
+};
+const projects = defineCollection({ fields: FIELDS, defaultSort: '-created_at' });
 
 /**
  * The route without Plumbline: the same filtered, sorted first page of the same collection, with the
@@ -204,6 +219,32 @@ function stackHono(ownHandler = false) {
   return app;
 }
 
+/** The same collection with offset pages only (no signed cursors), for the collection pair. */
+const projectsOffset = defineCollection({
+  fields: FIELDS,
+  defaultSort: '-created_at',
+  pagination: ['offset'],
+});
+
+function collectionPlumbline() {
+  const app = express();
+  app.get('/v2/projects', collectionQuery(projectsOffset), (req, res) => {
+    const query = getCollectionQuery(req, projectsOffset);
+    sendPage(res, buildPage(query, applyToArray(query, PROJECTS), { baseUrl: '/v2/projects' }));
+  });
+  app.use(errorHandler());
+  return app;
+}
+
+function collectionHand() {
+  const app = express();
+  app.get('/v2/projects', handCollectionQuery(handCollection({ statuses: STATUSES })), (req, res) => {
+    res.json(handPage(PROJECTS, req.collectionQuery, '/v2/projects'));
+  });
+  app.use(handErrorHandler);
+  return app;
+}
+
 function authRoute(middleware) {
   const app = express();
   app.get('/projects', middleware, (_req, res) => {
@@ -251,14 +292,44 @@ function authExpressJwt() {
 }
 
 let redis;
-function post(withIdempotency) {
+let closeRedis;
+const REDIS_PREFIX = env.BENCH_REDIS_PREFIX ?? 'bench:idem:';
+/** The Redis client of post-idempotent and post-redis-floor (same options for both). */
+const benchRedis = () => {
+  redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+  return redis;
+};
+
+/**
+ * The two round trips a new key costs, with no middleware logic: an EVALSHA before the handler (the
+ * claim) and one after the response ends (the completion), as packages/idempotency/bench does.
+ */
+async function redisFloor() {
+  const client = benchRedis();
+  const sha = await client.script('LOAD', 'return 1');
+  return (req, res, next) => {
+    const key = `${REDIS_PREFIX}${req.headers['idempotency-key']}`;
+    client.evalshaBuffer(sha, 1, key, 'fingerprint', 'token', 60_000).then(() => {
+      res.once('finish', () => {
+        client.evalshaBuffer(sha, 1, key, 'token', 201, '[]', Buffer.from('{}'), 86_400_000).catch(() => {});
+      });
+      next();
+    }, next);
+  };
+}
+
+async function post(mode) {
   const app = express();
   const chain = [express.json()];
-  if (withIdempotency) {
-    redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
-    const store = createRedisStore({ client: redis, prefix: env.BENCH_REDIS_PREFIX ?? 'bench:idem:' });
+  if (mode === 'idempotent') {
+    const store = createRedisStore({
+      client: benchRedis(),
+      prefix: REDIS_PREFIX,
+      // bench/instructions.mjs runs this under valgrind, where a round trip can take seconds.
+      timeoutMs: Number(env.BENCH_REDIS_TIMEOUT_MS ?? 2000),
+    });
     chain.push(idempotency({ store, required: true }));
-  }
+  } else if (mode === 'floor') chain.push(await redisFloor());
   let next = 1;
   app.post('/orders', ...chain, (req, res) => {
     const id = next++;
@@ -291,8 +362,24 @@ const apps = {
   'auth-plumbline': authPlumbline,
   'auth-oauth2': authOauth2,
   'auth-express-jwt': authExpressJwt,
-  'post-plain': () => post(false),
-  'post-idempotent': () => post(true),
+  'post-plain': () => post('plain'),
+  'post-idempotent': () => post('idempotent'),
+  'post-redis-floor': () => post('floor'),
+  'peer-get': () =>
+    peerGet({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwksUri: env.BENCH_JWKS_URL,
+      rows: PROJECTS,
+      statuses: STATUSES,
+    }),
+  'peer-post': async () => {
+    const peer = await peerPost({ redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+    closeRedis = peer.close;
+    return peer.app;
+  },
+  'collection-plumbline': collectionPlumbline,
+  'collection-hand': collectionHand,
 };
 
 const make = apps[variant];
@@ -303,13 +390,15 @@ if (!make) {
 // Express apps are request listeners; the Fastify and Hono variants hand over a Node server.
 const made = await make();
 const server = typeof made === 'function' ? createServer(made) : made;
+// bench/instructions.mjs keeps connections open across its (slow) callgrind switches.
+if (env.BENCH_KEEPALIVE_MS) server.keepAliveTimeout = Number(env.BENCH_KEEPALIVE_MS);
 const announce = () => process.stdout.write(`ready ${server.address().port}\n`);
 if (server.listening) announce();
 else server.listen(0, '127.0.0.1', announce);
 process.on('SIGTERM', () => {
   server.close(() => {
     redis?.disconnect();
-    process.exit(0);
+    Promise.resolve(closeRedis?.()).finally(() => process.exit(0));
   });
   server.closeAllConnections();
 });

@@ -1,0 +1,237 @@
+/**
+ * The servers bench/instructions.mjs counts: for each framework (Express 5, Fastify 5, Hono on
+ * @hono/node-server) a bare route and the same route behind exactly one Plumbline middleware, each
+ * on its own port of 127.0.0.1, all in this one process (so valgrind starts Node once). Prints
+ * `ready <JSON: name → port>`. Reads BENCH_PUBLIC_JWK, BENCH_ISSUER, BENCH_AUDIENCE, and REDIS_URL /
+ * BENCH_REDIS_PREFIX when BENCH_REDIS=1 (then it adds the Express Redis rows); BENCH_FRAMEWORKS and
+ * BENCH_ROUTE narrow it to some frameworks or one route.
+ *
+ * Every GET route answers the same small JSON body and every POST route 201 with the same body, so
+ * (route with a middleware) − (bare route) is the middleware's own cost per request.
+ */
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { createJwtVerifier } from '@plumbline/auth';
+import * as authExpress from '@plumbline/auth/express';
+import * as authFastify from '@plumbline/auth/fastify';
+import * as authHono from '@plumbline/auth/hono';
+import * as errorsExpress from '@plumbline/errors/express';
+import * as errorsFastify from '@plumbline/errors/fastify';
+import * as errorsHono from '@plumbline/errors/hono';
+import { createMemoryStore, createRedisStore } from '@plumbline/idempotency';
+import * as idemExpress from '@plumbline/idempotency/express';
+import * as idemFastify from '@plumbline/idempotency/fastify';
+import * as idemHono from '@plumbline/idempotency/hono';
+import * as negExpress from '@plumbline/negotiation/express';
+import * as negFastify from '@plumbline/negotiation/fastify';
+import * as negHono from '@plumbline/negotiation/hono';
+import { defineCollection } from '@plumbline/query-parser';
+import * as queryExpress from '@plumbline/query-parser/express';
+import * as queryFastify from '@plumbline/query-parser/fastify';
+import * as queryHono from '@plumbline/query-parser/hono';
+import { createVersionPolicy } from '@plumbline/versioning';
+import * as verExpress from '@plumbline/versioning/express';
+import * as verFastify from '@plumbline/versioning/fastify';
+import * as verHono from '@plumbline/versioning/hono';
+import express from 'express';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import { Redis } from 'ioredis';
+
+const env = process.env;
+const BODY = { data: [{ id: 1, name: 'Apollo', status: 'active' }] };
+const NEGOTIATION = { types: ['application/json', 'application/xml'], languages: ['en', 'de'] };
+const policy = () => createVersionPolicy({ strategy: 'path', versions: ['2'] });
+const verifier = () =>
+  createJwtVerifier({
+    issuers: [
+      {
+        issuer: env.BENCH_ISSUER,
+        audience: env.BENCH_AUDIENCE,
+        jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] },
+      },
+    ],
+  });
+const collection = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    name: { type: 'string', sort: true, search: true },
+    status: { type: 'enum', values: ['active', 'archived', 'paused'], filter: ['eq', 'in'] },
+    priority: { type: 'int', sort: true, filter: ['eq', 'gte', 'lte'] },
+  },
+  defaultSort: 'id',
+});
+let redis;
+const redisClient = () => {
+  redis ??= new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+  return redis;
+};
+const PREFIX = env.BENCH_REDIS_PREFIX ?? 'bench:instr:';
+const REDIS_TIMEOUT_MS = Number(env.BENCH_REDIS_TIMEOUT_MS ?? 2000);
+
+// ---- Express 5 -------------------------------------------------------------------------------
+const sendBody = (_req, res) => res.json(BODY);
+let created = 0;
+const sendCreated = (req, res) => res.status(201).json({ id: ++created, ...req.body });
+
+/** The two raw round trips of a new key (claim, then completion after the response), no middleware. */
+async function redisFloor() {
+  const client = redisClient();
+  const sha = await client.script('LOAD', 'return 1');
+  return (req, res, next) => {
+    const key = `${PREFIX}${req.headers['idempotency-key']}`;
+    client.evalshaBuffer(sha, 1, key, 'fingerprint', 'token', 60_000).then(() => {
+      res.once('finish', () => {
+        client.evalshaBuffer(sha, 1, key, 'token', 201, '[]', Buffer.from('{}'), 86_400_000).catch(() => {});
+      });
+      next();
+    }, next);
+  };
+}
+
+const expressApps = {
+  bare: () => express().get('/v2/items', sendBody),
+  errors: () =>
+    express()
+      .use(errorsExpress.requestId())
+      .get('/v2/items', sendBody)
+      .use(errorsExpress.notFoundHandler())
+      .use(errorsExpress.errorHandler()),
+  negotiation: () => express().use(negExpress.negotiate(NEGOTIATION)).get('/v2/items', sendBody),
+  versioning: () =>
+    express().use(verExpress.versionedRouter(policy(), { 2: express.Router().get('/items', sendBody) })),
+  'query-parser': () => express().get('/v2/items', queryExpress.collectionQuery(collection), sendBody),
+  auth: () =>
+    express()
+      .use(authExpress.authenticate({ jwt: verifier() }))
+      .get('/v2/items', sendBody),
+  'bare-post': () => express().post('/v2/items', express.json(), sendCreated),
+  idempotency: () =>
+    express().post(
+      '/v2/items',
+      express.json(),
+      idemExpress.idempotency({ store: createMemoryStore(), required: true }),
+      sendCreated,
+    ),
+};
+if (env.BENCH_REDIS === '1') {
+  expressApps['idempotency-redis'] = () =>
+    express().post(
+      '/v2/items',
+      express.json(),
+      idemExpress.idempotency({
+        // Under valgrind on a busy machine a round trip can take seconds: no timeouts in the count.
+        store: createRedisStore({ client: redisClient(), prefix: PREFIX, timeoutMs: REDIS_TIMEOUT_MS }),
+        required: true,
+      }),
+      sendCreated,
+    );
+  expressApps['redis-floor'] = async () =>
+    express().post('/v2/items', express.json(), await redisFloor(), sendCreated);
+}
+
+// ---- Fastify 5 -------------------------------------------------------------------------------
+const fastifyBody = async () => BODY;
+const fastifyCreated = async (request, reply) => reply.code(201).send({ id: ++created, ...request.body });
+const fastifyApps = {
+  bare: async () => Fastify().get('/v2/items', fastifyBody),
+  errors: async () => {
+    const app = Fastify();
+    await app.register(errorsFastify.plumblineErrors);
+    return app.get('/v2/items', fastifyBody);
+  },
+  negotiation: async () => {
+    const app = Fastify();
+    await app.register(negFastify.negotiation, NEGOTIATION);
+    return app.get('/v2/items', fastifyBody);
+  },
+  versioning: async () => {
+    const app = Fastify();
+    await app.register(verFastify.versioning, { policy: policy() });
+    return app.get('/v2/items', fastifyBody);
+  },
+  'query-parser': async () =>
+    Fastify().get('/v2/items', queryFastify.collectionQuery(collection), fastifyBody),
+  auth: async () =>
+    Fastify()
+      .addHook('onRequest', authFastify.authenticate({ jwt: verifier() }))
+      .get('/v2/items', fastifyBody),
+  'bare-post': async () => Fastify().post('/v2/items', fastifyCreated),
+  idempotency: async () => {
+    const app = Fastify();
+    await app.register(idemFastify.idempotency, { store: createMemoryStore(), required: true });
+    return app.post('/v2/items', fastifyCreated);
+  },
+};
+
+// ---- Hono on @hono/node-server ---------------------------------------------------------------
+const honoBody = (c) => c.json(BODY);
+const honoCreated = async (c) => c.json({ id: ++created, ...(await c.req.json()) }, 201);
+const honoApps = {
+  bare: () => new Hono().get('/v2/items', honoBody),
+  errors: () => {
+    const problems = errorsHono.problemDetails();
+    const app = new Hono();
+    app.use(problems.middleware);
+    app.onError(problems.onError);
+    app.notFound(problems.notFound);
+    return app.get('/v2/items', honoBody);
+  },
+  negotiation: () => new Hono().use(negHono.negotiate(NEGOTIATION)).get('/v2/items', honoBody),
+  versioning: () => new Hono().use(verHono.versioning(policy())).get('/v2/items', honoBody),
+  'query-parser': () => new Hono().get('/v2/items', queryHono.collectionQuery(collection), honoBody),
+  auth: () => new Hono().use(authHono.authenticate({ jwt: verifier() })).get('/v2/items', honoBody),
+  'bare-post': () => new Hono().post('/v2/items', honoCreated),
+  idempotency: () =>
+    new Hono().post(
+      '/v2/items',
+      idemHono.idempotency({ store: createMemoryStore(), required: true }),
+      honoCreated,
+    ),
+};
+
+const KEEPALIVE_MS = Number(env.BENCH_KEEPALIVE_MS ?? 5000);
+const listen = (server) => {
+  server.keepAliveTimeout = KEEPALIVE_MS;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+};
+// Fastify listens itself, as deployed; Express and Hono through node:http.
+const frameworks = [
+  ['express', expressApps, (app) => listen(createServer(app))],
+  [
+    'fastify',
+    fastifyApps,
+    async (app) => {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      app.server.keepAliveTimeout = KEEPALIVE_MS;
+      return app.server;
+    },
+  ],
+  ['hono', honoApps, (app) => listen(createServer(getRequestListener(app.fetch)))],
+];
+const ports = {};
+const only = env.BENCH_FRAMEWORKS ? new Set(env.BENCH_FRAMEWORKS.split(',')) : undefined;
+const servers = [];
+for (const [framework, apps, serve] of frameworks) {
+  if (only && !only.has(framework)) continue;
+  for (const [middleware, make] of Object.entries(apps)) {
+    if (env.BENCH_ROUTE && env.BENCH_ROUTE !== middleware) continue;
+    const server = await serve(await make());
+    servers.push(server);
+    ports[`${framework}/${middleware}`] = server.address().port;
+  }
+}
+// The driver collects garbage between routes (node --expose-gc), so no route pays for another's.
+const admin = await listen(
+  createServer((_req, res) => {
+    globalThis.gc?.();
+    res.end('ok');
+  }),
+);
+servers.push(admin);
+process.stdout.write(`ready ${JSON.stringify({ ...ports, _gc: admin.address().port })}\n`);
+process.on('SIGTERM', () => {
+  for (const server of servers) server.close();
+  redis?.disconnect();
+  process.exit(0);
+});

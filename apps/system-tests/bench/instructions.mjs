@@ -1,0 +1,522 @@
+#!/usr/bin/env node
+/**
+ * Each Plumbline middleware's own cost per request, in instructions (valgrind callgrind), on Express 5,
+ * Fastify 5 and Hono: (route behind that middleware) − (bare route), from real HTTP requests over
+ * 127.0.0.1 to the servers of bench/instructions-server.mjs, all in one Node process under callgrind.
+ *
+ *   pnpm bench:instructions                      measure, print the table, compare with the baseline
+ *   pnpm bench:instructions --check              the same, exit 1 on a rise of more than 10 %
+ *   pnpm bench:instructions --update-baseline --reason "why the counts moved"
+ *   options: --frameworks express,fastify,hono  --requests 50  --windows 3  --warmup 800  --processes 1
+ *            --jobs 2 (processes at once: one per framework, or one per route with --split)
+ *            --time (also server CPU µs per request, natively)  --redis (the Express Redis rows)
+ *            --routes all (or variant,variant): the #18 pairs as whole routes of bench/server.mjs
+ *
+ * Method: each framework's servers run in one Node process under `valgrind --tool=callgrind
+ * --instr-atstart=no`, so nothing is counted while Node starts or while a route is warmed up
+ * (`--warmup` sequential requests, so V8 has optimized the hot paths). Then, `--windows` times: a
+ * few uncounted requests (and with `--gc` a forced full collection first), `callgrind_control -i on`, `--requests` sequential
+ * requests on one keep-alive connection with fixed inputs, `-i off`, a dump. The dump's total over
+ * the request count is the window's instructions per request (user space, every thread: handler,
+ * framework, Node's HTTP stack, V8's compiler and GC); the cheapest window is the route's figure,
+ * because a late optimizing compile or an old-generation collection only ever adds to a window.
+ * The JIT stays on, as deployed (`--jitless` would count the interpreter, a different program);
+ * node's --predictable makes V8 compile and collect at points fixed by the work done rather than by
+ * the clock. `--processes 2` or more prints the spread between separate processes.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { startBenchAuth } from './bench-auth.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BASELINE = join(here, 'instructions-baseline.json');
+const TOLERANCE = 0.1;
+const { values: opts } = parseArgs({
+  options: {
+    frameworks: { type: 'string', default: 'express,fastify,hono' },
+    requests: { type: 'string', default: '50' },
+    windows: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '800' },
+    processes: { type: 'string', default: '1' },
+    jobs: { type: 'string', default: '2' },
+    split: { type: 'boolean', default: false },
+    time: { type: 'boolean', default: false },
+    redis: { type: 'boolean', default: false },
+    routes: { type: 'string' },
+    gc: { type: 'boolean', default: false },
+    check: { type: 'boolean', default: false },
+    'update-baseline': { type: 'boolean', default: false },
+    reason: { type: 'string' },
+  },
+});
+const REQUESTS = Number(opts.requests);
+const WARMUP = Number(opts.warmup);
+const WINDOWS = Number(opts.windows);
+const SETTLE = 20;
+const PROCESSES = Number(opts.processes);
+const RUN_ID = `benchinstr_${process.pid}_${randomBytes(3).toString('hex')}`;
+const MIDDLEWARE = ['errors', 'negotiation', 'versioning', 'query-parser', 'auth', 'idempotency'];
+const POSTS = new Set(['bare-post', 'idempotency', 'idempotency-redis', 'redis-floor']);
+/** With --split each route is counted in its own process (more start-ups, but on a busy machine many short processes finish sooner). */
+const ROUTES = [
+  'bare',
+  ...MIDDLEWARE.slice(0, 5),
+  'bare-post',
+  'idempotency',
+  ...(opts.redis ? ['idempotency-redis', 'redis-floor'] : []),
+];
+const WHOLE_POSTS = new Set(['post-plain', 'post-idempotent', 'post-redis-floor', 'peer-post']);
+/** The #18 pairs counted whole (`--routes`): bench/server.mjs variants, one process each. */
+const ROUTE_PAIRS = [
+  { what: 'Plumbline stack / peer stack, GET', ours: 'stack', theirs: 'peer-get', target: 1.5 },
+  {
+    what: 'Plumbline / peer stack, idempotent POST (Redis)',
+    ours: 'post-idempotent',
+    theirs: 'peer-post',
+    target: 1.5,
+  },
+  {
+    what: 'Plumbline middleware + hand-written handler / bare Express',
+    ours: 'stack-own-handler',
+    theirs: 'bare',
+    target: 0.85,
+  },
+  {
+    what: 'in-memory collection route / hand-written, same semantics',
+    ours: 'collection-plumbline',
+    theirs: 'collection-hand',
+    target: 0.8,
+  },
+];
+
+if (opts['update-baseline'] && !opts.reason?.trim()) {
+  console.error('--update-baseline needs --reason "why the counts changed"');
+  process.exit(2);
+}
+
+/**
+ * Fixed inputs: the same URL and headers on every GET; a POST body and a fresh key of fixed length.
+ * `route/<variant>` names a whole route of bench/server.mjs (the load harness's variants).
+ */
+function requestFor(route, token, n) {
+  const headers = {
+    accept: 'application/json',
+    'accept-language': 'en',
+    authorization: `Bearer ${token}`,
+  };
+  const whole = route.startsWith('route/');
+  const post = whole ? WHOLE_POSTS.has(route.slice(6)) : POSTS.has(route);
+  if (!post) {
+    const path = whole ? '/v2/projects' : '/v2/items';
+    return { method: 'GET', path: `${path}?status=active&sort=-priority&limit=20`, headers, expect: 200 };
+  }
+  const body = '{"sku":"A-1","qty":2}';
+  return {
+    method: 'POST',
+    path: whole ? '/orders' : '/v2/items',
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+      'idempotency-key': `${RUN_ID}:${String(n).padStart(9, '0')}`,
+    },
+    body,
+    expect: 201,
+  };
+}
+
+/** Server processes still running, killed if this script is stopped. */
+const servers = new Set();
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    for (const child of servers) child.kill('SIGKILL');
+    process.exit(130);
+  });
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+function send(port, spec, retry = true) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: spec.method, path: spec.path, headers: spec.headers, agent },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          res.statusCode === spec.expect
+            ? resolve()
+            : reject(new Error(`${spec.method} ${spec.path}: ${res.statusCode} ${Buffer.concat(chunks)}`)),
+        );
+      },
+    );
+    // A kept-alive socket the server closed while callgrind was being switched: send again, once.
+    req.on('error', (error) =>
+      retry && req.reusedSocket && error.code === 'ECONNRESET'
+        ? send(port, spec, false).then(resolve, reject)
+        : reject(error),
+    );
+    req.end(spec.body);
+  });
+}
+
+let sequence = 0;
+async function load(port, route, token, count) {
+  for (let i = 0; i < count; i++) await send(port, requestFor(route, token, ++sequence));
+}
+
+/**
+ * Starts the servers (under callgrind unless `native`); resolves with { child, ports }. `unit` is a
+ * framework of instructions-server.mjs or `route/<variant>` of server.mjs.
+ */
+function startServers(env, native, unit) {
+  const whole = unit?.startsWith('route/');
+  const server = whole ? [join(here, 'server.mjs'), unit.slice(6)] : [join(here, 'instructions-server.mjs')];
+  const dir = mkdtempSync(join(tmpdir(), 'plumbline-instr-'));
+  // Keep-alive connections outlive the seconds callgrind_control can take on a busy machine.
+  env = { ...env, BENCH_KEEPALIVE_MS: '600000', BENCH_REDIS_TIMEOUT_MS: '600000' };
+  const [command, args] = native
+    ? [process.execPath, [...NODE_FLAGS, ...server]]
+    : [
+        'valgrind',
+        [
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          `--callgrind-out-file=${join(dir, 'cg.out')}`,
+          process.execPath,
+          ...NODE_FLAGS,
+          ...server,
+        ],
+      ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const onData = (chunk) => {
+      out += chunk;
+      const match = /ready (\{.*\}|\d+)\n/.exec(out);
+      if (match) resolve({ child, dir, ports: whole ? { [unit]: Number(match[1]) } : JSON.parse(match[1]) });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => {
+      out += chunk;
+    });
+    servers.add(child);
+    child.once('exit', (code) => {
+      servers.delete(child);
+      reject(new Error(`server exited with ${code}:\n${out.slice(-2000)}`));
+    });
+  });
+}
+
+// --predictable: V8 compiles and collects on its main thread at points fixed by the work done, not
+// by the clock, so the same requests give the same count; --expose-gc for `--gc` (a collection
+// before each window). Both change where work happens, not what a request costs.
+const NODE_FLAGS = ['--predictable', '--expose-gc'];
+
+const control = (pid, ...args) =>
+  execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'pipe' });
+
+/** Instructions per request of every route of one framework, in one process under callgrind. */
+async function countFramework(env, token, unit) {
+  const [framework, only] = unit.startsWith('route/') ? [unit] : unit.split('/');
+  const { child, dir, ports } = await startServers(
+    { ...env, BENCH_FRAMEWORKS: framework, BENCH_ROUTE: only ?? '' },
+    false,
+    unit,
+  );
+  const perRequest = {};
+  /** Instructions of `count` requests: collect garbage, count on, requests, count off, dump. */
+  const window = async (name, port, route, count) => {
+    // A forced full collection before each window made the later windows dearer, not steadier
+    // (bytecode ageing, lazy sweeping): only with --gc. A few requests re-open the connection.
+    if (opts.gc && ports._gc) await send(ports._gc, { method: 'GET', path: '/', headers: {}, expect: 200 });
+    await load(port, route, token, SETTLE);
+    control(child.pid, '-i', 'on');
+    await load(port, route, token, count);
+    control(child.pid, '-i', 'off');
+    control(child.pid, '--dump');
+    const dumps = readdirSync(dir).filter((f) => /^cg\.out\.\d+$/.test(f));
+    const latest = dumps.sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2])).at(-1);
+    const text = readFileSync(join(dir, latest), 'utf8');
+    rmSync(join(dir, latest));
+    const total = Number(/^totals:\s+(\d+)/m.exec(text)?.[1]);
+    if (!Number.isFinite(total) || total === 0) throw new Error(`${name}: no instruction total in the dump`);
+    return total;
+  };
+  try {
+    const routes = Object.entries(ports).filter(([name]) => name !== '_gc');
+    // The first counting window of a process costs more (callgrind instruments afresh); spend it on
+    // a route that is then counted again.
+    const first = routes[0][0].startsWith('route/') ? routes[0][0] : routes[0][0].split('/')[1];
+    await load(routes[0][1], first, token, WARMUP);
+    await window('(first window)', routes[0][1], first, 10);
+    for (const [name, port] of routes) {
+      const route = name.startsWith('route/') ? name : name.split('/')[1];
+      if (name !== routes[0][0]) await load(port, route, token, WARMUP);
+      // WINDOWS windows of N requests; the cheapest is the route's steady cost. A window that
+      // caught a late optimizing compile or an old-generation collection is dearer, never cheaper.
+      const counts = [];
+      for (let w = 0; w < WINDOWS; w++) counts.push((await window(name, port, route, REQUESTS)) / REQUESTS);
+      perRequest[name] = Math.min(...counts);
+      process.stderr.write(
+        `  ${name}: ${counts.map((c) => Math.round(c).toLocaleString('en')).join(' / ')} instructions/request\n`,
+      );
+    }
+  } finally {
+    // CPU seconds the process used: what the run costs on an idle 2-core machine with --jobs 2.
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    process.stderr.write(`  ${unit}: ${(Number(stat[11]) + Number(stat[12])) / 100} CPU s under valgrind\n`);
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return perRequest;
+}
+
+/** Server CPU time per request (user + system, from /proc), natively, after the same warm-up. */
+async function timeOnce(env, token) {
+  const { child, ports } = await startServers(env, true);
+  const ticks = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  const perRequest = {};
+  const n = Math.max(REQUESTS * 10, 4000);
+  try {
+    for (const [name, port] of Object.entries(ports)) {
+      if (name === '_gc') continue;
+      const route = name.split('/')[1];
+      await load(port, route, token, WARMUP);
+      const before = ticks();
+      await load(port, route, token, n);
+      // Clock ticks are 10 ms (USER_HZ 100).
+      perRequest[name] = ((ticks() - before) * 10_000) / n;
+    }
+  } finally {
+    child.kill('SIGKILL');
+  }
+  return perRequest;
+}
+
+/** Every framework, `--jobs` processes at a time (counts do not depend on what else runs). */
+async function countOnce(env, token) {
+  const queue = opts.routes
+    ? opts.routes !== 'all'
+      ? opts.routes.split(',').map((v) => `route/${v}`)
+      : [
+          ...new Set(ROUTE_PAIRS.flatMap((p) => [`route/${p.ours}`, `route/${p.theirs}`])),
+          'route/post-plain',
+          'route/post-redis-floor',
+        ]
+    : opts.split
+      ? opts.frameworks
+          .split(',')
+          .flatMap((f) =>
+            ROUTES.filter((r) => f === 'express' || !r.includes('redis')).map((r) => `${f}/${r}`),
+          )
+      : opts.frameworks.split(',');
+  const units = [...queue];
+  const results = {};
+  const worker = async () => {
+    for (let framework = queue.shift(); framework; framework = queue.shift())
+      results[framework] = await countFramework(env, token, framework);
+  };
+  await Promise.all(Array.from({ length: Number(opts.jobs) }, worker));
+  return Object.assign({}, ...units.map((f) => results[f]));
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Per framework: bare routes and each middleware's cost (route − its bare route). */
+function costs(perRequest) {
+  const entries = {};
+  for (const name of Object.keys(perRequest)) {
+    const [framework, route] = name.split('/');
+    if (route === 'bare' || route === 'bare-post') {
+      entries[name] = perRequest[name];
+      continue;
+    }
+    const bare = perRequest[`${framework}/${POSTS.has(route) ? 'bare-post' : 'bare'}`];
+    entries[name] = perRequest[name] - bare;
+  }
+  return entries;
+}
+
+async function deleteKeys() {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${RUN_ID}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const k = (n) => `${(n / 1000).toFixed(1)} k`;
+
+/** `--routes`: the #18 pairs as whole routes, by instructions per request. */
+async function countRoutes(auth) {
+  const env = {
+    ...auth.env,
+    BENCH_REDIS_PREFIX: `${RUN_ID}:`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  const perRequest = await countOnce(env, auth.token);
+  const at = (variant) => perRequest[`route/${variant}`];
+  const lines = [
+    `Whole routes of bench/server.mjs, instructions per request (callgrind): the cheapest of ${WINDOWS} windows of ${REQUESTS} requests after ${WARMUP} warm-up requests, one process per route, Node ${process.version}.`,
+    '',
+    '| route | instructions / request |',
+    '|---|---:|',
+    ...Object.keys(perRequest).map((name) => `| ${name.slice(6)} | ${k(perRequest[name])} |`),
+    '',
+    '| #18 target, by instructions | measured | required | met |',
+    '|---|---:|---:|---|',
+  ];
+  for (const pair of ROUTE_PAIRS) {
+    if (at(pair.ours) === undefined || at(pair.theirs) === undefined) continue;
+    // Fewer instructions is faster: ours / theirs by speed is theirs / ours by count.
+    const ratio = at(pair.theirs) / at(pair.ours);
+    lines.push(
+      `| ${pair.what} | ${ratio.toFixed(2)} | ≥ ${pair.target} | ${ratio >= pair.target ? 'yes' : '**no**'} |`,
+    );
+  }
+  const own = (at('post-idempotent') - at('post-redis-floor')) / at('post-plain');
+  if (Number.isFinite(own))
+    lines.push(
+      `| idempotency (Redis, new key): own cost above two raw ioredis round trips / bare POST | ${own.toFixed(3)} | ≤ 0.1 | ${own <= 0.1 ? 'yes' : '**no**'} |`,
+    );
+  console.info(lines.join('\n'));
+}
+
+async function main() {
+  const started = Date.now();
+  if (opts.check && !existsSync(BASELINE)) {
+    // Nothing to compare with: say how to start guarding, and do not spend minutes counting.
+    console.info(
+      `No ${BASELINE}: the guard is off until \`pnpm bench:instructions --update-baseline --reason "..."\` commits one.`,
+    );
+    return;
+  }
+  const auth = await startBenchAuth();
+  if (opts.routes) {
+    try {
+      await countRoutes(auth);
+    } finally {
+      auth.close();
+      await deleteKeys();
+    }
+    return;
+  }
+  auth.close();
+  const env = {
+    ...auth.env,
+    BENCH_FRAMEWORKS: opts.frameworks,
+    BENCH_REDIS: opts.redis ? '1' : '0',
+    BENCH_REDIS_PREFIX: `${RUN_ID}:`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  const runs = [];
+  try {
+    for (let p = 0; p < PROCESSES; p++) runs.push(costs(await countOnce(env, auth.token)));
+  } finally {
+    if (opts.redis) await deleteKeys();
+  }
+  const names = Object.keys(runs[0]);
+  const value = Object.fromEntries(names.map((n) => [n, median(runs.map((r) => r[n]))]));
+  const spread = Object.fromEntries(
+    names.map((n) => [n, Math.max(...runs.map((r) => r[n])) - Math.min(...runs.map((r) => r[n]))]),
+  );
+  let micros;
+  if (opts.time) {
+    const cpu = await timeOnce(env, auth.token);
+    micros = costs(cpu);
+    if (opts.redis) await deleteKeys();
+  }
+
+  const baseline = existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : { entries: {} };
+  const rows = [
+    `Instructions per request (callgrind): the cheapest of ${WINDOWS} windows of ${REQUESTS} requests, after ${WARMUP} warm-up requests per route, ${PROCESSES} process(es), Node ${process.version}. Middleware rows: (route with it) − (bare route of the same framework and method).`,
+    '',
+    `| entry | instructions / request | ${PROCESSES > 1 ? 'spread (max − min) | ' : ''}${micros ? 'server CPU µs | ' : ''}baseline | change |`,
+    `|---|---:|${PROCESSES > 1 ? '---:|' : ''}${micros ? '---:|' : ''}---:|---:|`,
+  ];
+  const failures = [];
+  for (const name of names) {
+    const base = baseline.entries[name]?.value;
+    const change = base ? (value[name] - base) / base : undefined;
+    // Guarded: every middleware row (not the bare routes, which only anchor the differences).
+    const guarded = MIDDLEWARE.includes(name.split('/')[1]);
+    if (guarded && base !== undefined && change > TOLERANCE)
+      failures.push(`${name}: ${k(base)} → ${k(value[name])}`);
+    rows.push(
+      `| ${name} | ${k(value[name])} | ${PROCESSES > 1 ? `${k(spread[name])} | ` : ''}${micros ? `${micros[name].toFixed(1)} | ` : ''}${base === undefined ? '-' : k(base)} | ${change === undefined ? '-' : `${(change * 100).toFixed(1)} %`}${guarded && change > TOLERANCE ? ' **over**' : ''} |`,
+    );
+  }
+  const redisTarget =
+    value['express/idempotency-redis'] !== undefined
+      ? (value['express/idempotency-redis'] - value['express/redis-floor']) / value['express/bare-post']
+      : undefined;
+  if (redisTarget !== undefined) {
+    rows.push(
+      '',
+      `#18 idempotency (Redis, new key): own cost above the two raw round trips = ${k(value['express/idempotency-redis'] - value['express/redis-floor'])} = ${(redisTarget * 100).toFixed(1)} % of the bare POST route's ${k(value['express/bare-post'])} (target ≤ 10 %): ${redisTarget <= 0.1 ? 'met' : 'not met'}`,
+    );
+  }
+  rows.push('', `Took ${Math.round((Date.now() - started) / 1000)} s.`);
+  console.info(rows.join('\n'));
+
+  if (opts['update-baseline']) {
+    const entries = {};
+    for (const name of names) {
+      const previous = baseline.entries[name];
+      const same = previous && Math.abs(value[name] - previous.value) <= previous.value * 0.02;
+      entries[name] = {
+        value: Math.round(value[name]),
+        reason: same ? previous.reason : opts.reason.trim(),
+      };
+    }
+    const next = {
+      note: 'Instructions per request (bare routes) and per middleware (route − bare), from `pnpm bench:instructions`. Update with `pnpm bench:instructions --update-baseline --reason "..."`; CONTRIBUTING.md has the rule.',
+      requests: REQUESTS,
+      warmup: WARMUP,
+      node: process.version,
+      entries,
+    };
+    writeFileSync(BASELINE, `${JSON.stringify(next, null, 2)}\n`);
+    console.info(`Baseline written to ${BASELINE}`);
+    return;
+  }
+  for (const [name, entry] of Object.entries(baseline.entries)) {
+    if (!entry.reason?.trim()) failures.push(`${name}: the baseline entry has no reason`);
+  }
+  if (failures.length) {
+    console.error(
+      `\nOver the baseline by more than ${TOLERANCE * 100} %, or without a reason:\n  ${failures.join('\n  ')}`,
+    );
+    console.error(
+      'If the rise is intended, run `pnpm bench:instructions --update-baseline --reason "..."` and commit it.',
+    );
+    if (opts.check) process.exit(1);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
