@@ -6,6 +6,7 @@
  * (N and 2N calls after the same warm-up), so start-up and JIT warm-up cancel out.
  *
  *   node apps/system-tests/bench/profile-collection.mjs [calls]
+ *   node apps/system-tests/bench/profile-collection.mjs --time [rounds]   (CPU time, no valgrind)
  *
  * Needs valgrind and a built @plumbline/query-parser. Under `--run <variant> <calls>` it is the
  * measured program itself.
@@ -56,7 +57,21 @@ const variants = {
   applyToArray: () => applyToArray(query, PROJECTS).length,
 };
 
-if (process.argv[2] === '--run') {
+if (process.argv[2] === '--time') {
+  // CPU time per call, the variants interleaved in rounds of 2 000 calls (noisy under load).
+  const rounds = Number(process.argv[3] ?? 20);
+  const spent = Object.fromEntries(Object.keys(variants).map((name) => [name, 0]));
+  for (let round = 0; round < rounds + 2; round++) {
+    for (const [name, run] of Object.entries(variants)) {
+      const start = process.cpuUsage();
+      for (let i = 0; i < 2000; i++) run();
+      const used = process.cpuUsage(start);
+      if (round >= 2) spent[name] += (used.user + used.system) / 2000 / rounds;
+    }
+  }
+  for (const [name, us] of Object.entries(spent)) process.stdout.write(`| ${name} | ${us.toFixed(1)} µs |\n`);
+  process.stdout.write(`hand-written / plumbline: ${(spent['hand-written'] / spent.plumbline).toFixed(2)}\n`);
+} else if (process.argv[2] === '--run') {
   const run = variants[process.argv[3]];
   const calls = Number(process.argv[4]);
   let sink = 0;
