@@ -60,7 +60,7 @@ async function load(port, token, amount) {
     url: `http://127.0.0.1:${port}${PATH}`,
     connections: 4,
     amount,
-    timeout: 120,
+    timeout: 600,
     headers: { authorization: `Bearer ${token}` },
   });
   const bad = result.non2xx + result.errors;
@@ -91,11 +91,15 @@ async function instructions(variant, auth) {
     ],
     { PATH: process.env.PATH ?? '', ...auth.env },
   );
-  await load(port, auth.token, WARM);
-  execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
-  await load(port, auth.token, COUNT);
-  execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-  await stop(child);
+  try {
+    await load(port, auth.token, WARM);
+    execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
+    await load(port, auth.token, COUNT);
+    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+  } finally {
+    // Also on a failed load (timeouts on a loaded machine): no server is left running.
+    await stop(child);
+  }
   const dump = readdirSync(dir).find((name) => name.endsWith('.1'));
   const text = readFileSync(join(dir, dump), 'utf8');
   const total = Number(/^totals:\s+(\d+)/m.exec(text)?.[1]);
