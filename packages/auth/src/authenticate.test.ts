@@ -229,6 +229,22 @@ const rows: Row[] = [
     challenge: IR('credentials must not be sent in the query string'),
   },
   {
+    name: 'percent-encoded name in query',
+    headers: [bearer(valid)],
+    query: 'page=2&acc%65ss_%54oken=x',
+    status: 400,
+    code: 'credentials_in_query',
+    challenge: IR('credentials must not be sent in the query string'),
+  },
+  {
+    name: 'query names that only contain a credential name',
+    headers: [bearer(valid)],
+    query: 'tokens_left=3&my+token=1&api_keys=2',
+    status: 200,
+    challenge: null,
+    clientId: 'web',
+  },
+  {
     name: 'alg none',
     headers: [bearer(unsigned('none', claims()))],
     status: 401,

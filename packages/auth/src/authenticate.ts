@@ -1,6 +1,6 @@
 import { type ApiKeyOptions, verifyApiKey } from './api-keys.js';
 import { authError } from './challenge.js';
-import { type CredentialInput, extractCredentials } from './credentials.js';
+import { type CredentialInput, compileCredentialOptions, extractWith } from './credentials.js';
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from './jwt.js';
 import type { Principal } from './principal.js';
 
@@ -60,11 +60,11 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
     throw new TypeError('configure apiKeys, jwt or both');
   }
   const realm = options.realm ?? 'plumbline';
-  const extractOptions = {
+  const extractOptions = compileCredentialOptions({
     realm,
     ...(options.queryParameters ? { queryParameters: options.queryParameters } : {}),
     ...(options.apiKeyHeader ? { apiKeyHeader: options.apiKeyHeader } : {}),
-  };
+  });
   const verifier =
     options.jwt === undefined
       ? undefined
@@ -77,7 +77,7 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
   return {
     realm,
     async authenticate(input) {
-      const credentials = extractCredentials(input, extractOptions);
+      const credentials = extractWith(input, extractOptions);
       if (credentials.type === 'bearer' && verifier !== undefined) return verifier.verify(credentials.token);
       if (credentials.type === 'api_key' && apiKeys !== undefined)
         return verifyApiKey(credentials.key, apiKeys);

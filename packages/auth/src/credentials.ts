@@ -80,11 +80,39 @@ export function extractCredentials(
   input: CredentialInput,
   options: ExtractCredentialsOptions = {},
 ): Credentials {
-  const realm = options.realm ?? 'plumbline';
-  const queryNames = new Set(
-    (options.queryParameters ?? DEFAULT_QUERY_CREDENTIALS).map((n) => n.toLowerCase()),
-  );
-  const apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
+  return extractWith(input, compileCredentialOptions(options));
+}
+
+/** {@link ExtractCredentialsOptions} resolved once (by `createAuthenticator`), not per request. */
+interface CompiledCredentialOptions {
+  readonly realm: string;
+  readonly queryNames: ReadonlySet<string>;
+  readonly apiKeyHeader: string;
+}
+
+/** Resolves the options of {@link extractCredentials} once. */
+export function compileCredentialOptions(options: ExtractCredentialsOptions = {}): CompiledCredentialOptions {
+  return {
+    realm: options.realm ?? 'plumbline',
+    queryNames: new Set((options.queryParameters ?? DEFAULT_QUERY_CREDENTIALS).map((n) => n.toLowerCase())),
+    apiKeyHeader: (options.apiKeyHeader ?? 'x-api-key').toLowerCase(),
+  };
+}
+
+// Outside these characters a query string's keys are its own substrings (no `%` or `+` decoding,
+// ASCII lower-casing), so a query that contains none of the names cannot carry one of them.
+const NEEDS_DECODING = /[%+\u0080-\uffff]/;
+
+function mayHoldName(query: string, names: ReadonlySet<string>): boolean {
+  if (NEEDS_DECODING.test(query)) return true;
+  const lower = query.toLowerCase();
+  for (const name of names) if (lower.includes(name)) return true;
+  return false;
+}
+
+/** {@link extractCredentials} with its options compiled. */
+export function extractWith(input: CredentialInput, options: CompiledCredentialOptions): Credentials {
+  const { realm, queryNames, apiKeyHeader } = options;
   const invalid = (reason: string) =>
     authError(
       'invalid_request',
@@ -92,7 +120,7 @@ export function extractCredentials(
       { params: { reason } },
     );
 
-  if (input.query) {
+  if (input.query && mayHoldName(input.query, queryNames)) {
     for (const name of new URLSearchParams(input.query).keys()) {
       if (queryNames.has(name.toLowerCase())) {
         throw authError(

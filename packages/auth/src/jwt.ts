@@ -515,7 +515,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
         // Re-check after the await: a token verified in its tolerance window is not worth caching.
         if (entry.expiresAtMs > now()) cache.set(token, entry);
       }
-      await checkRevoked(entry.jti);
+      // Without a revocation list there is nothing to wait for (no extra promise per request).
+      if (revocation !== undefined && entry.jti !== undefined) await checkRevoked(entry.jti);
       return entry.principal;
     },
     clearCache() {

@@ -24,6 +24,20 @@ declare module 'hono' {
   }
 }
 
+type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
+
+/**
+ * A request header that Node joins like `Headers.get` does (`Accept`, `Accept-Language`, `Prefer`,
+ * `X-…`): on `@hono/node-server` read from Node's own table, since `c.req.header()` would first
+ * build a Web `Headers` for the whole request; elsewhere through Hono.
+ */
+function requestHeader(c: Context, name: string): string | undefined {
+  const headers = (c.env as NodeBindings)?.incoming?.headers;
+  if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
+  const value = headers[name];
+  return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
+}
+
 /**
  * What `onError` receives (the core's `ErrorEvent` with Hono's `Context` as `req`).
  * @example
@@ -83,7 +97,11 @@ export function problemDetails(options: ProblemDetailsOptions = {}): {
   return {
     middleware: async (c, next) => {
       if (ids) {
-        const id = ids.idFor(c.req.header(ids.lowerHeader));
+        const id = ids.idFor(
+          ids.lowerHeader.startsWith('x-')
+            ? requestHeader(c, ids.lowerHeader)
+            : c.req.header(ids.lowerHeader),
+        );
         c.set('requestId', id);
         c.header(ids.header, id);
       }

@@ -12,7 +12,7 @@ import {
   type NegotiatorOptions,
 } from './index.js';
 import { checkRequestBody } from './request-body.js';
-import { representation, requestHasBody } from './respond.js';
+import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
 
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
@@ -22,6 +22,15 @@ interface State {
 }
 
 type Carrier = Record<symbol, State | undefined>;
+
+// With no Vary yet (the usual case) the value is set whole, as the two `res.vary` calls would leave it.
+function addVary(res: Response): void {
+  if (res.getHeader('Vary') === undefined) res.setHeader('Vary', NEGOTIATION_VARY);
+  else {
+    res.vary('Accept');
+    res.vary('Accept-Language');
+  }
+}
 
 /**
  * Options for {@link negotiate}: the core options of `createNegotiator`.
@@ -54,8 +63,7 @@ export function negotiate(options: NegotiateOptions = {}): RequestHandler {
       accept: req.headers.accept,
       acceptLanguage: req.headers['accept-language'],
     });
-    res.vary('Accept');
-    res.vary('Accept-Language');
+    addVary(res);
     if (!result.ok) {
       next(result.error);
       return;
@@ -101,8 +109,7 @@ export function represent(res: Response, data: unknown, status = 200): Response 
   if (!state) throw new Error('represent() needs the negotiate() middleware to run first on this route');
   const { headers, body } = representation(state.negotiator, state.negotiation, data, status);
   res.status(status);
-  res.vary('Accept');
-  res.vary('Accept-Language');
+  addVary(res);
   for (const [name, value] of Object.entries(headers)) {
     if (name !== 'Vary' && !(name === 'ETag' && res.getHeader('ETag') !== undefined))
       res.setHeader(name, value);

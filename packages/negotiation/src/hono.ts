@@ -17,13 +17,29 @@ declare module 'hono' {
   }
 }
 
+type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
+
+/**
+ * A request header that Node joins like `Headers.get` does (`Accept`, `Accept-Language`, `Prefer`,
+ * `X-…`): on `@hono/node-server` read from Node's own table, since `c.req.header()` would first
+ * build a Web `Headers` for the whole request; elsewhere through Hono.
+ */
+function requestHeader(c: Context, name: string): string | undefined {
+  const headers = (c.env as NodeBindings)?.incoming?.headers;
+  if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
+  const value = headers[name];
+  return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
+}
+
 // Reading c.res before the handler makes Hono build and copy extra Responses (it more than doubled the
 // cost of a request), so Vary is appended blind and its members de-duplicated on the final response.
 function tidyVary(c: Context): void {
   const vary = c.res.headers.get('vary');
   if (vary === null) return;
+  const tidy = mergeVary(undefined, vary);
+  if (tidy === vary) return;
   try {
-    c.res.headers.set('Vary', mergeVary(undefined, vary));
+    c.res.headers.set('Vary', tidy);
   } catch {
     // Immutable headers (a Response from fetch()): the appended value stays, duplicates and all.
   }
@@ -53,8 +69,8 @@ export function negotiate(options: NegotiateOptions = {}): MiddlewareHandler {
   const negotiator = createNegotiator(options);
   return async (c, next) => {
     const result = negotiator.negotiate({
-      accept: c.req.header('accept'),
-      acceptLanguage: c.req.header('accept-language'),
+      accept: requestHeader(c, 'accept'),
+      acceptLanguage: requestHeader(c, 'accept-language'),
     });
     c.header('Vary', NEGOTIATION_VARY, { append: true });
     if (!result.ok) throw result.error;

@@ -2,6 +2,7 @@ import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-u
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundedMemo } from './cursor.js';
 import { applyToArray, buildPage, defineCollection, parseQuery, type SqlOptions, toSql } from './index.js';
 
 const pgUp = await postgresAvailable();
@@ -136,5 +137,72 @@ describe('cursor pagination over 10 000 rows visits every row exactly once under
       );
       checkVisits(seen);
     });
+  });
+});
+
+describe('boundedMemo (the binding-hash and signature caches)', () => {
+  it('computes each key once while it fits, and never holds more than its bound', () => {
+    const calls: string[] = [];
+    const memo = boundedMemo((key) => {
+      calls.push(key);
+      return `v:${key}`;
+    }, 3);
+    expect(['a', 'b', 'a', 'c', 'b'].map(memo)).toEqual(['v:a', 'v:b', 'v:a', 'v:c', 'v:b']);
+    expect(calls).toEqual(['a', 'b', 'c']);
+    // A fourth key starts a new table: the earlier keys are computed again.
+    expect(memo('d')).toBe('v:d');
+    expect(memo('a')).toBe('v:a');
+    expect(calls).toEqual(['a', 'b', 'c', 'd', 'a']);
+  });
+
+  it('does not remember keys longer than the length bound', () => {
+    const calls: string[] = [];
+    const memo = boundedMemo(
+      (key) => {
+        calls.push(key);
+        return key.toUpperCase();
+      },
+      8,
+      4,
+    );
+    expect([memo('abcde'), memo('abcde'), memo('abcd'), memo('abcd')]).toEqual([
+      'ABCDE',
+      'ABCDE',
+      'ABCD',
+      'ABCD',
+    ]);
+    expect(calls).toEqual(['abcde', 'abcde', 'abcd']);
+  });
+
+  it('gives cursors of pages with different filters, values or collections different signatures', () => {
+    const other = defineCollection({
+      fields: { id: { type: 'int', sort: true } },
+      cursorSecret: 'a-third-test-secret-of-32-bytes-or-more',
+      pagination: ['cursor'],
+    });
+    const rows = Array.from({ length: 5 }, (_, i) => ({
+      id: i + 1,
+      created_at: timeOf(i),
+      kind: i % 2 ? 'a' : 'b',
+    }));
+    const next = (collection: typeof events | typeof other, text: string) => {
+      const query = parseQuery(collection, text);
+      return buildPage(query, applyToArray(query, rows), { baseUrl: '/e' }).body.page.next_cursor;
+    };
+    const cursors = [
+      next(events, 'limit=1'),
+      next(events, 'limit=2'),
+      next(events, 'limit=1&kind=a'),
+      next(events, 'limit=1&kind=b'),
+      next(other, 'limit=1&sort=id'),
+      next(other, 'limit=2&sort=id'),
+    ];
+    expect(cursors.every((c) => typeof c === 'string')).toBe(true);
+    expect(new Set(cursors).size).toBe(cursors.length);
+    // Each cursor continues only the query it was issued for.
+    const query = parseQuery(events, `limit=1&kind=a&cursor=${cursors[2]}`);
+    expect(applyToArray(query, rows).length).toBeGreaterThan(0);
+    expect(() => parseQuery(events, `limit=1&kind=b&cursor=${cursors[2]}`)).toThrow();
+    expect(() => parseQuery(other, `limit=1&sort=id&cursor=${cursors[0]}`)).toThrow();
   });
 });

@@ -13,6 +13,32 @@ export interface CursorBinding {
 // Far above any real cursor (3 keys of at most a few hundred bytes); bounds work on garbage.
 const MAX_CURSOR_LENGTH = 2048;
 
+/**
+ * Remembers up to `max` results of a pure function of a string, for keys of at most
+ * `maxKeyLength` characters (keys come from clients, so both bounds hold whatever they send).
+ * When full it starts over: a page's binding and last-row cursor repeat across requests, so a
+ * small table holds the working set.
+ */
+export function boundedMemo(
+  compute: (key: string) => string,
+  max = 256,
+  maxKeyLength = 1024,
+): (key: string) => string {
+  let table = new Map<string, string>();
+  return (key) => {
+    if (key.length > maxKeyLength) return compute(key);
+    let value = table.get(key);
+    if (value === undefined) {
+      value = compute(key);
+      if (table.size >= max) table = new Map();
+      table.set(key, value);
+    }
+    return value;
+  };
+}
+
+const hashBinding = boundedMemo((text) => createHash('sha256').update(text).digest('base64url').slice(0, 22));
+
 function bindingHash(binding: CursorBinding): string {
   const text = JSON.stringify([
     binding.sort.map((k) => [k.field, k.direction]),
@@ -20,11 +46,19 @@ function bindingHash(binding: CursorBinding): string {
     binding.scope.map((f) => [f.field, f.op, f.value]),
     binding.search ?? null,
   ]);
-  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+  return hashBinding(text);
 }
 
+// One signer per key (a collection's cursor key), each remembering its recent signatures.
+const signers = new WeakMap<Uint8Array, (payload: string) => string>();
+
 function sign(key: Uint8Array, payload: string): string {
-  return createHmac('sha256', key).update(payload).digest('base64url');
+  let signer = signers.get(key);
+  if (signer === undefined) {
+    signer = boundedMemo((text) => createHmac('sha256', key).update(text).digest('base64url'));
+    signers.set(key, signer);
+  }
+  return signer(payload);
 }
 
 function sameText(a: string, b: string): boolean {

@@ -67,12 +67,27 @@ export function collectionQuery(
   options: CollectionQueryOptions = {},
 ): RequestHandler {
   return (req, _res, next) => {
-    const run = async () => {
-      let body: unknown;
-      if (req.method === 'POST') {
-        assertSearchContentType(req.headers['content-type']);
-        body = req.body === undefined && req.readable ? await readJsonBody(req) : req.body;
+    if (req.method !== 'POST') {
+      // No body to read: parsed at once, without a promise (a throw from `next` is not ours).
+      let query: CollectionQuery;
+      try {
+        query = parseCollectionRequest(collection, {
+          method: req.method,
+          query: rawQueryOf(req.originalUrl ?? req.url ?? ''),
+          prefer: req.headers['prefer'],
+          scope: options.scope?.(req),
+        });
+      } catch (error) {
+        next(error);
+        return;
       }
+      (req as unknown as Record<symbol, unknown>)[QUERY] = query;
+      next();
+      return;
+    }
+    const run = async () => {
+      assertSearchContentType(req.headers['content-type']);
+      const body = req.body === undefined && req.readable ? await readJsonBody(req) : req.body;
       (req as unknown as Record<symbol, unknown>)[QUERY] = parseCollectionRequest(collection, {
         method: req.method,
         query: rawQueryOf(req.originalUrl ?? req.url ?? ''),

@@ -25,6 +25,20 @@ declare module 'hono' {
   }
 }
 
+type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
+
+/**
+ * A request header that Node joins like `Headers.get` does (`Accept`, `Accept-Language`, `Prefer`,
+ * `X-…`): on `@hono/node-server` read from Node's own table, since `c.req.header()` would first
+ * build a Web `Headers` for the whole request; elsewhere through Hono.
+ */
+function requestHeader(c: Context, name: string): string | undefined {
+  const headers = (c.env as NodeBindings)?.incoming?.headers;
+  if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
+  const value = headers[name];
+  return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
+}
+
 /**
  * Options for {@link collectionQuery}.
  * @example
@@ -65,7 +79,7 @@ export function collectionQuery(
       parseCollectionRequest(collection, {
         method: c.req.method,
         query: rawQueryOf(c.req.url),
-        prefer: c.req.header('prefer'),
+        prefer: requestHeader(c, 'prefer'),
         body,
         scope: options.scope?.(c),
       }),

@@ -54,23 +54,52 @@ function matches(row: Row, { field, type, filter }: Check): boolean {
   }
 }
 
-function compareKeyLists(
-  plan: readonly KeyPlan[],
-  a: readonly (Scalar | null)[],
-  b: readonly (Scalar | null)[],
-): number {
-  for (let i = 0; i < plan.length; i++) {
-    const key = plan[i]!;
-    const order = compareScalars(key.type, a[i] ?? null, b[i] ?? null);
-    if (order !== 0) return order * key.sign;
-  }
-  return 0;
-}
-
 function keysOf(plan: readonly KeyPlan[], row: Row): (Scalar | null)[] {
   const keys: (Scalar | null)[] = new Array(plan.length);
   for (let i = 0; i < plan.length; i++) keys[i] = normalizeStored(plan[i]!.type, row[plan[i]!.field]);
   return keys;
+}
+
+type Order = (a: Scalar | null, b: Scalar | null) => number;
+
+// `compareScalars` for one field type, with its type checks hoisted: normalized numbers and
+// ASCII strings (uuid, date) compare directly; anything else takes the general path, so the
+// order is exactly `compareScalars`'s.
+const numberOrder: Order = (a, b) =>
+  typeof a === 'number' && typeof b === 'number' ? a - b : compareScalars('number', a, b);
+const orderFor = (type: FieldType): Order => {
+  if (type === 'int' || type === 'number') return numberOrder;
+  return (a, b) => compareScalars(type, a, b);
+};
+
+/**
+ * A sort plan as columns: each sort key's normalized values for every row, computed once, and a
+ * comparison of two row indexes (ties go to the earlier row: `Array.prototype.sort` is stable).
+ */
+function columnsOf(plan: readonly KeyPlan[], rows: readonly Row[]) {
+  const orders = plan.map((key) => orderFor(key.type));
+  const signs = plan.map((key) => key.sign);
+  const columns = plan.map(({ field, type }) => {
+    const column: (Scalar | null)[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) column[i] = normalizeStored(type, rows[i]![field]);
+    return column;
+  });
+  const compare = (a: number, b: number): number => {
+    for (let k = 0; k < columns.length; k++) {
+      const column = columns[k]!;
+      const order = orders[k]!(column[a]!, column[b]!);
+      if (order !== 0) return order * signs[k]!;
+    }
+    return 0;
+  };
+  const compareTo = (a: number, after: readonly (Scalar | null)[]): number => {
+    for (let k = 0; k < columns.length; k++) {
+      const order = orders[k]!(columns[k]![a]!, after[k] ?? null);
+      if (order !== 0) return order * signs[k]!;
+    }
+    return 0;
+  };
+  return { compare, compareTo };
 }
 
 /** The sort-key values of a row, normalized (what a cursor carries). */
@@ -78,23 +107,45 @@ export function sortValues(collection: Collection, sort: readonly SortKey[], row
   return keysOf(keyPlan(collection, sort), row);
 }
 
+type Predicate = (row: Row) => boolean;
+
+// Equality on a string-valued field is plain string equality (`compareScalars` orders distinct
+// strings apart), without the general comparison; every other filter takes `matches`.
+function predicateOf(check: Check): Predicate {
+  const { field, type, filter } = check;
+  if (filter.op === 'eq' && (type === 'string' || type === 'enum') && typeof filter.value === 'string') {
+    const target = filter.value;
+    return (row) => {
+      const value = row[field];
+      if (value === null || value === undefined) return false;
+      return (typeof value === 'string' ? value : String(value)) === target;
+    };
+  }
+  return (row) => matches(row, check);
+}
+
 function filtered<T extends Row>(query: CollectionQuery, rows: readonly T[]): T[] {
   const { collection } = query;
-  const checks: Check[] = [...query.scope, ...query.filters].map((filter) => ({
-    field: filter.field,
-    type: typeOf(collection, filter.field),
-    filter,
-  }));
+  const predicates: Predicate[] = [...query.scope, ...query.filters].map((filter) =>
+    predicateOf({ field: filter.field, type: typeOf(collection, filter.field), filter }),
+  );
   const needle = query.search?.toLowerCase();
-  if (checks.length === 0 && needle === undefined) return [...rows];
-  return rows.filter((row) => {
-    for (const check of checks) if (!matches(row, check)) return false;
-    if (needle === undefined) return true;
-    return collection.searchable.some((field) => {
-      const value = row[field];
-      return value !== null && value !== undefined && String(value).toLowerCase().includes(needle);
-    });
-  });
+  if (predicates.length === 0 && needle === undefined) return [...rows];
+  const out: T[] = [];
+  for (const row of rows) {
+    let keep = true;
+    for (let i = 0; i < predicates.length && keep; i++) keep = predicates[i]!(row);
+    if (!keep) continue;
+    if (
+      needle === undefined ||
+      collection.searchable.some((field) => {
+        const value = row[field];
+        return value !== null && value !== undefined && String(value).toLowerCase().includes(needle);
+      })
+    )
+      out.push(row);
+  }
+  return out;
 }
 
 /**
@@ -111,20 +162,20 @@ function filtered<T extends Row>(query: CollectionQuery, rows: readonly T[]): T[
  */
 export function applyToArray<T extends Row>(query: CollectionQuery, rows: readonly T[]): T[] {
   const { collection, sort, pagination } = query;
-  const plan = keyPlan(collection, sort);
-  // Keys are normalized once per row, not once per comparison.
-  let decorated = filtered(query, rows).map((row) => ({ row, keys: keysOf(plan, row) }));
+  const matched = filtered(query, rows);
+  // Keys are normalized once per row, not once per comparison, into one column per sort key.
+  const { compare, compareTo } = columnsOf(keyPlan(collection, sort), matched);
+  let candidates: number[] = new Array(matched.length);
+  for (let i = 0; i < matched.length; i++) candidates[i] = i;
   let skip = 0;
   if (pagination.mode === 'cursor') {
     const { after } = pagination;
-    if (after !== undefined) {
-      decorated = decorated.filter((d) => compareKeyLists(plan, d.keys, after) > 0);
-    }
+    if (after !== undefined) candidates = candidates.filter((i) => compareTo(i, after) > 0);
   } else skip = pagination.offset;
-  const page = smallest(decorated, skip + pagination.limit + 1, (a, b) =>
-    compareKeyLists(plan, a.keys, b.keys),
-  );
-  return page.slice(skip).map((d) => d.row);
+  const page = smallest(candidates, skip + pagination.limit + 1, compare);
+  const out: T[] = new Array(Math.max(0, page.length - skip));
+  for (let i = skip; i < page.length; i++) out[i - skip] = matched[page[i]!]!;
+  return out;
 }
 
 /**

@@ -65,7 +65,17 @@ function paginationParts(pagination: Pagination): string[] {
 }
 
 function build(query: CollectionQuery, pagination: Pagination): string {
-  return [...baseParts(query), ...paginationParts(pagination), ...tailParts(query)].join('&');
+  return linksOf(query)(pagination);
+}
+
+/** The query string for any pagination of one query: its other parts are built once. */
+function linksOf(query: CollectionQuery): (pagination: Pagination) => string {
+  const base = baseParts(query).join('&');
+  const tail = tailParts(query).join('&');
+  return (pagination) => {
+    const middle = paginationParts(pagination).join('&');
+    return [base, middle, tail].filter((part) => part !== '').join('&');
+  };
 }
 
 /**
@@ -151,19 +161,25 @@ function cursorFor(collection: Collection, query: CollectionQuery, row: Record<s
   return encodeCursor(collection, query, values as Scalar[]);
 }
 
-function project(query: CollectionQuery, row: Record<string, unknown>): Record<string, unknown> {
+/** Reduces rows to the selected fields; field types are looked up once per page, not per row. */
+function projector(query: CollectionQuery): (row: Record<string, unknown>) => Record<string, unknown> {
   const { collection } = query;
-  const out: Record<string, unknown> = {};
-  for (const field of query.fields ?? collection.selectable) {
-    if (Object.hasOwn(row, field)) {
-      const value = row[field];
-      const type = collection.fields.get(field)!.type;
-      // Drivers hand back Dates, 0/1 and numeric strings; the body carries the declared type.
-      out[field] =
-        value === null || value === undefined || type === 'string' ? value : normalizeStored(type, value);
+  const fields = query.fields ?? collection.selectable;
+  const types = fields.map((field) => collection.fields.get(field)!.type);
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
+      if (Object.hasOwn(row, field)) {
+        const value = row[field];
+        const type = types[i]!;
+        // Drivers hand back Dates, 0/1 and numeric strings; the body carries the declared type.
+        out[field] =
+          value === null || value === undefined || type === 'string' ? value : normalizeStored(type, value);
+      }
     }
-  }
-  return out;
+    return out;
+  };
 }
 
 /**
@@ -201,7 +217,8 @@ export function buildPage<T extends Record<string, unknown>>(
       'buildPage: a sort key of the last row is null; keyset pagination needs NOT NULL sort keys',
     );
   }
-  const url = (p: Pagination) => `${options.baseUrl}?${build(query, p)}`;
+  const queryString = linksOf(query);
+  const url = (p: Pagination) => `${options.baseUrl}?${queryString(p)}`;
   const links: Record<string, string> = { self: url(pagination) };
   const meta: Record<string, unknown> = {};
   if (pagination.mode === 'cursor') {
@@ -238,7 +255,7 @@ export function buildPage<T extends Record<string, unknown>>(
     .map((rel) => `<${links[rel]}>; rel="${rel}"`)
     .join(', ');
   return {
-    body: { data: pageRows.map((row) => project(query, row)), page: meta as unknown as PageMeta, links },
+    body: { data: pageRows.map(projector(query)), page: meta as unknown as PageMeta, links },
     link,
   };
 }

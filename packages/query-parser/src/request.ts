@@ -126,6 +126,9 @@ export function parseCollectionRequest<F extends string>(
   collection: Collection<F>,
   request: CollectionRequest,
 ): CollectionQuery<F> {
+  if (request.method !== 'POST' && request.scope === undefined) {
+    return parsedQueryString(collection as Collection, request.query, prefersCount(request.prefer)) as never;
+  }
   const options: ParseOptions = {
     count: prefersCount(request.prefer),
     ...(request.scope !== undefined ? { scope: request.scope } : {}),
@@ -133,6 +136,37 @@ export function parseCollectionRequest<F extends string>(
   return request.method === 'POST'
     ? parseSearchBody(collection, request.body, options)
     : parseQuery(collection, request.query, options);
+}
+
+/** Recent query strings per collection and their parsed (deeply frozen) queries. */
+const parsedQueries = new WeakMap<Collection, Map<string, CollectionQuery>>();
+
+/** At most this many parsed query strings are remembered per collection. */
+export const PARSED_QUERY_CACHE_SIZE = 256;
+/** Longer query strings are parsed every time, never remembered. */
+export const PARSED_QUERY_CACHE_MAX_LENGTH = 1024;
+
+/**
+ * `parseQuery` for a request without a scope, remembering the result: a parsed query is frozen and
+ * depends only on the collection, the query string and `count`, and a service sees the same few
+ * query strings again and again. The table is bounded (it starts over when full) because the key
+ * comes from the client; failures are not remembered.
+ */
+function parsedQueryString(collection: Collection, query: string, count: boolean): CollectionQuery {
+  if (query.length > PARSED_QUERY_CACHE_MAX_LENGTH) return parseQuery(collection, query, { count });
+  let table = parsedQueries.get(collection);
+  if (table === undefined) {
+    table = new Map();
+    parsedQueries.set(collection, table);
+  }
+  const key = count ? `1${query}` : `0${query}`;
+  let parsed = table.get(key);
+  if (parsed === undefined) {
+    parsed = parseQuery(collection, query, { count });
+    if (table.size >= PARSED_QUERY_CACHE_SIZE) table.clear();
+    table.set(key, parsed);
+  }
+  return parsed;
 }
 
 /**

@@ -22,8 +22,10 @@ declare module 'hono' {
 function tidyVary(c: Context): void {
   const vary = c.res.headers.get('vary');
   if (vary === null) return;
+  const tidy = mergeVary(undefined, vary);
+  if (tidy === vary) return;
   try {
-    c.res.headers.set('Vary', mergeVary(undefined, vary));
+    c.res.headers.set('Vary', tidy);
   } catch {
     // Immutable headers (a Response from fetch()): the appended value stays as it is.
   }

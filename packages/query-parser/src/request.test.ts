@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { tasks } from '../test/fixtures.js';
+import { parseQuery } from './index.js';
+import { PARSED_QUERY_CACHE_MAX_LENGTH, PARSED_QUERY_CACHE_SIZE, parseCollectionRequest } from './request.js';
+
+const get = (query: string, prefer?: string) =>
+  parseCollectionRequest(tasks, { method: 'GET', query, ...(prefer ? { prefer } : {}) });
+
+describe('parseCollectionRequest remembers parsed query strings (bounded)', () => {
+  it('answers a repeated query string with the same frozen query, equal to a fresh parse', () => {
+    const first = get('sort=-created_at&limit=5');
+    expect(get('sort=-created_at&limit=5')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(first).toEqual(parseQuery(tasks, 'sort=-created_at&limit=5'));
+  });
+
+  it('keeps count=exact and plain requests apart, and scoped requests out of the table', () => {
+    const plain = get('limit=7');
+    const counted = get('limit=7', 'count=exact');
+    expect(plain.count).toBe(false);
+    expect(counted.count).toBe(true);
+    expect(get('limit=7', 'count=exact')).toBe(counted);
+    const scoped = (project: number) =>
+      parseCollectionRequest(tasks, { method: 'GET', query: 'limit=7', scope: { project_id: project } });
+    expect(scoped(7).scope).toEqual([{ field: 'project_id', op: 'eq', value: 7 }]);
+    expect(scoped(8).scope).toEqual([{ field: 'project_id', op: 'eq', value: 8 }]);
+  });
+
+  it('never remembers failures: a bad query string throws every time', () => {
+    expect(() => get('limit=oops')).toThrow();
+    expect(() => get('limit=oops')).toThrow();
+  });
+
+  it(`holds at most ${PARSED_QUERY_CACHE_SIZE} query strings per collection, and none longer than ${PARSED_QUERY_CACHE_MAX_LENGTH} characters`, () => {
+    const first = get('limit=5&offset=0');
+    for (let i = 1; i <= PARSED_QUERY_CACHE_SIZE; i++) get(`limit=5&offset=${i}`);
+    const again = get('limit=5&offset=0');
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    const long = `limit=3&name=${'x'.repeat(PARSED_QUERY_CACHE_MAX_LENGTH)}`;
+    expect(get(long)).not.toBe(get(long));
+    expect(get(long)).toEqual(get(long));
+  });
+});
