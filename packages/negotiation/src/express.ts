@@ -12,7 +12,7 @@ import {
   type NegotiatorOptions,
 } from './index.js';
 import { checkRequestBody } from './request-body.js';
-import { representation, requestHasBody } from './respond.js';
+import { notModifiedOr, representation, requestHasBody } from './respond.js';
 
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
@@ -83,8 +83,11 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 
 /**
  * Sends `data` in the negotiated media type with `Content-Type`, `Content-Language`, `Vary` and a
- * strong `ETag` of the representation (kept when the route set one), through `res.send` (so 304
- * and HEAD behave as Express does). Throws when
+ * strong `ETag` of the representation (kept when the route set one). A GET or HEAD that would be a
+ * 200 is a 304 without body when its `If-None-Match` matches that `ETag` (weak comparison, `*`
+ * matches; without If-None-Match, `If-Modified-Since` against a `Last-Modified` the route set),
+ * with or without `Cache-Control: no-cache`: the core's `isNotModified` decides, not Express's
+ * `req.fresh`. HEAD gets the headers of GET. Throws when
  * {@link negotiate} did not run for the request: that is a wiring mistake, not a client error.
  *
  * @example
@@ -99,18 +102,32 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 export function represent(res: Response, data: unknown, status = 200): Response {
   const state = (res as unknown as Carrier)[STATE];
   if (!state) throw new Error('represent() needs the negotiate() middleware to run first on this route');
-  const { headers, body } = representation(state.negotiator, state.negotiation, data, status);
-  res.status(status);
+  const response = notModifiedOr(
+    representation(state.negotiator, state.negotiation, data, status),
+    res.req.method,
+    (name) => res.req.headers[name] as string | undefined,
+    (name) => res.getHeader(name) as string | undefined,
+  );
+  res.status(response.status);
   res.vary('Accept');
   res.vary('Accept-Language');
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(response.headers)) {
     if (name !== 'Vary' && !(name === 'ETag' && res.getHeader('ETag') !== undefined))
       res.setHeader(name, value);
   }
-  if (body === null) return res.send();
-  return res.send(
-    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-  );
+  const { body } = response;
+  // res.end, not res.send: res.send would apply Express's own freshness check (req.fresh), which
+  // differs from the core's (it refuses 304 to requests with Cache-Control: no-cache).
+  if (body === null) {
+    res.removeHeader('Content-Type');
+    res.removeHeader('Content-Length');
+    res.end();
+    return res;
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  res.setHeader('Content-Length', bytes.byteLength);
+  res.end(bytes); // Node sends no body for HEAD
+  return res;
 }
 
 /**
