@@ -1,8 +1,6 @@
 /**
  * Express adapter for @plumbline/negotiation (Express 4.21+ and 5). Every decision is made by the
- * core; this file reads headers and writes the response.
- *
- * @packageDocumentation
+ * core; this file reads headers and writes the response. @packageDocumentation
  */
 import type { Request, RequestHandler, Response } from 'express';
 import {
@@ -16,12 +14,7 @@ import { notModifiedOr, representation, requestHasBody } from './respond.js';
 
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
-interface State {
-  readonly negotiation: Negotiation;
-  readonly negotiator: ContentNegotiator;
-}
-
-type Carrier = Record<symbol, State | undefined>;
+type Carrier = Record<symbol, { negotiation: Negotiation; negotiator: ContentNegotiator } | undefined>;
 
 /**
  * Options for {@link negotiate}: the core options of `createNegotiator`.
@@ -60,7 +53,7 @@ export function negotiate(options: NegotiateOptions = {}): RequestHandler {
       next(result.error);
       return;
     }
-    const state: State = { negotiation: result, negotiator };
+    const state = { negotiation: result, negotiator };
     (req as unknown as Carrier)[STATE] = state;
     (res as unknown as Carrier)[STATE] = state;
     res.setHeader('Content-Language', result.language);
@@ -83,12 +76,9 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 
 /**
  * Sends `data` in the negotiated media type with `Content-Type`, `Content-Language`, `Vary` and a
- * strong `ETag` of the representation (kept when the route set one). A GET or HEAD that would be a
- * 200 is a 304 without body when its `If-None-Match` matches that `ETag` (weak comparison, `*`
- * matches; without If-None-Match, `If-Modified-Since` against a `Last-Modified` the route set),
- * with or without `Cache-Control: no-cache`: the core's `isNotModified` decides, not Express's
- * `req.fresh`. HEAD gets the headers of GET. Throws when
- * {@link negotiate} did not run for the request: that is a wiring mistake, not a client error.
+ * strong `ETag` (kept when the route set one); a 304 to a GET or HEAD that `isNotModified` says is
+ * not modified (the core decides, not Express's `req.fresh`). Throws when {@link negotiate} did not
+ * run for the request: that is a wiring mistake, not a client error.
  *
  * @example
  * ```ts
@@ -108,26 +98,19 @@ export function represent(res: Response, data: unknown, status = 200): Response 
     (name) => res.req.headers[name] as string | undefined,
     (name) => res.getHeader(name) as string | undefined,
   );
-  res.status(response.status);
-  res.vary('Accept');
-  res.vary('Accept-Language');
+  res.status(response.status).vary('Accept').vary('Accept-Language');
   for (const [name, value] of Object.entries(response.headers)) {
     if (name !== 'Vary' && !(name === 'ETag' && res.getHeader('ETag') !== undefined))
       res.setHeader(name, value);
   }
   const { body } = response;
-  // res.end, not res.send: res.send would apply Express's own freshness check (req.fresh), which
-  // differs from the core's (it refuses 304 to requests with Cache-Control: no-cache).
+  // res.end, not res.send, whose req.fresh refuses 304 to Cache-Control: no-cache. No body on HEAD: Node.
   if (body === null) {
-    res.removeHeader('Content-Type');
-    res.removeHeader('Content-Length');
-    res.end();
-    return res;
+    for (const name of ['Content-Type', 'Content-Length']) res.removeHeader(name);
+    return res.end();
   }
   const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  res.setHeader('Content-Length', bytes.byteLength);
-  res.end(bytes); // Node sends no body for HEAD
-  return res;
+  return res.setHeader('Content-Length', bytes.byteLength).end(bytes);
 }
 
 /**
