@@ -239,11 +239,26 @@ describe('isNotModified (what represent asks before sending)', () => {
     ['POST, *', { method: 'POST', status: 200, ifNoneMatch: '*', etag: '"v7"' }, false],
     ['GET 201, its tag', { method: 'GET', status: 201, ifNoneMatch: '"v7"', etag: '"v7"' }, false],
     ['GET 404, *', { method: 'GET', status: 404, ifNoneMatch: '*' }, false],
-    ['GET, If-Modified-Since = Last-Modified', { method: 'GET', status: 200, ifModifiedSince: DATE, lastModified: DATE }, true],
-    ['GET, If-Modified-Since, no Last-Modified', { method: 'GET', status: 200, ifModifiedSince: DATE }, false],
+    [
+      'GET, If-Modified-Since = Last-Modified',
+      { method: 'GET', status: 200, ifModifiedSince: DATE, lastModified: DATE },
+      true,
+    ],
+    [
+      'GET, If-Modified-Since, no Last-Modified',
+      { method: 'GET', status: 200, ifModifiedSince: DATE },
+      false,
+    ],
     [
       'GET, If-None-Match fails, If-Modified-Since ignored',
-      { method: 'GET', status: 200, ifNoneMatch: '"v6"', etag: '"v7"', ifModifiedSince: DATE, lastModified: DATE },
+      {
+        method: 'GET',
+        status: 200,
+        ifNoneMatch: '"v6"',
+        etag: '"v7"',
+        ifModifiedSince: DATE,
+        lastModified: DATE,
+      },
       false,
     ],
   ];

@@ -109,7 +109,8 @@ export function represent(res: Response, data: unknown, status = 200): Response 
     for (const name of ['Content-Type', 'Content-Length']) res.removeHeader(name);
     return res.end();
   }
-  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const bytes =
+    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return res.setHeader('Content-Length', bytes.byteLength).end(bytes);
 }
 

@@ -48,7 +48,9 @@ function represent(this: FastifyReply, data: unknown, status = 200): FastifyRepl
     this.removeHeader('content-type');
     // Fastify's own HEAD route sends Content-Length: 0 for an undefined payload, false for a 304; an
     // empty stream (which it cancels) leaves the header out.
-    return this.send(response.status === 304 && this.request.method === 'HEAD' ? new ReadableStream() : undefined);
+    return this.send(
+      response.status === 304 && this.request.method === 'HEAD' ? new ReadableStream() : undefined,
+    );
   }
   return this.send(typeof body === 'string' ? body : Buffer.from(body));
 }

@@ -94,7 +94,8 @@ export function represent(c: Context, data: unknown, status = 200): Response {
     c.req.method,
     (name) => c.req.header(name),
     // Read only for a conditional request: c.res costs an extra Response.
-    (name) => (name === 'etag' && !ROUTE_ETAG.has(c.req.raw) ? undefined : (c.res.headers.get(name) ?? undefined)),
+    (name) =>
+      name === 'etag' && !ROUTE_ETAG.has(c.req.raw) ? undefined : (c.res.headers.get(name) ?? undefined),
   );
   // Vary was added by negotiate(); the rest describes this representation. An ETag set by the route
   // (conditional() on a GET) stays.

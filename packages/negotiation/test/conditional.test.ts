@@ -32,8 +32,21 @@ const PLAIN = {
   'content-language': 'en',
   'cache-control': CACHE_CONTROL,
 };
-const notModified = { status: 304, body: '', headers: { ...PLAIN, 'content-type': undefined, 'content-length': undefined, 'transfer-encoding': undefined } };
-const plain = { status: 200, body: DOC, headers: { ...PLAIN, 'content-type': 'application/json; charset=utf-8' } };
+const notModified = {
+  status: 304,
+  body: '',
+  headers: {
+    ...PLAIN,
+    'content-type': undefined,
+    'content-length': undefined,
+    'transfer-encoding': undefined,
+  },
+};
+const plain = {
+  status: 200,
+  body: DOC,
+  headers: { ...PLAIN, 'content-type': 'application/json; charset=utf-8' },
+};
 
 const cases: readonly Case[] = [
   {
@@ -203,7 +216,11 @@ const cases: readonly Case[] = [
     request: get('/plain/a', { 'If-None-Match': '"other"', ...NO_CACHE }),
     ...plain,
   },
-  { name: 'represent: GET If-None-Match: * → 304', request: get('/plain/a', { 'If-None-Match': '*' }), ...notModified },
+  {
+    name: 'represent: GET If-None-Match: * → 304',
+    request: get('/plain/a', { 'If-None-Match': '*' }),
+    ...notModified,
+  },
   {
     name: 'represent: GET If-None-Match: weak form in a list → 304 (weak comparison)',
     request: get('/plain/a', { 'If-None-Match': `"x", W/${TAG}` }),
@@ -242,7 +259,7 @@ const cases: readonly Case[] = [
     headers: { etag: undefined },
   },
   {
-    name: 'represent: GET If-Modified-Since: the route\'s Last-Modified → 304',
+    name: "represent: GET If-Modified-Since: the route's Last-Modified → 304",
     request: get('/plain/dated', { 'If-Modified-Since': LAST_MODIFIED, ...NO_CACHE }),
     ...notModified,
     headers: { ...notModified.headers, 'last-modified': LAST_MODIFIED },
