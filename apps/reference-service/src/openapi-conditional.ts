@@ -2,7 +2,8 @@
  * Conditional requests in the OpenAPI document (docs/design.md#d-conditional): every versioned
  * member operation that writes (PUT, PATCH, DELETE) takes If-Match, If-None-Match and
  * If-Unmodified-Since and may answer 412 `precondition_failed` or 428 `precondition_required`; the
- * member GET takes If-None-Match and may answer 304; representations of a member carry a strong `ETag`.
+ * GET of a represented path (members, collections, the index, error codes) takes If-None-Match and
+ * may answer 304; representations of a member carry a strong `ETag`.
  * Applied to the finished document, so it leaves the rest of openapi.ts alone.
  */
 type Json = Record<string, unknown>;
@@ -10,6 +11,11 @@ type Json = Record<string, unknown>;
 const WRITES = ['put', 'patch', 'delete'] as const;
 /** A versioned member path: `/v<N>/…/{<name>_id}`. */
 const MEMBER = /^\/v\d+\/.*\{[a-z_]+_id\}$/;
+/**
+ * Paths whose GET is answered by negotiation's `represent`, which answers 304 to a matching
+ * If-None-Match: the API index, the error-code pages and every versioned path.
+ */
+const REPRESENTED = /^\/(v\d+\/.*|errors\/\{error_code\})?$/;
 
 const PARAMETERS: Json = {
   IfMatch: {
@@ -63,10 +69,10 @@ function headersOf(response: unknown): Json {
   return ((response as Json)['headers'] as Json | undefined) ?? {};
 }
 
-function member(path: Json): Json {
+function member(path: Json, represented: boolean, writes: boolean): Json {
   const out: Json = { ...path };
   const get = path['get'] as Json | undefined;
-  if (get) {
+  if (get && represented) {
     const responses = get['responses'] as Json;
     out['get'] = withResponses(
       { ...get, parameters: [...((get['parameters'] as unknown[]) ?? []), ref('parameters', 'IfNoneMatch')] },
@@ -80,7 +86,7 @@ function member(path: Json): Json {
       },
     );
   }
-  for (const method of WRITES) {
+  for (const method of writes ? WRITES : []) {
     const operation = path[method] as Json | undefined;
     if (!operation) continue;
     const responses = operation['responses'] as Json;
@@ -98,14 +104,14 @@ function member(path: Json): Json {
 }
 
 /**
- * The document with conditional requests declared on every versioned member path, and the
+ * The document with conditional requests declared on every represented GET and versioned member path, and the
  * parameters and `ETag` header they refer to (412 and 428 are openapi.ts's shared problem responses).
  */
 export function withConditionalRequests(document: Json): Json {
   const paths = Object.fromEntries(
     Object.entries(document['paths'] as Json).map(([name, path]) => [
       name,
-      MEMBER.test(name) ? member(path as Json) : path,
+      member(path as Json, REPRESENTED.test(name), MEMBER.test(name)),
     ]),
   );
   const components = document['components'] as Json;

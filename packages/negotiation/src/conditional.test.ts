@@ -2,7 +2,14 @@ import { createHash, hash as nodeHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { digestTag } from './entity-tag.js';
-import { evaluatePreconditions, type PreconditionInput, parseEntityTags, parseHttpDate } from './index.js';
+import {
+  evaluatePreconditions,
+  isNotModified,
+  type NotModifiedInput,
+  type PreconditionInput,
+  parseEntityTags,
+  parseHttpDate,
+} from './index.js';
 
 const strong = (opaque: string) => ({ weak: false, opaque: `"${opaque}"` });
 const weak = (opaque: string) => ({ weak: true, opaque: `"${opaque}"` });
@@ -214,6 +221,49 @@ describe('evaluatePreconditions (RFC 9110 section 13.2.2)', () => {
       status: 304,
       headers: { ETag: '"v2"', 'Last-Modified': AT },
     });
+  });
+});
+
+describe('isNotModified (what represent asks before sending)', () => {
+  const DATE = 'Fri, 02 Jan 2026 03:04:05 GMT';
+  const rows: readonly [string, NotModifiedInput, boolean][] = [
+    ['GET, its tag', { method: 'GET', status: 200, ifNoneMatch: '"v7"', etag: '"v7"' }, true],
+    ['get (lower case), its tag', { method: 'get', status: 200, ifNoneMatch: '"v7"', etag: '"v7"' }, true],
+    ['HEAD, its tag', { method: 'HEAD', status: 200, ifNoneMatch: '"v7"', etag: '"v7"' }, true],
+    ['GET, weak form', { method: 'GET', status: 200, ifNoneMatch: 'W/"v7"', etag: '"v7"' }, true],
+    ['GET, in a list', { method: 'GET', status: 200, ifNoneMatch: '"a", "v7"', etag: '"v7"' }, true],
+    ['GET, *', { method: 'GET', status: 200, ifNoneMatch: '*', etag: '"v7"' }, true],
+    ['GET, another tag', { method: 'GET', status: 200, ifNoneMatch: '"v6"', etag: '"v7"' }, false],
+    ['GET, no ETag', { method: 'GET', status: 200, ifNoneMatch: '"v7"' }, false],
+    ['GET, no conditional field', { method: 'GET', status: 200, etag: '"v7"' }, false],
+    ['POST, *', { method: 'POST', status: 200, ifNoneMatch: '*', etag: '"v7"' }, false],
+    ['GET 201, its tag', { method: 'GET', status: 201, ifNoneMatch: '"v7"', etag: '"v7"' }, false],
+    ['GET 404, *', { method: 'GET', status: 404, ifNoneMatch: '*' }, false],
+    [
+      'GET, If-Modified-Since = Last-Modified',
+      { method: 'GET', status: 200, ifModifiedSince: DATE, lastModified: DATE },
+      true,
+    ],
+    [
+      'GET, If-Modified-Since, no Last-Modified',
+      { method: 'GET', status: 200, ifModifiedSince: DATE },
+      false,
+    ],
+    [
+      'GET, If-None-Match fails, If-Modified-Since ignored',
+      {
+        method: 'GET',
+        status: 200,
+        ifNoneMatch: '"v6"',
+        etag: '"v7"',
+        ifModifiedSince: DATE,
+        lastModified: DATE,
+      },
+      false,
+    ],
+  ];
+  it.each(rows)('%s → %s', (_label, input, expected) => {
+    expect(isNotModified(input)).toBe(expected);
   });
 });
 

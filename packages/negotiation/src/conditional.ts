@@ -327,3 +327,57 @@ export function validatorHeaders(
     headers['Last-Modified'] = new Date(current.lastModified).toUTCString();
   return headers;
 }
+
+/**
+ * Input of {@link isNotModified}: the request's method and its `If-None-Match` /
+ * `If-Modified-Since` as received, the status the response would have, and the validators it
+ * carries (`etag` and `lastModified` as field values).
+ *
+ * @example
+ * ```ts
+ * const input: NotModifiedInput = { method: 'GET', status: 200, ifNoneMatch: 'W/"v7"', etag: '"v7"' };
+ * ```
+ */
+export interface NotModifiedInput {
+  /** The request method. */
+  readonly method: string;
+  /** The status the response would have without the conditional request fields. */
+  readonly status: number;
+  /** The request's `If-None-Match` field value, if sent. */
+  readonly ifNoneMatch?: string | undefined;
+  /** The request's `If-Modified-Since` field value, if sent. */
+  readonly ifModifiedSince?: string | undefined;
+  /** The response's `ETag` field value, if it has one. */
+  readonly etag?: string | undefined;
+  /** The response's `Last-Modified` field value, if it has one. */
+  readonly lastModified?: string | undefined;
+}
+
+/**
+ * Whether a response about to be sent becomes a 304 (RFC 9110 sections 13.1.2, 13.1.3, 13.2.2 and
+ * 15.4.5): only a GET or HEAD that would be answered 200; then If-None-Match is compared weakly
+ * with the response's `ETag` (`*` matches), and only without If-None-Match is If-Modified-Since
+ * compared with its `Last-Modified`. The request's `Cache-Control: no-cache` plays no part: it is a
+ * directive for caches (RFC 9111 section 5.2.1.4), and fetch adds it to every request it revalidates.
+ * What every adapter's `represent` asks before sending.
+ *
+ * @example
+ * ```ts
+ * isNotModified({ method: 'GET', status: 200, ifNoneMatch: 'W/"v7"', etag: '"v7"' }); // true
+ * isNotModified({ method: 'POST', status: 200, ifNoneMatch: '*', etag: '"v7"' }); // false
+ * ```
+ */
+export function isNotModified(input: NotModifiedInput): boolean {
+  const method = input.method.toUpperCase();
+  if (input.status !== 200 || (method !== 'GET' && method !== 'HEAD')) return false;
+  if (input.ifNoneMatch === undefined && input.ifModifiedSince === undefined) return false;
+  const lastModified = input.lastModified === undefined ? undefined : parseHttpDate(input.lastModified);
+  return (
+    evaluatePreconditions({
+      method,
+      ifNoneMatch: input.ifNoneMatch,
+      ifModifiedSince: input.ifModifiedSince,
+      current: { etag: input.etag, lastModified },
+    }).outcome === 'not-modified'
+  );
+}

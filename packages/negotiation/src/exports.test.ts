@@ -11,6 +11,7 @@ describe('public exports', () => {
       'createNegotiator',
       'entityTag',
       'evaluatePreconditions',
+      'isNotModified',
       'jsonSerializer',
       'parseEntityTags',
       'parseHttpDate',

@@ -1,8 +1,6 @@
 /**
  * Express adapter for @plumbline/negotiation (Express 4.21+ and 5). Every decision is made by the
- * core; this file reads headers and writes the response.
- *
- * @packageDocumentation
+ * core; this file reads headers and writes the response. @packageDocumentation
  */
 import type { Request, RequestHandler, Response } from 'express';
 import {
@@ -11,17 +9,11 @@ import {
   type Negotiation,
   type NegotiatorOptions,
 } from './index.js';
-import { checkRequestBody } from './request-body.js';
-import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
+import { NEGOTIATION_VARY, notModifiedOr, representation } from './respond.js';
 
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
-interface State {
-  readonly negotiation: Negotiation;
-  readonly negotiator: ContentNegotiator;
-}
-
-type Carrier = Record<symbol, State | undefined>;
+type Carrier = Record<symbol, { negotiation: Negotiation; negotiator: ContentNegotiator } | undefined>;
 
 // With no Vary yet (the usual case) the value is set whole, as the two `res.vary` calls would leave it.
 function addVary(res: Response): void {
@@ -68,7 +60,7 @@ export function negotiate(options: NegotiateOptions = {}): RequestHandler {
       next(result.error);
       return;
     }
-    const state: State = { negotiation: result, negotiator };
+    const state = { negotiation: result, negotiator };
     (req as unknown as Carrier)[STATE] = state;
     (res as unknown as Carrier)[STATE] = state;
     res.setHeader('Content-Language', result.language);
@@ -91,9 +83,9 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 
 /**
  * Sends `data` in the negotiated media type with `Content-Type`, `Content-Language`, `Vary` and a
- * strong `ETag` of the representation (kept when the route set one), through `res.send` (so 304
- * and HEAD behave as Express does). Throws when
- * {@link negotiate} did not run for the request: that is a wiring mistake, not a client error.
+ * strong `ETag` (kept when the route set one); a 304 to a GET or HEAD that `isNotModified` says is
+ * not modified (the core decides, not Express's `req.fresh`). Throws when {@link negotiate} did not
+ * run for the request: that is a wiring mistake, not a client error.
  *
  * @example
  * ```ts
@@ -107,43 +99,27 @@ export function getNegotiation(req: Request): Negotiation | undefined {
 export function represent(res: Response, data: unknown, status = 200): Response {
   const state = (res as unknown as Carrier)[STATE];
   if (!state) throw new Error('represent() needs the negotiate() middleware to run first on this route');
-  const { headers, body } = representation(state.negotiator, state.negotiation, data, status);
-  res.status(status);
+  const response = notModifiedOr(
+    representation(state.negotiator, state.negotiation, data, status),
+    res.req.method,
+    (name) => res.req.headers[name] as string | undefined,
+    (name) => res.getHeader(name) as string | undefined,
+  );
+  res.status(response.status);
   addVary(res);
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(response.headers)) {
     if (name !== 'Vary' && !(name === 'ETag' && res.getHeader('ETag') !== undefined))
       res.setHeader(name, value);
   }
-  if (body === null) return res.send();
-  return res.send(
-    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-  );
-}
-
-/**
- * Rejects a request body whose Content-Type is missing or not one of `types` with 415
- * `unsupported_media_type` and `Accept-Post` / `Accept-Patch` / `Accept`. Requests without a body
- * pass. Mount before the body parser so an unsupported body is never parsed.
- *
- * @example
- * ```ts
- * app.patch('/projects/:id', requireContentType('application/merge-patch+json', 'application/json'),
- *   express.json({ type: ['application/json', 'application/merge-patch+json'] }), update);
- * ```
- */
-export function requireContentType(...types: readonly string[]): RequestHandler {
-  const accepted = Object.freeze([...types]);
-  // Validate at configuration time: a typo must fail at startup, not on the first request.
-  checkRequestBody({ contentType: undefined, hasBody: false, method: 'GET', accepted });
-  return (req, _res, next) => {
-    const result = checkRequestBody({
-      contentType: req.headers['content-type'],
-      hasBody: requestHasBody(req.headers['content-length'], req.headers['transfer-encoding']),
-      method: req.method,
-      accepted,
-    });
-    next(result.ok ? undefined : result.error);
-  };
+  const { body } = response;
+  // res.end, not res.send, whose req.fresh refuses 304 to Cache-Control: no-cache. No body on HEAD: Node.
+  if (body === null) {
+    for (const name of ['Content-Type', 'Content-Length']) res.removeHeader(name);
+    return res.end();
+  }
+  const bytes =
+    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return res.setHeader('Content-Length', bytes.byteLength).end(bytes);
 }
 
 export {
@@ -153,3 +129,4 @@ export {
   getPreconditions,
   type PreconditionState,
 } from './express-conditional.js';
+export { requireContentType } from './express-request-body.js';

@@ -9,7 +9,7 @@ import fp from 'fastify-plugin';
 import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
 import { NEGOTIATORS } from './negotiators.js';
 import { checkRequestBody } from './request-body.js';
-import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
+import { NEGOTIATION_VARY, notModifiedOr, representation, requestHasBody } from './respond.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,13 +32,27 @@ function represent(this: FastifyReply, data: unknown, status = 200): FastifyRepl
   if (!negotiator || !negotiation) {
     throw new Error('reply.represent() needs the negotiation plugin registered for this route');
   }
-  const response = representation(negotiator, negotiation, data, status);
+  const response = notModifiedOr(
+    representation(negotiator, negotiation, data, status),
+    this.request.method,
+    (name) => this.request.headers[name] as string | undefined,
+    (name) => this.getHeader(name) as string | undefined,
+  );
   vary(this);
   for (const [name, value] of Object.entries(response.headers)) {
     if (name !== 'Vary' && !(name === 'ETag' && this.hasHeader('etag'))) this.header(name, value);
   }
   const { body } = response;
-  return this.code(status).send(body === null || typeof body === 'string' ? body : Buffer.from(body));
+  this.code(response.status);
+  if (body === null) {
+    this.removeHeader('content-type');
+    // Fastify's own HEAD route sends Content-Length: 0 for an undefined payload, false for a 304; an
+    // empty stream (which it cancels) leaves the header out.
+    return this.send(
+      response.status === 304 && this.request.method === 'HEAD' ? new ReadableStream() : undefined,
+    );
+  }
+  return this.send(typeof body === 'string' ? body : Buffer.from(body));
 }
 
 /**

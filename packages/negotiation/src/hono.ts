@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
 import { NEGOTIATORS, ROUTE_ETAG } from './negotiators.js';
 import { checkRequestBody } from './request-body.js';
-import { NEGOTIATION_VARY, representation, requestHasBody } from './respond.js';
+import { NEGOTIATION_VARY, notModifiedOr, representation, requestHasBody } from './respond.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -105,14 +105,22 @@ export function represent(c: Context, data: unknown, status = 200): Response {
   const negotiation = c.get('negotiation');
   const negotiator = NEGOTIATORS.get(c.req.raw);
   if (!negotiation || !negotiator) throw new Error('represent() needs the negotiate() middleware first');
-  const response = representation(negotiator, negotiation, data, status);
+  const response = notModifiedOr(
+    representation(negotiator, negotiation, data, status),
+    c.req.method,
+    (name) => c.req.header(name),
+    // Read only for a conditional request: c.res costs an extra Response.
+    (name) =>
+      name === 'etag' && !ROUTE_ETAG.has(c.req.raw) ? undefined : (c.res.headers.get(name) ?? undefined),
+  );
   // Vary was added by negotiate(); the rest describes this representation. An ETag set by the route
   // (conditional() on a GET) stays.
   for (const [name, value] of Object.entries(response.headers)) {
     if (name !== 'Vary' && !(name === 'ETag' && ROUTE_ETAG.has(c.req.raw))) c.header(name, value);
   }
   const { body } = response;
-  return body === null ? c.body(null, status as 204) : c.body(body as string, status as 200);
+  if (body === null) c.header('Content-Type', undefined);
+  return body === null ? c.body(null, response.status as 204) : c.body(body as string, status as 200);
 }
 
 /**

@@ -10,6 +10,8 @@ export {
   type EntityTag,
   type EntityTagList,
   evaluatePreconditions,
+  isNotModified,
+  type NotModifiedInput,
   type PreconditionInput,
   type PreconditionResult,
   parseEntityTags,

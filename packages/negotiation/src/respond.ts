@@ -1,3 +1,4 @@
+import { isNotModified } from './conditional.js';
 import { entityTag } from './entity-tag.js';
 import type { ContentNegotiator, Negotiation } from './negotiator.js';
 
@@ -98,4 +99,36 @@ export function representationTag(
 export function requestHasBody(contentLength: unknown, transferEncoding: unknown): boolean {
   if (transferEncoding !== undefined && transferEncoding !== null) return true;
   return contentLength !== undefined && contentLength !== null && Number(contentLength) > 0;
+}
+
+// Shared by the adapters (not part of the public API).
+
+type Header = (name: string) => string | undefined;
+
+/**
+ * What `represent` sends for this request: `response`, or, when {@link isNotModified} says so, a 304
+ * with the same headers minus `Content-Type` and no body (RFC 9110 section 15.4.5). `requestHeader`
+ * reads the request (lower-case names); `routeHeader` reads an `ETag` or `Last-Modified` the route
+ * already set (it wins over the computed `ETag`), and is only called for a conditional request.
+ */
+export function notModifiedOr(
+  response: RepresentationResponse,
+  method: string,
+  requestHeader: Header,
+  routeHeader: Header,
+): RepresentationResponse {
+  const ifNoneMatch = requestHeader('if-none-match');
+  const ifModifiedSince = requestHeader('if-modified-since');
+  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return response;
+  const input = {
+    method,
+    status: response.status,
+    ifNoneMatch,
+    ifModifiedSince,
+    etag: routeHeader('etag') ?? response.headers['ETag'],
+    lastModified: routeHeader('last-modified'),
+  };
+  if (!isNotModified(input)) return response;
+  const { 'Content-Type': _type, ...headers } = response.headers;
+  return { status: 304, headers, body: null };
 }

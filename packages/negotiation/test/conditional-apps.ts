@@ -1,6 +1,8 @@
 // One conditional-request app on Express 5, Express 4, Fastify 5 and Hono, for the four-framework table.
 // Handlers change nothing, so every case sees the same state: /docs/a exists, /docs/<other> does not,
 // /gone/<id> was deleted (410 before any precondition), /strict/* requires a precondition on writes.
+// /plain/* has no conditional(): represent() alone answers If-None-Match (GET 200 with Cache-Control,
+// POST 201, GET /plain/other 203, GET /plain/missing 404; /plain/dated sets Last-Modified).
 import { HttpError } from '@plumbline/errors';
 import { errorHandler } from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
@@ -15,6 +17,9 @@ import * as ho from '../src/hono.js';
 
 export const DOC = { id: 'a', title: 'Bridge' };
 export const MODIFIED = Date.UTC(2026, 0, 2, 3, 4, 5);
+export const CACHE_CONTROL = 'private, max-age=60';
+const PLAIN_STATUS: Readonly<Record<string, number>> = { other: 203, missing: 404 };
+const plainStatus = (id: string | undefined) => PLAIN_STATUS[id ?? ''] ?? 200;
 const silent = { onError: () => {} };
 
 function lookup(prefix: string, id: string | undefined): typeof DOC | undefined {
@@ -46,6 +51,14 @@ export const conditionalApps: FrameworkApps = {
         res.status(204).end();
       });
     }
+    app.get('/plain/:id', (req: Request, res: Response) => {
+      res.setHeader('Cache-Control', CACHE_CONTROL);
+      if (req.params['id'] === 'dated') res.setHeader('Last-Modified', new Date(MODIFIED).toUTCString());
+      ex.represent(res, DOC, plainStatus(req.params['id'] as string));
+    });
+    app.post('/plain/:id', (_req: Request, res: Response) => {
+      ex.represent(res, DOC, 201);
+    });
     app.use(errorHandler(silent));
     return app;
   },
@@ -71,6 +84,13 @@ export const conditionalApps: FrameworkApps = {
         });
         api.delete(`/${prefix}/:id`, { preHandler }, async (_request, reply) => reply.code(204).send());
       }
+      api.get('/plain/:id', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        reply.header('Cache-Control', CACHE_CONTROL);
+        if (id === 'dated') reply.header('Last-Modified', new Date(MODIFIED).toUTCString());
+        return reply.represent(DOC, plainStatus(id));
+      });
+      api.post('/plain/:id', async (_request, reply) => reply.represent(DOC, 201));
     });
     return app;
   },
@@ -98,6 +118,12 @@ export const conditionalApps: FrameworkApps = {
       });
       app.delete(`/${prefix}/:id`, check, (c) => c.body(null, 204));
     }
+    app.get('/plain/:id', (c) => {
+      c.header('Cache-Control', CACHE_CONTROL);
+      if (c.req.param('id') === 'dated') c.header('Last-Modified', new Date(MODIFIED).toUTCString());
+      return ho.represent(c, DOC, plainStatus(c.req.param('id')));
+    });
+    app.post('/plain/:id', (c) => ho.represent(c, DOC, 201));
     return app;
   },
 };

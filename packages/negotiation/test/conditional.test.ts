@@ -3,7 +3,7 @@
 import { describeAdapters, frameworkRunners, type HttpRequestSpec } from '@plumbline/test-utils';
 import { expect } from 'vitest';
 import { entityTag } from '../src/index.js';
-import { conditionalApps, DOC, MODIFIED } from './conditional-apps.js';
+import { CACHE_CONTROL, conditionalApps, DOC, MODIFIED } from './conditional-apps.js';
 
 const TAG = entityTag(JSON.stringify(DOC), 'application/json; charset=utf-8', 'en');
 const LAST_MODIFIED = new Date(MODIFIED).toUTCString();
@@ -23,6 +23,30 @@ interface Case {
 const put = (path: string, headers: Record<string, string>) => ({ method: 'PUT', path, headers });
 const proceeded = (conditional: boolean) => ({ status: 200, body: { conditional } });
 const failed = { status: 412, code: 'precondition_failed' };
+// represent() alone (no conditional()): what fetch sends when it revalidates, and what a 304 keeps.
+const get = (path: string, headers: Record<string, string>, method = 'GET') => ({ method, path, headers });
+const NO_CACHE = { 'Cache-Control': 'no-cache' };
+const PLAIN = {
+  etag: TAG,
+  vary: 'Accept, Accept-Language',
+  'content-language': 'en',
+  'cache-control': CACHE_CONTROL,
+};
+const notModified = {
+  status: 304,
+  body: '',
+  headers: {
+    ...PLAIN,
+    'content-type': undefined,
+    'content-length': undefined,
+    'transfer-encoding': undefined,
+  },
+};
+const plain = {
+  status: 200,
+  body: DOC,
+  headers: { ...PLAIN, 'content-type': 'application/json; charset=utf-8' },
+};
 
 const cases: readonly Case[] = [
   {
@@ -177,6 +201,79 @@ const cases: readonly Case[] = [
     body: { conditional: false },
   },
   { name: 'required: GET → 200', request: { path: '/strict/a' }, status: 200, body: DOC },
+  {
+    name: 'represent: GET If-None-Match: its ETag → 304 without body, headers of the 200',
+    request: get('/plain/a', { 'If-None-Match': TAG }),
+    ...notModified,
+  },
+  {
+    name: 'represent: GET If-None-Match: its ETag, Cache-Control: no-cache (fetch) → 304',
+    request: get('/plain/a', { 'If-None-Match': TAG, ...NO_CACHE }),
+    ...notModified,
+  },
+  {
+    name: 'represent: GET If-None-Match: another tag → 200',
+    request: get('/plain/a', { 'If-None-Match': '"other"', ...NO_CACHE }),
+    ...plain,
+  },
+  {
+    name: 'represent: GET If-None-Match: * → 304',
+    request: get('/plain/a', { 'If-None-Match': '*' }),
+    ...notModified,
+  },
+  {
+    name: 'represent: GET If-None-Match: weak form in a list → 304 (weak comparison)',
+    request: get('/plain/a', { 'If-None-Match': `"x", W/${TAG}` }),
+    ...notModified,
+  },
+  {
+    name: 'represent: HEAD If-None-Match: its ETag → 304',
+    request: get('/plain/a', { 'If-None-Match': TAG, ...NO_CACHE }, 'HEAD'),
+    ...notModified,
+  },
+  {
+    name: 'represent: HEAD If-None-Match: another tag → 200 without body',
+    request: get('/plain/a', { 'If-None-Match': '"other"' }, 'HEAD'),
+    ...plain,
+    body: '',
+  },
+  {
+    name: 'represent: POST 201 If-None-Match: * → 201, never 304',
+    request: get('/plain/a', { 'If-None-Match': '*' }, 'POST'),
+    status: 201,
+    body: DOC,
+    headers: { etag: TAG },
+  },
+  {
+    name: 'represent: GET 203 If-None-Match: its ETag → 203 (304 stands for a 200)',
+    request: get('/plain/other', { 'If-None-Match': TAG }),
+    status: 203,
+    body: DOC,
+    headers: { etag: TAG },
+  },
+  {
+    name: 'represent: GET 404 If-None-Match: * → 404, never 304',
+    request: get('/plain/missing', { 'If-None-Match': '*' }),
+    status: 404,
+    body: DOC,
+    headers: { etag: undefined },
+  },
+  {
+    name: "represent: GET If-Modified-Since: the route's Last-Modified → 304",
+    request: get('/plain/dated', { 'If-Modified-Since': LAST_MODIFIED, ...NO_CACHE }),
+    ...notModified,
+    headers: { ...notModified.headers, 'last-modified': LAST_MODIFIED },
+  },
+  {
+    name: 'represent: GET If-None-Match: another tag wins over If-Modified-Since → 200',
+    request: get('/plain/dated', { 'If-None-Match': '"other"', 'If-Modified-Since': LAST_MODIFIED }),
+    ...plain,
+  },
+  {
+    name: 'represent: GET If-Modified-Since without Last-Modified → 200',
+    request: get('/plain/a', { 'If-Modified-Since': AFTER }),
+    ...plain,
+  },
   {
     name: 'a 410 comes before the preconditions',
     request: put('/gone/a', { 'If-Match': '"wrong"' }),
