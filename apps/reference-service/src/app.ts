@@ -41,6 +41,7 @@ import type { VersioningStrategy } from './config.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
+import type { ApiVersion } from './domain/model.js';
 import { frontDoorRouter } from './front-door.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
@@ -230,7 +231,12 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     )
     .all(methodNotAllowed(['POST']));
   neutral.use(docsRouter());
-  neutral.use(frontDoorRouter(openapi, API_VERSIONS));
+  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
+  neutral.use(
+    frontDoorRouter(openapi, API_VERSIONS, (v) =>
+      api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects'),
+    ),
+  );
   neutral.use(
     docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }),
   );

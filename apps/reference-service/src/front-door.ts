@@ -35,10 +35,15 @@ interface IndexVersion {
  *
  * @example
  * ```ts
- * apiIndex(openapi, [{ version: '2' }], Date.now()).versions[0].status; // 'current'
+ * apiIndex(openapi, [{ version: '2' }], Date.now(), (v) => `/v${v}`).versions[0].status; // 'current'
  * ```
  */
-function apiIndex(openapi: Json, versions: readonly VersionEntry[], now: number): Json {
+function apiIndex(
+  openapi: Json,
+  versions: readonly VersionEntry[],
+  now: number,
+  href: (version: string) => string,
+): Json {
   const info = openapi['info'] as { title: string; version: string; description?: string };
   const entries: IndexVersion[] = versions.map((v) => ({
     version: v.version,
@@ -48,7 +53,7 @@ function apiIndex(openapi: Json, versions: readonly VersionEntry[], now: number)
         : v.deprecatedAt && Date.parse(v.deprecatedAt) <= now
           ? 'deprecated'
           : 'current',
-    href: `/v${v.version}`,
+    href: href(v.version),
     deprecated_at: v.deprecatedAt ?? null,
     sunset_at: v.sunsetAt ?? null,
     successor: v.successor ?? null,
@@ -118,7 +123,11 @@ ${links}
  * neutral.use(frontDoorRouter(openapi, API_VERSIONS));
  * ```
  */
-export function frontDoorRouter(openapi: Json, versions: readonly VersionEntry[]): Router {
+export function frontDoorRouter(
+  openapi: Json,
+  versions: readonly VersionEntry[],
+  href: (version: string) => string = (version) => `/v${version}`,
+): Router {
   const router = Router();
   const negotiated = negotiate({
     types: ['application/json', 'application/xml', 'text/html'],
@@ -128,7 +137,7 @@ export function frontDoorRouter(openapi: Json, versions: readonly VersionEntry[]
   router
     .route('/')
     .get(negotiated, htmlHeaders, (_req, res) => {
-      represent(res, asXmlSchema('ApiIndex', apiIndex(openapi, versions, Date.now())));
+      represent(res, asXmlSchema('ApiIndex', apiIndex(openapi, versions, Date.now(), href)));
     })
     .all(methodNotAllowed(['GET']));
   router.get('/assets/site.css', siteCss);

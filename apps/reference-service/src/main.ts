@@ -5,6 +5,20 @@ import { createLogger } from './logging.js';
 import { describeCredentials } from './seed.js';
 import { createServer } from './server.js';
 
+/** The curl target of the project list, v2, in the shape VERSIONING_STRATEGY gives. */
+function tryProjects(base: string, config: ServiceConfig): string {
+  switch (config.versioningStrategy) {
+    case 'path':
+      return `${base}/v2/projects`;
+    case 'query':
+      return `"${base}/projects?version=2"`;
+    case 'header':
+      return `-H "X-API-Version: 2" ${base}/projects`;
+    case 'media-type':
+      return `-H "Accept: application/vnd.plumbline.v2+json" ${base}/projects`;
+  }
+}
+
 function readConfig(): ServiceConfig {
   try {
     return loadConfig();
@@ -49,7 +63,8 @@ async function main(): Promise<void> {
       `Open ${base}/ (API index) or ${base}/docs (interactive reference); metrics at ${base}/metrics`,
     );
     console.info(`Try: curl -i ${base}/health   (API description: ${base}/openapi.json)`);
-    if (ctx.demoCredentials) console.info(`\n${describeCredentials(base, ctx.demoCredentials)}`);
+    if (ctx.demoCredentials)
+      console.info(`\n${describeCredentials(base, ctx.demoCredentials, tryProjects(base, config))}`);
   });
 
   let stopping = false;

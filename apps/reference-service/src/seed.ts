@@ -96,8 +96,15 @@ export async function createDemoCredentials(repo: Repository): Promise<DemoCrede
   };
 }
 
-/** The banner printed on the start that created the demo credentials. */
-export function describeCredentials(baseUrl: string, credentials: DemoCredentials): string {
+/**
+ * The banner printed on the start that created the demo credentials; `projects` is the curl target
+ * of the project list (URL and any version header) under the configured VERSIONING_STRATEGY.
+ */
+export function describeCredentials(
+  baseUrl: string,
+  credentials: DemoCredentials,
+  projects = `${baseUrl}/v2/projects`,
+): string {
   const { apiKeys, clients } = credentials;
   return [
     'Demo credentials (shown once; only their hashes are stored):',
@@ -108,7 +115,7 @@ export function describeCredentials(baseUrl: string, credentials: DemoCredential
     '',
     'Try:',
     `  export API_KEY=${apiKeys.readWrite}`,
-    `  curl -i -H "X-API-Key: $API_KEY" ${baseUrl}/v2/projects`,
+    `  curl -i -H "X-API-Key: $API_KEY" ${projects}`,
     `  curl -s -u ${clients.readWrite.clientId}:${clients.readWrite.clientSecret} -d grant_type=client_credentials -d scope=read:projects ${baseUrl}/oauth/token`,
     '',
   ].join('\n');

@@ -158,6 +158,16 @@ describe.each(SHAPES)('VERSIONING_STRATEGY=$strategy', (shape) => {
     await svc?.stop();
   });
 
+  it('the API index links each version in the strategy shape', async () => {
+    const res = await fetch(`${svc.url}/`, { headers: { accept: 'application/json' } });
+    const versions = ((await res.json()) as { versions: { version: string; href: string }[] }).versions;
+    const expected =
+      shape.strategy === 'path'
+        ? ['/v1', '/v2']
+        : ['1', '2'].map((v) => (shape.strategy === 'query' ? `/projects?version=${v}` : '/projects'));
+    expect([res.status, versions.map((v) => v.href)]).toEqual([200, expected]);
+  });
+
   it('create: 201 with the Location in the strategy shape, and the member there', async () => {
     const created = await call('POST', '2', '/projects', {
       name: `Strategy ${randomUUID()}`,
