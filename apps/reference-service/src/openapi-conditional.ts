@@ -32,7 +32,8 @@ const PARAMETERS: Json = {
     required: false,
     description:
       'GET: 304 when one of these ETags (weak comparison) is current. Writes: `*` or a matching ETag makes the write fail with 412',
-    schema: { type: 'string', example: '*' },
+    // No example: Swagger UI's "Try it out" would send it, and `*` turns every GET into a 304.
+    schema: { type: 'string' },
   },
   IfUnmodifiedSince: {
     name: 'If-Unmodified-Since',

@@ -99,6 +99,8 @@ const PROBLEM_HEADERS: Readonly<Record<string, Json>> = {
   '401': { 'WWW-Authenticate': header('WWWAuthenticate') },
   '403': { 'WWW-Authenticate': header('BearerChallenge') },
   '405': { Allow: header('Allow') },
+  // 409 idempotency_key_in_use: the first request with the key is still running; retry after a second.
+  '409': { 'Retry-After': header('RetryAfter') },
   '415': { 'Accept-Post': header('AcceptPost') },
   '429': { 'Retry-After': header('RetryAfter') },
   '503': { 'Retry-After': header('RetryAfter') },

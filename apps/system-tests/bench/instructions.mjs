@@ -7,22 +7,25 @@
  *   pnpm bench:instructions                      measure, print the table, compare with the baseline
  *   pnpm bench:instructions --check              the same, exit 1 on a rise of more than 10 %
  *   pnpm bench:instructions --update-baseline --reason "why the counts moved"
- *   options: --frameworks express,fastify,hono  --requests 50  --windows 3  --warmup 800  --processes 1
- *            --jobs 2 (processes at once: one per framework, or one per route with --split)
+ *   options: --frameworks express,fastify,hono  --requests 100  --windows 2  --warmup 800  --processes 1
+ *            --jobs 2 (processes at once)  --split (default: one process per route)  --gc (default)
  *            --time (also server CPU µs per request, natively)  --redis (the Express Redis rows)
  *            --routes all (or variant,variant): the #18 pairs as whole routes of bench/server.mjs
  *
- * Method: each framework's servers run in one Node process under `valgrind --tool=callgrind
- * --instr-atstart=no`, so nothing is counted while Node starts or while a route is warmed up
- * (`--warmup` sequential requests, so V8 has optimized the hot paths). Then, `--windows` times: a
- * few uncounted requests (and with `--gc` a forced full collection first), `callgrind_control -i on`, `--requests` sequential
- * requests on one keep-alive connection with fixed inputs, `-i off`, a dump. The dump's total over
- * the request count is the window's instructions per request (user space, every thread: handler,
- * framework, Node's HTTP stack, V8's compiler and GC); the cheapest window is the route's figure,
- * because a late optimizing compile or an old-generation collection only ever adds to a window.
+ * Method: each route's server runs in its own Node process under `valgrind --tool=callgrind
+ * --instr-atstart=no`, so nothing is counted while Node starts or while the route is warmed up
+ * (`--warmup` sequential requests, so V8 has optimized the hot paths). One route per process keeps
+ * routes from warming each other's code: in one shared process, the routes measured later looked
+ * cheaper than the bare route measured first, and middleware rows came out negative. Then,
+ * `--windows` times: a forced full collection, a few uncounted requests, `callgrind_control -i on`,
+ * `--requests` sequential requests on one keep-alive connection with fixed inputs, `-i off`, a
+ * dump. The dump's total over the request count is the window's instructions per request (user
+ * space, every thread: handler, framework, Node's HTTP stack, V8's compiler and GC); the cheapest
+ * window is the route's figure, because a late optimizing compile only ever adds to a window.
  * The JIT stays on, as deployed (`--jitless` would count the interpreter, a different program);
  * node's --predictable makes V8 compile and collect at points fixed by the work done rather than by
- * the clock. `--processes 2` or more prints the spread between separate processes.
+ * the clock, and a 64 MiB young generation keeps scavenges out of the windows (NODE_FLAGS).
+ * `--processes 2` or more prints the spread between separate processes.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -41,16 +44,16 @@ const TOLERANCE = 0.1;
 const { values: opts } = parseArgs({
   options: {
     frameworks: { type: 'string', default: 'express,fastify,hono' },
-    requests: { type: 'string', default: '50' },
-    windows: { type: 'string', default: '3' },
+    requests: { type: 'string', default: '100' },
+    windows: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '800' },
     processes: { type: 'string', default: '1' },
     jobs: { type: 'string', default: '2' },
-    split: { type: 'boolean', default: false },
+    split: { type: 'boolean', default: true },
     time: { type: 'boolean', default: false },
     redis: { type: 'boolean', default: false },
     routes: { type: 'string' },
-    gc: { type: 'boolean', default: false },
+    gc: { type: 'boolean', default: true },
     check: { type: 'boolean', default: false },
     'update-baseline': { type: 'boolean', default: false },
     reason: { type: 'string' },
@@ -219,7 +222,16 @@ function startServers(env, native, unit) {
 // --predictable: V8 compiles and collects on its main thread at points fixed by the work done, not
 // by the clock, so the same requests give the same count; --expose-gc for `--gc` (a collection
 // before each window). Both change where work happens, not what a request costs.
-const NODE_FLAGS = ['--predictable', '--expose-gc'];
+// A 64 MiB young generation: with a full collection before each window (`--gc`), no scavenge lands
+// inside a window of 100 requests, so a window counts the requests, not where a collection fell.
+// Measured on one machine (2026-11-23): the same route in separate processes within 0.3 %.
+const NODE_FLAGS = [
+  '--predictable',
+  '--expose-gc',
+  '--min-semi-space-size=64',
+  '--max-semi-space-size=64',
+  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+];
 
 const control = (pid, ...args) =>
   execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'pipe' });
@@ -407,11 +419,11 @@ async function countRoutes(auth) {
 async function main() {
   const started = Date.now();
   if (opts.check && !existsSync(BASELINE)) {
-    // Nothing to compare with: say how to start guarding, and do not spend minutes counting.
-    console.info(
-      `No ${BASELINE}: the guard is off until \`pnpm bench:instructions --update-baseline --reason "..."\` commits one.`,
+    // A guard with nothing to compare with guards nothing: fail, and say how to make the baseline.
+    console.error(
+      `No ${BASELINE}: run \`pnpm bench:instructions --update-baseline --reason "..."\` and commit it.`,
     );
-    return;
+    process.exit(1);
   }
   const auth = await startBenchAuth();
   if (opts.routes) {

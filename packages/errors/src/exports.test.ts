@@ -66,6 +66,7 @@ describe('public exports', () => {
       'getRequestId',
       'methodNotAllowed',
       'problemDetails',
+      'requestHeader',
     ]);
   });
 

@@ -17,25 +17,15 @@ import {
 
 export type { MethodNotAllowedOptions, RequestIdOptions };
 
+import { requestHeader } from './hono-headers.js';
+
+export { requestHeader };
+
 declare module 'hono' {
   interface ContextVariableMap {
     /** Set by `requestId()` of `@plumbline/errors/hono`. */
     requestId: string;
   }
-}
-
-type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
-
-/**
- * A request header that Node joins like `Headers.get` does (`Accept`, `Accept-Language`, `Prefer`,
- * `X-…`): on `@hono/node-server` read from Node's own table, since `c.req.header()` would first
- * build a Web `Headers` for the whole request; elsewhere through Hono.
- */
-function requestHeader(c: Context, name: string): string | undefined {
-  const headers = (c.env as NodeBindings)?.incoming?.headers;
-  if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
-  const value = headers[name];
-  return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
 }
 
 /**

@@ -4,6 +4,7 @@
  * nothing here needs Node. @packageDocumentation
  */
 import { mergeVary } from '@plumbline/errors';
+import { requestHeader } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
 import { NEGOTIATORS, ROUTE_ETAG } from './negotiators.js';
@@ -15,20 +16,6 @@ declare module 'hono' {
     /** Set by `negotiate()` of `@plumbline/negotiation/hono`. */
     negotiation: Negotiation;
   }
-}
-
-type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
-
-/**
- * A request header that Node joins like `Headers.get` does (`Accept`, `Accept-Language`, `Prefer`,
- * `X-…`): on `@hono/node-server` read from Node's own table, since `c.req.header()` would first
- * build a Web `Headers` for the whole request; elsewhere through Hono.
- */
-function requestHeader(c: Context, name: string): string | undefined {
-  const headers = (c.env as NodeBindings)?.incoming?.headers;
-  if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
-  const value = headers[name];
-  return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
 }
 
 // Reading c.res before the handler makes Hono build and copy extra Responses (it more than doubled the

@@ -66,17 +66,20 @@ export function collectionQuery(
   collection: Collection,
   options: CollectionQueryOptions = {},
 ): RequestHandler {
+  const parse = (req: Request, body?: unknown) =>
+    parseCollectionRequest(collection, {
+      method: req.method,
+      query: rawQueryOf(req.originalUrl ?? req.url ?? ''),
+      prefer: req.headers['prefer'],
+      ...(body === undefined ? {} : { body }),
+      scope: options.scope?.(req),
+    });
   return (req, _res, next) => {
     if (req.method !== 'POST') {
       // No body to read: parsed at once, without a promise (a throw from `next` is not ours).
       let query: CollectionQuery;
       try {
-        query = parseCollectionRequest(collection, {
-          method: req.method,
-          query: rawQueryOf(req.originalUrl ?? req.url ?? ''),
-          prefer: req.headers['prefer'],
-          scope: options.scope?.(req),
-        });
+        query = parse(req);
       } catch (error) {
         next(error);
         return;
@@ -88,13 +91,7 @@ export function collectionQuery(
     const run = async () => {
       assertSearchContentType(req.headers['content-type']);
       const body = req.body === undefined && req.readable ? await readJsonBody(req) : req.body;
-      (req as unknown as Record<symbol, unknown>)[QUERY] = parseCollectionRequest(collection, {
-        method: req.method,
-        query: rawQueryOf(req.originalUrl ?? req.url ?? ''),
-        prefer: req.headers['prefer'],
-        body,
-        scope: options.scope?.(req),
-      });
+      (req as unknown as Record<symbol, unknown>)[QUERY] = parse(req, body);
     };
     run().then(() => next(), next);
   };

@@ -4,6 +4,7 @@
  * as the `collectionQuery` context variable.
  * @packageDocumentation
  */
+import { requestHeader } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
@@ -23,20 +24,6 @@ declare module 'hono' {
     /** The query `collectionQuery()` parsed for this route. */
     collectionQuery: CollectionQuery;
   }
-}
-
-type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
-
-/**
- * A request header that Node joins like `Headers.get` does (`Accept`, `Accept-Language`, `Prefer`,
- * `X-…`): on `@hono/node-server` read from Node's own table, since `c.req.header()` would first
- * build a Web `Headers` for the whole request; elsewhere through Hono.
- */
-function requestHeader(c: Context, name: string): string | undefined {
-  const headers = (c.env as NodeBindings)?.incoming?.headers;
-  if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
-  const value = headers[name];
-  return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
 }
 
 /**
