@@ -42,11 +42,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BASELINE = join(here, 'instructions-baseline.json');
 const TOLERANCE = 0.1;
 /**
- * A middleware row is route − bare route, so it carries the noise of both routes (about 1 % of a
- * route, measured: up to ~10k instructions). A rise counts only when it is over 10 % of the row
- * AND over this floor, so a 10k-instruction middleware does not fail the build on noise alone.
+ * A middleware row is route − bare route, so it carries the noise of both routes. Between two runs
+ * of the same code (2026-11-23) most rows moved by under 6 %, but the POST rows by up to 100k
+ * (Fastify's idempotency row 356k, then 252k). A rise counts only when it is over 10 % of the row
+ * AND over this floor; the baseline holds the higher of two runs. Smaller regressions are below
+ * what these counts can tell apart.
  */
-const FLOOR = 25_000;
+const FLOOR = 50_000;
 const { values: opts } = parseArgs({
   options: {
     frameworks: { type: 'string', default: 'express,fastify,hono' },
