@@ -53,6 +53,24 @@ interface Entry {
 }
 
 const PLANS: readonly Entry[] = [
+  {
+    file: 'packages/errors/README.md',
+    contains: 'const server = createServer(app); // not app.listen()',
+    plan: {
+      kind: 'run',
+      prelude: "import express from 'express';\nconst app = express();",
+      epilogue: 'server.close();',
+    },
+  },
+  {
+    file: 'packages/errors/README.md',
+    contains: "const server = serve({ fetch: app.fetch, port: 3000 });\nserver.on('clientError'",
+    plan: {
+      kind: 'run',
+      prelude: "import { Hono } from 'hono';\nconst app = new Hono();",
+      epilogue: 'server.close();',
+    },
+  },
   { file: 'README.md', contains: '$ curl -i http://127.0.0.1:3000/nope', plan: { kind: 'curl-transcript' } },
   ...(['fastify', 'hono'] as const).map(
     (framework): Entry => ({

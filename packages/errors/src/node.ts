@@ -17,7 +17,9 @@ export type { ClientErrorOptions };
  * server.on('clientError', (error: ClientError, socket) => log.warn(error.code));
  * ```
  */
-export type ClientError = Error & { readonly code?: string; readonly rawPacket?: Uint8Array };
+// rawPacket is `unknown`: Node gives a Buffer, and Fastify's typings describe it as a JSON-serialized
+// Buffer; either way only a Uint8Array is read, so the handler fits Fastify's `clientErrorHandler` option.
+export type ClientError = Error & { readonly code?: string; readonly rawPacket?: unknown };
 
 // Node reports the same parse error again for every chunk that arrives after it: answer once.
 const answered = new WeakSet<Duplex>();
@@ -60,7 +62,9 @@ export function clientErrorHandler(
     answered.add(socket);
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
     const response =
-      socket.writable && !inFlight?.headersSent ? respond(error.code, error.rawPacket) : undefined;
+      socket.writable && !inFlight?.headersSent
+        ? respond(error.code, error.rawPacket instanceof Uint8Array ? error.rawPacket : undefined)
+        : undefined;
     if (response === undefined) {
       socket.destroy();
       return;
