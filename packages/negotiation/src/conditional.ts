@@ -301,31 +301,62 @@ export function evaluatePreconditions(input: PreconditionInput): PreconditionRes
   return { outcome: 'proceed', conditional };
 }
 
-// Shared by the adapters (not part of the public API).
-
-/** The four precondition fields of a request, as the core reads them. */
-export function preconditionFields(get: (name: string) => string | undefined) {
-  return {
-    ifMatch: get('if-match'),
-    ifNoneMatch: get('if-none-match'),
-    ifModifiedSince: get('if-modified-since'),
-    ifUnmodifiedSince: get('if-unmodified-since'),
-  };
+/**
+ * What a conditional request that may proceed found: whether a precondition was evaluated (a write
+ * should then apply only to the version checked) and the validators it used. Each adapter's
+ * `getPreconditions` returns it.
+ * @example
+ * ```ts
+ * const state: PreconditionState = { conditional: true, current: { etag: '"v7"' } };
+ * ```
+ */
+export interface PreconditionState {
+  /** Whether a precondition was evaluated (and passed). */
+  readonly conditional: boolean;
+  /** The validators the preconditions were evaluated against. */
+  readonly current: Validators | undefined;
 }
 
-/** The validator headers a GET or HEAD that proceeds carries (so `represent` keeps this ETag). */
-export function validatorHeaders(
+/** What an adapter's `conditional()` does: fail, answer 304, or proceed; with the headers to set first. */
+type PreconditionStep =
+  | { readonly outcome: 'failed'; readonly error: HttpError }
+  | { readonly outcome: 'not-modified'; readonly headers: Readonly<Record<string, string>> }
+  | {
+      readonly outcome: 'proceed';
+      readonly headers: Readonly<Record<string, string>>;
+      readonly state: PreconditionState;
+    };
+
+/**
+ * The whole of an adapter's `conditional()` but reading and writing: evaluates the request's four
+ * precondition headers (read through `header`, lower-case names) against `current`, and gives the
+ * validator headers to set (a GET or HEAD that proceeds carries `ETag` and `Last-Modified`, so
+ * `represent` keeps this ETag). Shared by the adapters; not part of the public API.
+ */
+export function checkPreconditions(
   method: string,
-  result: PreconditionResult,
+  header: (name: string) => string | undefined,
   current: Validators | undefined,
-) {
-  if (result.outcome === 'not-modified') return result.headers;
+  requirePrecondition: boolean,
+): PreconditionStep {
+  const result = evaluatePreconditions({
+    method,
+    ifMatch: header('if-match'),
+    ifNoneMatch: header('if-none-match'),
+    ifModifiedSince: header('if-modified-since'),
+    ifUnmodifiedSince: header('if-unmodified-since'),
+    current,
+    requirePrecondition,
+  });
+  if (result.outcome === 'failed') return result;
+  if (result.outcome === 'not-modified') return result;
   const headers: Record<string, string> = {};
-  if (current === undefined || (method !== 'GET' && method !== 'HEAD')) return headers;
-  if (current.etag !== undefined) headers['ETag'] = current.etag;
-  if (current.lastModified !== undefined)
-    headers['Last-Modified'] = new Date(current.lastModified).toUTCString();
-  return headers;
+  if (current !== undefined && (method === 'GET' || method === 'HEAD')) {
+    if (current.etag !== undefined) headers['ETag'] = current.etag;
+    if (current.lastModified !== undefined)
+      headers['Last-Modified'] = new Date(current.lastModified).toUTCString();
+  }
+  return { outcome: 'proceed', headers, state: { conditional: result.conditional, current } };
 }
 
 /**

@@ -3,12 +3,10 @@
  * with the core's `evaluatePreconditions`, `entityTagOf()` gives the tag `represent` would send.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import {
-  evaluatePreconditions,
-  preconditionFields,
-  type Validators,
-  validatorHeaders,
-} from './conditional.js';
+import { checkPreconditions, type PreconditionState, type Validators } from './conditional.js';
+
+export type { PreconditionState };
+
 import type { ContentNegotiator, Negotiation } from './negotiator.js';
 import { representationTag } from './respond.js';
 
@@ -37,22 +35,6 @@ export interface ConditionalOptions {
 }
 
 /**
- * What {@link conditional} found for a request that may proceed: whether a precondition was
- * evaluated (a write should then apply only to the version checked) and the validators it used.
- *
- * @example
- * ```ts
- * const state: PreconditionState = { conditional: true, current: { etag: '"v7"' } };
- * ```
- */
-export interface PreconditionState {
-  /** Whether a precondition was evaluated (and passed). */
-  readonly conditional: boolean;
-  /** The validators the preconditions were evaluated against. */
-  readonly current: Validators | undefined;
-}
-
-/**
  * Route middleware for conditional requests (RFC 9110 section 13): loads the current validators,
  * answers 304 (GET/HEAD), 412 `precondition_failed` or 428 `precondition_required` (passed to
  * `next` for the `@plumbline/errors` handler), or lets the request through; a GET that proceeds
@@ -68,19 +50,16 @@ export function conditional(options: ConditionalOptions): RequestHandler {
   const { current, requirePrecondition = false } = options;
   return async (req, res, next) => {
     try {
-      const validators = await current(req, res);
-      const result = evaluatePreconditions({
-        method: req.method,
-        ...preconditionFields((name) => req.headers[name] as string | undefined),
-        current: validators,
+      const step = checkPreconditions(
+        req.method,
+        (name) => req.headers[name] as string | undefined,
+        await current(req, res),
         requirePrecondition,
-      });
-      if (result.outcome === 'failed') return next(result.error);
-      for (const [name, value] of Object.entries(validatorHeaders(req.method, result, validators))) {
-        res.setHeader(name, value);
-      }
-      if (result.outcome === 'not-modified') return void res.status(304).end();
-      (req as unknown as Carrier)[CHECKED] = { conditional: result.conditional, current: validators };
+      );
+      if (step.outcome === 'failed') return next(step.error);
+      for (const [name, value] of Object.entries(step.headers)) res.setHeader(name, value);
+      if (step.outcome === 'not-modified') return void res.status(304).end();
+      (req as unknown as Carrier)[CHECKED] = step.state;
       next();
     } catch (error) {
       next(error);

@@ -3,12 +3,10 @@
  * with the core's `evaluatePreconditions`, and `entityTagOf()` for the tag `reply.represent` sends.
  */
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import {
-  evaluatePreconditions,
-  preconditionFields,
-  type Validators,
-  validatorHeaders,
-} from './conditional.js';
+import { checkPreconditions, type PreconditionState, type Validators } from './conditional.js';
+
+export type { PreconditionState };
+
 import { NEGOTIATORS } from './negotiators.js';
 import { representationTag } from './respond.js';
 
@@ -32,21 +30,6 @@ export interface ConditionalOptions {
   readonly requirePrecondition?: boolean;
 }
 
-/**
- * What {@link conditional} found for a request that may proceed: whether a precondition was
- * evaluated (a write should then apply only to the version checked) and the validators it used.
- * @example
- * ```ts
- * const state: PreconditionState = { conditional: true, current: { etag: '"v7"' } };
- * ```
- */
-export interface PreconditionState {
-  /** Whether a precondition was evaluated (and passed). */
-  readonly conditional: boolean;
-  /** The validators the preconditions were evaluated against. */
-  readonly current: Validators | undefined;
-}
-
 const CHECKED = new WeakMap<FastifyRequest, PreconditionState>();
 
 /**
@@ -63,17 +46,16 @@ const CHECKED = new WeakMap<FastifyRequest, PreconditionState>();
 export function conditional(options: ConditionalOptions): preHandlerAsyncHookHandler {
   const { current, requirePrecondition = false } = options;
   return async (request, reply) => {
-    const validators = await current(request, reply);
-    const result = evaluatePreconditions({
-      method: request.method,
-      ...preconditionFields((name) => request.headers[name] as string | undefined),
-      current: validators,
+    const step = checkPreconditions(
+      request.method,
+      (name) => request.headers[name] as string | undefined,
+      await current(request, reply),
       requirePrecondition,
-    });
-    if (result.outcome === 'failed') throw result.error;
-    reply.headers(validatorHeaders(request.method, result, validators));
-    if (result.outcome === 'not-modified') return reply.code(304).send();
-    CHECKED.set(request, { conditional: result.conditional, current: validators });
+    );
+    if (step.outcome === 'failed') throw step.error;
+    reply.headers(step.headers);
+    if (step.outcome === 'not-modified') return reply.code(304).send();
+    CHECKED.set(request, step.state);
     return undefined;
   };
 }

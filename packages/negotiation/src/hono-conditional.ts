@@ -4,12 +4,10 @@
  * Nothing here needs Node.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import {
-  evaluatePreconditions,
-  preconditionFields,
-  type Validators,
-  validatorHeaders,
-} from './conditional.js';
+import { checkPreconditions, type PreconditionState, type Validators } from './conditional.js';
+
+export type { PreconditionState };
+
 import { NEGOTIATORS, ROUTE_ETAG } from './negotiators.js';
 import { representationTag } from './respond.js';
 
@@ -30,21 +28,6 @@ export interface ConditionalOptions {
   readonly requirePrecondition?: boolean;
 }
 
-/**
- * What {@link conditional} found for a request that may proceed: whether a precondition was
- * evaluated (a write should then apply only to the version checked) and the validators it used.
- * @example
- * ```ts
- * const state: PreconditionState = { conditional: true, current: { etag: '"v7"' } };
- * ```
- */
-export interface PreconditionState {
-  /** Whether a precondition was evaluated (and passed). */
-  readonly conditional: boolean;
-  /** The validators the preconditions were evaluated against. */
-  readonly current: Validators | undefined;
-}
-
 const CHECKED = new WeakMap<Request, PreconditionState>();
 
 /**
@@ -61,19 +44,17 @@ const CHECKED = new WeakMap<Request, PreconditionState>();
 export function conditional(options: ConditionalOptions): MiddlewareHandler {
   const { current, requirePrecondition = false } = options;
   return async (c, next) => {
-    const validators = await current(c);
-    const result = evaluatePreconditions({
-      method: c.req.method,
-      ...preconditionFields((name) => c.req.header(name)),
-      current: validators,
+    const step = checkPreconditions(
+      c.req.method,
+      (name) => c.req.header(name),
+      await current(c),
       requirePrecondition,
-    });
-    if (result.outcome === 'failed') throw result.error;
-    const headers = validatorHeaders(c.req.method, result, validators);
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    if (result.outcome === 'not-modified') return c.body(null, 304);
-    if (headers['ETag'] !== undefined) ROUTE_ETAG.add(c.req.raw);
-    CHECKED.set(c.req.raw, { conditional: result.conditional, current: validators });
+    );
+    if (step.outcome === 'failed') throw step.error;
+    for (const [name, value] of Object.entries(step.headers)) c.header(name, value);
+    if (step.outcome === 'not-modified') return c.body(null, 304);
+    if (step.headers['ETag'] !== undefined) ROUTE_ETAG.add(c.req.raw);
+    CHECKED.set(c.req.raw, step.state);
     await next();
     return undefined;
   };
