@@ -17,25 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyToArray, buildPage, defineCollection, parseQuery } from '@plumbline/query-parser';
+import { FIELDS, PROJECTS } from './projects.mjs';
 
-const STATUSES = ['active', 'archived', 'paused'];
-const PROJECTS = Array.from({ length: 200 }, (_, i) => ({
-  id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  name: `Project ${i}`,
-  status: STATUSES[i % 3],
-  priority: (i * 7) % 5,
-  created_at: new Date(Date.UTC(2026, 0, 1 + (i % 300))).toISOString(),
-}));
-const projects = defineCollection({
-  fields: {
-    id: { type: 'uuid', sort: true },
-    name: { type: 'string', sort: true, search: true },
-    status: { type: 'enum', values: STATUSES, filter: ['eq', 'in'] },
-    priority: { type: 'int', sort: true, filter: ['eq', 'gte', 'lte'] },
-    created_at: { type: 'date-time', sort: true },
-  },
-  defaultSort: '-created_at',
-});
+const projects = defineCollection({ fields: FIELDS, defaultSort: '-created_at' });
 const QUERY = 'status=active&sort=-priority&limit=20';
 
 function handWrittenPage({ status, sort, limit }) {

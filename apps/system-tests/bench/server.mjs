@@ -68,28 +68,13 @@ import {
   peerGet,
   peerPost,
 } from './peer-stack.mjs';
+import { FIELDS, PROJECTS, STATUSES } from './projects.mjs';
 
 const variant = process.argv[2];
 const env = process.env;
 const ISSUER = env.BENCH_ISSUER ?? 'https://issuer.bench.test/';
 const AUDIENCE = env.BENCH_AUDIENCE ?? 'https://api.bench.test';
 
-const STATUSES = ['active', 'archived', 'paused'];
-const PROJECTS = Array.from({ length: 200 }, (_, i) => ({
-  id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  name: `Project ${i}`,
-  status: STATUSES[i % 3],
-  priority: (i * 7) % 5,
-  created_at: new Date(Date.UTC(2026, 0, 1 + (i % 300))).toISOString(),
-}));
-
-const FIELDS = {
-  id: { type: 'uuid', sort: true },
-  name: { type: 'string', sort: true, search: true },
-  status: { type: 'enum', values: STATUSES, filter: ['eq', 'in'] },
-  priority: { type: 'int', sort: true, filter: ['eq', 'gte', 'lte'] },
-  created_at: { type: 'date-time', sort: true },
-};
 const projects = defineCollection({ fields: FIELDS, defaultSort: '-created_at' });
 
 /**
