@@ -49,19 +49,23 @@ const UNUSED = (data: unknown) => String(data);
  * ```
  */
 export function unversionedContract(): RequestHandler {
-  const compiled = NEUTRAL_ROUTES.map((route) => ({
-    matches: (path: string) => (typeof route.path === 'string' ? path === route.path : route.path.test(path)),
-    guard: createMethodGuard(route.methods),
-    allowed: new Set(createMethodGuard(route.methods).allow.split(', ')),
-    negotiated:
-      route.types === undefined
-        ? undefined
-        : negotiate({
-            types: route.types,
-            languages: ['en', 'de'],
-            serializers: Object.fromEntries(route.types.map((type) => [type, UNUSED])),
-          }),
-  }));
+  const compiled = NEUTRAL_ROUTES.map((route) => {
+    const guard = createMethodGuard(route.methods);
+    return {
+      matches: (path: string) =>
+        typeof route.path === 'string' ? path === route.path : route.path.test(path),
+      guard,
+      allowed: new Set(guard.allow.split(', ')),
+      negotiated:
+        route.types === undefined
+          ? undefined
+          : negotiate({
+              types: route.types,
+              languages: ['en', 'de'],
+              serializers: Object.fromEntries(route.types.map((type) => [type, UNUSED])),
+            }),
+    };
+  });
   return (req, res, next) => {
     const route = compiled.find((entry) => entry.matches(req.path));
     if (route === undefined) {
