@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair } from 'jose';
 import pg from 'pg';
 import { recordExchange } from './contract.js';
+import { type Strategy, v2 } from './strategy.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const SERVICE_MAIN = resolve(here, '../../reference-service/dist/main.mjs');
@@ -407,22 +408,28 @@ export async function request(url: string, init: RequestInit = {}): Promise<Repl
   }
 }
 
-/** POST /v2/projects with the API key and an Idempotency-Key; a string `body` is sent as it is. */
+/**
+ * POST /projects in v2 (asked for the `strategy` way, `/v2/projects` by default) with the API key and
+ * an Idempotency-Key; a string `body` is sent as it is.
+ */
 export function createProject(
   url: string,
   credentials: Credentials,
   key: string,
   body: unknown,
+  strategy: Strategy = 'path',
 ): Promise<Reply> {
-  return request(`${url}/v2/projects`, {
-    method: 'POST',
-    headers: {
-      'x-api-key': credentials.apiKey,
-      'content-type': 'application/json',
-      'idempotency-key': key,
-    },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+  return request(
+    ...v2(strategy, url, '/projects', {
+      method: 'POST',
+      headers: {
+        'x-api-key': credentials.apiKey,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
 }
 
 export function form(values: Record<string, string>): RequestInit {

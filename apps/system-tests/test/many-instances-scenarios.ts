@@ -17,6 +17,7 @@ import {
   tally,
   token,
 } from './harness.js';
+import { type Strategy, v2 } from './strategy.js';
 
 /** Where the instances keep their shared state, and how to clean it up. */
 export interface SharedState {
@@ -28,19 +29,34 @@ export interface SharedState {
 
 /**
  * Registers the multi-instance tests. `state()` is called in `beforeAll`, so a Redis the caller
- * starts in its own `beforeAll` (registered first) is up by then.
+ * starts in its own `beforeAll` (registered first) is up by then. The instances run with
+ * VERSIONING_STRATEGY=`strategy`, and every request asks for v2 that way.
  */
-export function describeManyInstances(title: string, enabled: boolean, state: () => SharedState): void {
+export function describeManyInstances(
+  title: string,
+  enabled: boolean,
+  state: () => SharedState,
+  strategy: Strategy = 'path',
+): void {
   describe.skipIf(!enabled)(title, () => {
     let db: Database;
     let cluster: Cluster;
     let shared: SharedState;
     const prefixes: string[] = [];
+    const options = () => ({
+      ...shared.options,
+      env: { ...shared.options.env, VERSIONING_STRATEGY: strategy },
+    });
+    /** GET /projects?limit=1 in v2, the strategy's way. */
+    const listProjects = (url: string, headers: Record<string, string>) =>
+      request(...v2(strategy, url, '/projects?limit=1', { headers }));
+    const create = (url: string, key: string, body: unknown) =>
+      createProject(url, cluster.credentials, key, body, strategy);
 
     beforeAll(async () => {
       shared = state();
       db = await createDatabase('many');
-      cluster = await startCluster({ count: 3, database: db, ...shared.options });
+      cluster = await startCluster({ count: 3, database: db, ...options() });
       prefixes.push(cluster.redisKeyPrefix);
     });
 
@@ -55,7 +71,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       const replies = await Promise.all(
         Array.from({ length: 200 }, async (_, i) => {
           const key = keys[i % keys.length] as string;
-          const reply = await createProject(cluster.at(i).url, cluster.credentials, key, {
+          const reply = await create(cluster.at(i).url, key, {
             name: `idem ${key}`,
           });
           return { key, reply };
@@ -85,9 +101,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       expect(Number(rows[0]?.n)).toBe(20);
       // Every key ends with its one row: a retry of any key replays on any instance.
       const retries = await Promise.all(
-        keys.map((key, i) =>
-          createProject(cluster.at(i + 1).url, cluster.credentials, key, { name: `idem ${key}` }),
-        ),
+        keys.map((key, i) => create(cluster.at(i + 1).url, key, { name: `idem ${key}` })),
       );
       expect(retries.map((r) => [r.status, r.headers.get('idempotent-replayed')])).toEqual(
         keys.map(() => [201, 'true']),
@@ -101,9 +115,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
     it('200 concurrent POSTs with one idempotency key create exactly one row, no 5xx', async () => {
       const key = `one-${db.schema}`;
       const replies = await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          createProject(cluster.at(i).url, cluster.credentials, key, { name: `once ${key}` }),
-        ),
+        Array.from({ length: 200 }, (_, i) => create(cluster.at(i).url, key, { name: `once ${key}` })),
       );
       const statuses = replies.map((reply) => reply.status);
       expect(
@@ -117,15 +129,18 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       // Retried until it is no longer in flight, the key answers its one resource on every instance.
       const settled = [];
       for (const instance of cluster.instances) {
-        let reply = await createProject(instance.url, cluster.credentials, key, { name: `once ${key}` });
+        let reply = await create(instance.url, key, { name: `once ${key}` });
         for (let i = 0; i < 40 && reply.status === 409; i++) {
           await sleep(100);
-          reply = await createProject(instance.url, cluster.credentials, key, { name: `once ${key}` });
+          reply = await create(instance.url, key, { name: `once ${key}` });
         }
         settled.push(`${reply.status} ${reply.headers.get('location')} ${reply.text}`);
       }
       expect(new Set(settled).size).toBe(1);
-      expect(settled[0]).toMatch(/^201 \S*\/v2\/projects\/\S+ /);
+      // The Location of a v2 project, in the strategy's shape (`/v2/projects/…`, `/projects/…?version=2`).
+      expect(settled[0]).toMatch(
+        strategy === 'path' ? /^201 \S*\/v2\/projects\/\S+ / : /^201 \S*\/projects\/\S+ /,
+      );
       if (created.size === 1) expect(settled[0]).toBe(`201 ${[...created][0]}`);
       const rows = await db.query<{ n: string }>('SELECT count(*) AS n FROM projects WHERE name = $1', [
         `once ${key}`,
@@ -172,9 +187,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       const accessTokens = [first.access_token, rotated.json<{ access_token: string }>().access_token];
       for (const instance of [a, b, c]) {
         for (const access of accessTokens) {
-          const reply = await request(`${instance.url}/v2/projects?limit=1`, {
-            headers: { authorization: `Bearer ${access}` },
-          });
+          const reply = await listProjects(instance.url, { authorization: `Bearer ${access}` });
           expect([instance.port, reply.status, reply.json()['error_code']]).toEqual([
             instance.port,
             401,
@@ -194,7 +207,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       const bearer = { authorization: `Bearer ${issued.access_token}` };
       // Warm every instance's verified-token cache: the revocation must win over it.
       for (const instance of [a, b, c]) {
-        expect((await request(`${instance.url}/v2/projects?limit=1`, { headers: bearer })).status).toBe(200);
+        expect((await listProjects(instance.url, bearer)).status).toBe(200);
       }
       const revoked = await request(
         `${b.url}/oauth/revoke`,
@@ -206,7 +219,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       );
       expect([revoked.status, revoked.json()]).toEqual([200, {}]);
       for (const instance of [a, b, c]) {
-        const use = await request(`${instance.url}/v2/projects?limit=1`, { headers: bearer });
+        const use = await listProjects(instance.url, bearer);
         const again = await request(
           `${instance.url}/oauth/token`,
           form({
@@ -230,7 +243,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       const bearer = { authorization: `Bearer ${issued.access_token}` };
       // Warm every instance's verified-token cache first: revocation must win over the cache.
       for (const instance of cluster.instances) {
-        const reply = await request(`${instance.url}/v2/projects?limit=1`, { headers: bearer });
+        const reply = await listProjects(instance.url, bearer);
         expect(reply.status).toBe(200);
       }
       const revoked = await request(
@@ -245,10 +258,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
       await sleep(1000);
       const after = await Promise.all(
         cluster.instances.map((instance) =>
-          request(`${instance.url}/v2/projects?limit=1`, { headers: bearer }).then((r) => [
-            r.status,
-            r.json()['error_code'],
-          ]),
+          listProjects(instance.url, bearer).then((r) => [r.status, r.json()['error_code']]),
         ),
       );
       expect(after).toEqual(cluster.instances.map(() => [401, 'invalid_token']));
@@ -257,7 +267,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
     it('the rate limit holds across the three instances together', async () => {
       const limit = 24;
       const limited = await startCluster({
-        ...shared.options,
+        ...options(),
         count: 3,
         database: db,
         credentials: cluster.credentials,
@@ -269,9 +279,7 @@ export function describeManyInstances(title: string, enabled: boolean, state: ()
         const statuses: number[] = [];
         // Sequential, round-robin: each instance alone sees only a third of the limit.
         for (let i = 0; i < limit + 9; i++) {
-          const reply = await request(`${limited.at(i).url}/v2/projects?limit=1`, {
-            headers: { 'x-api-key': limited.credentials.apiKey },
-          });
+          const reply = await listProjects(limited.at(i).url, { 'x-api-key': limited.credentials.apiKey });
           statuses.push(reply.status);
           if (reply.status === 429) {
             expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);

@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Credentials, freePort, type Instance, SERVICE_MAIN, sleep, startInstance } from './harness.js';
+import { STRATEGIES, versioned } from './strategy.js';
 import { XmlReader } from './xml-read.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -144,33 +145,7 @@ async function startPrism(spec: string, upstream: string, validateRequests: bool
 
 const ready = prismReady();
 
-type Strategy = 'path' | 'query' | 'header' | 'media-type';
-
-/**
- * A request for `path` (`/projects`) in API `version` under a strategy, asking for `type` (JSON or
- * XML); an unversioned path (`/`) is sent as it is.
- */
-function versioned(
-  strategy: Strategy,
-  version: string | undefined,
-  path: string,
-  type: 'json' | 'xml' = 'json',
-): { path: string; accept: string; headers: Record<string, string> } {
-  const plain = { path, accept: `application/${type}`, headers: {} };
-  if (version === undefined) return plain;
-  switch (strategy) {
-    case 'path':
-      return { ...plain, path: `/v${version}${path}` };
-    case 'query':
-      return { ...plain, path: `${path}${path.includes('?') ? '&' : '?'}version=${version}` };
-    case 'header':
-      return { ...plain, headers: { 'x-api-version': version } };
-    case 'media-type':
-      return { ...plain, accept: `application/vnd.plumbline.v${version}+${type}` };
-  }
-}
-
-describe.skipIf(!ready).each(['path', 'query', 'header', 'media-type'] as const)(
+describe.skipIf(!ready).each(STRATEGIES)(
   'Prism validating proxy, VERSIONING_STRATEGY=%s: zero violations',
   (strategy) => {
     let service: Instance;
