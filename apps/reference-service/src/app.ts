@@ -42,6 +42,7 @@ import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
 import type { ApiVersion } from './domain/model.js';
+import { versionRouter } from './express-routes.js';
 import { frontDoorRouter } from './front-door.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
@@ -50,7 +51,6 @@ import { documentForStrategy } from './openapi-strategy.js';
 import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptions } from './request-target.js';
-import { versionRouter } from './routes.js';
 import { unversionedContract } from './unversioned.js';
 import { xmlSerializerFor } from './xml-representation.js';
 

@@ -4,54 +4,39 @@
  * (the one a GET with the same Accept, Accept-Language and API version returns), and the write
  * then applies only to the version that was checked, inside the UPDATE's or DELETE's WHERE clause,
  * so two clients racing with the same ETag cannot both win.
+ *
+ * Framework-neutral: each resource describes its member ({@link Member}); a wiring evaluates the
+ * preconditions with its negotiation adapter's `conditional()` (express-routes.ts) and hands the
+ * handler what it checked ({@link Checked}).
  */
 import { HttpError } from '@plumbline/errors';
-import { conditional, entityTagOf, getPreconditions } from '@plumbline/negotiation/express';
-import type { Request, RequestHandler } from 'express';
+import type { ApiVersion } from './domain/model.js';
 import type { Lookup, VersionGuard } from './storage/repository.js';
 
-/** What a member route loads and checks: the stored row and its representation for this request. */
-interface Member<T> {
-  readonly load: (req: Request) => Promise<T>;
-  readonly represent: (row: T) => Record<string, unknown>;
+/** A route's path parameters as the router matched them (not yet validated). */
+export type Params = Readonly<Record<string, unknown>>;
+
+/** What a member route loads and checks: the stored row and its representation in a version. */
+export interface Member<T> {
+  /** The row the path names; a missing or deleted member is 404 or 410 before any precondition (RFC 9110 section 13.2.1). */
+  readonly load: (params: Params) => Promise<T>;
+  readonly represent: (row: T, version: ApiVersion) => Record<string, unknown>;
   /** The row's modification time (`updated_at`), when it has one. */
   readonly modified: (row: T) => string | undefined;
 }
 
-const CHECKED = new WeakMap<Request, unknown>();
-
-/**
- * The precondition middleware of one member route: loads the row (a missing or deleted member is
- * 404 or 410 before any precondition, RFC 9110 section 13.2.1), remembers it for the handler, and
- * evaluates the request's preconditions against its current `ETag` and `updated_at`.
- */
-export function memberPreconditions<T>(member: Member<T>, requirePrecondition: boolean): RequestHandler {
-  return conditional({
-    current: async (req, res) => {
-      const row = await member.load(req);
-      CHECKED.set(req, row);
-      const modified = member.modified(row);
-      return {
-        etag: entityTagOf(res, member.represent(row)),
-        lastModified: modified === undefined ? undefined : Date.parse(modified),
-      };
-    },
-    requirePrecondition,
-  });
-}
-
-/** The row {@link memberPreconditions} checked for this request. */
-export function checkedRow<T>(req: Request): T {
-  if (!CHECKED.has(req)) throw new Error('memberPreconditions() must run before this handler');
-  return CHECKED.get(req) as T;
+/** What the preconditions were evaluated against: the row as loaded, and whether the request carried a precondition. */
+export interface Checked<T> {
+  readonly row: T;
+  readonly conditional: boolean;
 }
 
 /**
  * The version guard of a write: the row's `updated_at` as read, and, when the request carried a
  * precondition, the version the row must still have for the write to apply.
  */
-export function versionGuard(req: Request, updatedAt: string): VersionGuard {
-  return { previous: updatedAt, expected: getPreconditions(req)?.conditional ? updatedAt : undefined };
+export function versionGuard(checked: Checked<unknown>, updatedAt: string): VersionGuard {
+  return { previous: updatedAt, expected: checked.conditional ? updatedAt : undefined };
 }
 
 /**
@@ -59,12 +44,12 @@ export function versionGuard(req: Request, updatedAt: string): VersionGuard {
  * request whose member still exists lost a race since its check: 412, the write did not happen.
  */
 export async function afterWrite<T>(
-  req: Request,
+  checked: Checked<unknown>,
   updated: T | undefined,
   lookup: () => Promise<Lookup<T>>,
 ): Promise<Lookup<T>> {
   if (updated !== undefined) return { state: 'found', row: updated };
   const now = await lookup();
-  if (now.state === 'found' && getPreconditions(req)?.conditional) throw new HttpError('precondition_failed');
+  if (now.state === 'found' && checked.conditional) throw new HttpError('precondition_failed');
   return now;
 }

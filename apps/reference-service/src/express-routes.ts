@@ -1,0 +1,368 @@
+/**
+ * The versioned API on Express: every route, in order, as route → Plumbline middleware → neutral
+ * handler (resources/*.ts) → send. The handlers read no request and write no response: this file
+ * reads their input from the request and sends their {@link Outcome}, and does nothing else.
+ *
+ * A Fastify or Hono wiring maps the same handlers with the same steps in the same order per route
+ * (the order decides which error wins, e.g. 403 before 404 before 415 before 400). It provides:
+ * - Plumbline adapters, `/fastify` or `/hono` instead of `/express`: auth (requireScopes,
+ *   getPrincipal); negotiation (negotiate or the `negotiation` plugin, represent or
+ *   `reply.represent`, requireContentType, conditional, entityTagOf, getPreconditions);
+ *   query-parser (collectionQuery, getCollectionQuery, setPageHeaders); idempotency (idempotency,
+ *   idempotencyTransaction with {@link transactionStatements}, getTransaction); errors (Hono:
+ *   methodNotAllowed; Fastify: the `plumblineErrors` plugin's `methodNotAllowed` option);
+ *   versioning: `versionedRouter` is Express-only, so there `versioning` + getApiVersion give the
+ *   handlers' `version`, and under the query strategy the collection query must not see
+ *   `version=` (`api.withoutVersionParameter` takes an Express handler today).
+ * - A JSON body parser in place of `express.json` (limit BODY_LIMIT_BYTES, the two media types of
+ *   PATCH) whose bad JSON and oversize bodies become the same 400 and 413 problems: Fastify's
+ *   own parser with `bodyLimit` plus a parser for application/merge-patch+json; Hono's
+ *   `hono/body-limit` with `c.req.json()`.
+ * - The Express-only libraries of app.ts and its modules, with their counterparts:
+ *   express-rate-limit (with rate-limit-redis and rate-limit-store.ts's FallbackStore, both on its
+ *   `Store` interface) → @fastify/rate-limit (no skip-successful mode for the failure limiter,
+ *   its own store interface) or hono-rate-limiter (modelled on express-rate-limit);
+ *   pino-http (logging.ts) → Fastify's built-in pino logger, hono-pino;
+ *   the prom-client middleware (metrics.ts) → onRequest/onResponse hooks or fastify-metrics,
+ *   @hono/prometheus; the Routers of docs.ts, docs-ui.ts, front-door.ts and unversioned.ts
+ *   (swagger-ui-dist files) → routes of the framework, @fastify/static or `hono/serve-static`.
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/express';
+import { methodNotAllowed } from '@plumbline/errors/express';
+import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  represent,
+  requireContentType,
+} from '@plumbline/negotiation/express';
+import type { Collection } from '@plumbline/query-parser';
+import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/express';
+import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import { apiStrategy } from './api-versioning.js';
+import type { AppContext } from './context.js';
+import type { ApiVersion } from './domain/model.js';
+import type { Checked, Member } from './preconditions.js';
+import type { Outcome } from './representation.js';
+import { commentHandlers } from './resources/comments.js';
+import {
+  assertNoQuery,
+  type CreateInput,
+  type ListInput,
+  memberFields,
+  type ReadInput,
+  type RouteInput,
+  transactionStatements,
+  type WriteInput,
+} from './resources/common.js';
+import { projectHandlers } from './resources/projects.js';
+import { taskHandlers } from './resources/tasks.js';
+import type { Db } from './storage/db.js';
+
+/** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
+function send(res: Response, outcome: Outcome): void {
+  if (outcome.status === 204) {
+    res.status(204).end();
+    return;
+  }
+  if (outcome.status === 201) res.location(outcome.location);
+  else if (outcome.page) setPageHeaders(res, outcome.page);
+  represent(res, outcome.body, outcome.status);
+}
+
+/** The route's handler: reads the neutral input from the request, runs the handler, sends its outcome. */
+const handle =
+  <I>(input: (req: Request) => I, handler: (input: I) => Promise<Outcome>): RequestHandler =>
+  async (req, res) => {
+    send(res, await handler(input(req)));
+  };
+
+/** A check that runs between middleware (the parent of a nested resource exists). */
+const step =
+  (check: (req: Request) => Promise<void>): RequestHandler =>
+  async (req, _res, next) => {
+    await check(req);
+    next();
+  };
+
+export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
+  const { collections } = ctx;
+  const router = Router();
+  // Links and the version parameter follow VERSIONING_STRATEGY (api-versioning.ts).
+  const api = apiStrategy(ctx.config.versioningStrategy);
+  const deps = { repo: ctx.repo, db: ctx.db, links: api };
+  const projects = projectHandlers(deps);
+  const tasks = taskHandlers(deps);
+  const comments = commentHandlers(deps);
+
+  // The Plumbline middleware, configured once.
+  const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
+    api.withoutVersionParameter(collectionQuery(collection, options));
+  const noQuery =
+    (collection: Collection): RequestHandler =>
+    (req, _res, next) => {
+      assertNoQuery(api, collection, req.originalUrl);
+      next();
+    };
+  const limit = ctx.config.bodyLimitBytes;
+  const jsonBody: RequestHandler[] = [
+    requireContentType('application/json'),
+    express.json({ limit, type: 'application/json' }),
+  ];
+  const patchBody: RequestHandler[] = [
+    requireContentType('application/merge-patch+json', 'application/json'),
+    express.json({ limit, type: ['application/merge-patch+json', 'application/json'] }),
+  ];
+  const principal = (req: Request) => getPrincipal(req)?.clientId;
+  const leaseMs = ctx.config.idempotencyLeaseMs;
+  // Search POSTs change nothing: the shared store (Redis or memory) is enough for them.
+  const idempotent = idempotency({ store: ctx.idempotencyStore, principal, leaseMs });
+  // Creating POSTs: with the database store, the key and the response are written in the same
+  // transaction as the new row, so a crash commits both or neither (and the response is sent only
+  // after the commit). With IDEMPOTENCY_STORE=shared, Redis (or memory) keeps them instead.
+  const sqlStore = ctx.transactionalIdempotencyStore;
+  const creating = (required: boolean): RequestHandler =>
+    sqlStore
+      ? idempotencyTransaction<Db>({
+          store: sqlStore,
+          transaction: (work) => ctx.db.transaction(work),
+          query: transactionStatements,
+          principal,
+          required,
+        })
+      : idempotency({ store: ctx.idempotencyStore, principal, required, leaseMs });
+  const createOnce = creating(false);
+  const createOnceRequired = creating(true);
+  const acceptPatch: RequestHandler = (_req, res, next) => {
+    res.setHeader('Accept-Patch', 'application/merge-patch+json, application/json');
+    next();
+  };
+  // Writes to a member evaluate If-Match / If-None-Match / If-Unmodified-Since (preconditions.ts)
+  // against the representation a GET would send; the handler gets the row that was checked.
+  const checkedRows = new WeakMap<Request, unknown>();
+  const preconditions = <T>(member: Member<T>): RequestHandler =>
+    conditional({
+      current: async (req, res) => {
+        const row = await member.load(req.params);
+        checkedRows.set(req, row);
+        const modified = member.modified(row);
+        return {
+          etag: entityTagOf(res, member.represent(row, version)),
+          lastModified: modified === undefined ? undefined : Date.parse(modified),
+        };
+      },
+      requirePrecondition: ctx.config.requirePreconditions,
+    });
+  const projectChecked = preconditions(projects.member);
+  const taskChecked = preconditions(tasks.member);
+  const commentChecked = preconditions(comments.member);
+
+  // The handlers' inputs, read from the request once the middleware ran.
+  const route = (req: Request): RouteInput => ({ version, params: req.params });
+  const listing =
+    (collection: Collection) =>
+    (req: Request): ListInput => ({
+      ...route(req),
+      query: getCollectionQuery(req, collection),
+      path: `${req.baseUrl}${req.path}`,
+    });
+  const reading =
+    (collection: Collection) =>
+    (req: Request): ReadInput => ({ ...route(req), fields: memberFields(api, collection, req.originalUrl) });
+  const creation = (req: Request): CreateInput => ({
+    ...route(req),
+    body: req.body,
+    principal: principal(req),
+    transaction: getTransaction<Db>(req),
+  });
+  const checked = <T>(req: Request): Checked<T> => {
+    if (!checkedRows.has(req)) throw new Error('preconditions() must run before this handler');
+    return { row: checkedRows.get(req) as T, conditional: getPreconditions(req)?.conditional === true };
+  };
+  const writing = <T>(req: Request): WriteInput<T> => ({
+    ...route(req),
+    checked: checked<T>(req),
+    body: req.body,
+  });
+
+  // Projects
+
+  router
+    .route('/projects')
+    .get(
+      requireScopes('read:projects'),
+      parsedQuery(collections.projects),
+      handle(listing(collections.projects), projects.list),
+    )
+    .post(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...jsonBody,
+      createOnceRequired,
+      handle(creation, projects.create),
+    )
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route('/projects/search')
+    .post(
+      requireScopes('read:projects'),
+      noQuery(collections.projects),
+      ...jsonBody,
+      idempotent,
+      parsedQuery(collections.projects),
+      handle(listing(collections.projects), projects.list),
+    )
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/projects/:projectId')
+    .all(acceptPatch)
+    .get(requireScopes('read:projects'), handle(reading(collections.projects), projects.read))
+    .put(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...jsonBody,
+      projectChecked,
+      handle(writing, projects.replace),
+    )
+    .patch(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...patchBody,
+      projectChecked,
+      handle(writing, projects.patch),
+    )
+    .delete(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      projectChecked,
+      handle(writing, projects.remove),
+    )
+    .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
+
+  // Tasks of a project
+
+  const existingProject = step((req) => tasks.requireProject(req.params));
+  const ofProject = { scope: (req: Request) => tasks.projectScope(req.params) };
+
+  router
+    .route('/projects/:projectId/tasks')
+    .get(
+      requireScopes('read:tasks'),
+      existingProject,
+      parsedQuery(collections.tasks, ofProject),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .post(
+      requireScopes('write:tasks'),
+      noQuery(collections.tasks),
+      existingProject,
+      ...jsonBody,
+      createOnce,
+      handle(creation, tasks.create),
+    )
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route('/projects/:projectId/tasks/search')
+    .post(
+      requireScopes('read:tasks'),
+      noQuery(collections.tasks),
+      existingProject,
+      ...jsonBody,
+      idempotent,
+      parsedQuery(collections.tasks, ofProject),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .all(methodNotAllowed(['POST']));
+
+  // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
+  const taskMember = (path: string) =>
+    router
+      .route(path)
+      .all(acceptPatch)
+      .get(requireScopes('read:tasks'), handle(reading(collections.tasks), tasks.read))
+      .put(
+        requireScopes('write:tasks'),
+        noQuery(collections.tasks),
+        ...jsonBody,
+        taskChecked,
+        handle(writing, tasks.replace),
+      )
+      .patch(
+        requireScopes('write:tasks'),
+        noQuery(collections.tasks),
+        ...patchBody,
+        taskChecked,
+        handle(writing, tasks.patch),
+      )
+      .delete(
+        requireScopes('write:tasks'),
+        noQuery(collections.tasks),
+        taskChecked,
+        handle(writing, tasks.remove),
+      )
+      .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
+  taskMember('/projects/:projectId/tasks/:taskId');
+
+  // All tasks
+
+  router
+    .route('/tasks')
+    .get(
+      requireScopes('read:tasks'),
+      parsedQuery(collections.tasks),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .all(methodNotAllowed(['GET']));
+  router
+    .route('/tasks/search')
+    .post(
+      requireScopes('read:tasks'),
+      noQuery(collections.tasks),
+      ...jsonBody,
+      idempotent,
+      parsedQuery(collections.tasks),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .all(methodNotAllowed(['POST']));
+  taskMember('/tasks/:taskId');
+
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
+
+  const existingTask = step((req) => comments.requireTask(req.params));
+  const ofTask = { scope: (req: Request) => comments.taskScope(req.params) };
+
+  router
+    .route('/tasks/:taskId/comments')
+    .get(
+      requireScopes('read:comments'),
+      existingTask,
+      parsedQuery(collections.comments, ofTask),
+      handle(listing(collections.comments), comments.list),
+    )
+    .post(
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      existingTask,
+      ...jsonBody,
+      createOnce,
+      handle(creation, comments.create),
+    )
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route('/tasks/:taskId/comments/:commentId')
+    .get(requireScopes('read:comments'), handle(reading(collections.comments), comments.read))
+    .delete(
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      commentChecked,
+      handle(writing, comments.remove),
+    )
+    .all(methodNotAllowed(['GET', 'DELETE']));
+
+  return router;
+}
