@@ -7,10 +7,10 @@ import { checkPreconditions, type PreconditionState, type Validators } from './c
 
 export type { PreconditionState };
 
-import type { ContentNegotiator, Negotiation } from './negotiator.js';
+import { type Negotiation, negotiatorOf } from './negotiator.js';
 import { representationTag } from './respond.js';
 
-// The state negotiate() leaves on the response (express.ts), and what conditional() leaves on the request.
+// The decision negotiate() leaves on the request (express.ts), and what conditional() leaves on the request.
 const NEGOTIATED = Symbol.for('@plumbline/negotiation.state');
 const CHECKED = Symbol.for('@plumbline/negotiation.preconditions');
 
@@ -89,9 +89,9 @@ export function getPreconditions(req: Request): PreconditionState | undefined {
  * ```
  */
 export function entityTagOf(res: Response, data: unknown): string {
-  const state = (res as unknown as Carrier)[NEGOTIATED] as
-    | { negotiation: Negotiation; negotiator: ContentNegotiator }
-    | undefined;
-  if (!state) throw new Error('entityTagOf() needs the negotiate() middleware to run first on this route');
-  return representationTag(state.negotiator, state.negotiation, data);
+  const negotiation = (res.req as unknown as Carrier)[NEGOTIATED] as Negotiation | undefined;
+  const negotiator = negotiatorOf(negotiation);
+  if (!negotiation || !negotiator)
+    throw new Error('entityTagOf() needs the negotiate() middleware to run first on this route');
+  return representationTag(negotiator, negotiation, data);
 }

@@ -3,17 +3,13 @@
  * core; this file reads headers and writes the response. @packageDocumentation
  */
 import type { Request, RequestHandler, Response } from 'express';
-import {
-  type ContentNegotiator,
-  createNegotiator,
-  type Negotiation,
-  type NegotiatorOptions,
-} from './index.js';
+import { createNegotiator, type Negotiation, type NegotiatorOptions, negotiatorOf } from './negotiator.js';
 import { NEGOTIATION_VARY, notModifiedOr, representation } from './respond.js';
 
+// The decision, on the request only (`res.req` reaches it); its negotiator is `negotiatorOf` it.
 const STATE = Symbol.for('@plumbline/negotiation.state');
 
-type Carrier = Record<symbol, { negotiation: Negotiation; negotiator: ContentNegotiator } | undefined>;
+type Carrier = Record<symbol, Negotiation | undefined>;
 
 // With no Vary yet (the usual case) the value is set whole, as the two `res.vary` calls would leave it.
 function addVary(res: Response): void {
@@ -60,9 +56,7 @@ export function negotiate(options: NegotiateOptions = {}): RequestHandler {
       next(result.error);
       return;
     }
-    const state = { negotiation: result, negotiator };
-    (req as unknown as Carrier)[STATE] = state;
-    (res as unknown as Carrier)[STATE] = state;
+    (req as unknown as Carrier)[STATE] = result;
     res.setHeader('Content-Language', result.language);
     next();
   };
@@ -78,7 +72,7 @@ export function negotiate(options: NegotiateOptions = {}): RequestHandler {
  * ```
  */
 export function getNegotiation(req: Request): Negotiation | undefined {
-  return (req as unknown as Carrier)[STATE]?.negotiation;
+  return (req as unknown as Carrier)[STATE];
 }
 
 /**
@@ -97,10 +91,12 @@ export function getNegotiation(req: Request): Negotiation | undefined {
  * ```
  */
 export function represent(res: Response, data: unknown, status = 200): Response {
-  const state = (res as unknown as Carrier)[STATE];
-  if (!state) throw new Error('represent() needs the negotiate() middleware to run first on this route');
+  const negotiation = (res.req as unknown as Carrier)[STATE];
+  const negotiator = negotiatorOf(negotiation);
+  if (!negotiation || !negotiator)
+    throw new Error('represent() needs the negotiate() middleware to run first on this route');
   const response = notModifiedOr(
-    representation(state.negotiator, state.negotiation, data, status),
+    representation(negotiator, negotiation, data, status),
     res.req.method,
     (name) => res.req.headers[name] as string | undefined,
     (name) => res.getHeader(name) as string | undefined,

@@ -7,7 +7,7 @@ import { checkPreconditions, type PreconditionState, type Validators } from './c
 
 export type { PreconditionState };
 
-import { NEGOTIATORS } from './negotiators.js';
+import { negotiatorOf } from './negotiator.js';
 import { representationTag } from './respond.js';
 
 /**
@@ -80,8 +80,8 @@ export function getPreconditions(request: FastifyRequest): PreconditionState | u
  * ```
  */
 export function entityTagOf(reply: FastifyReply, data: unknown): string {
-  const negotiator = NEGOTIATORS.get(reply.request);
   const negotiation = reply.request.negotiation;
+  const negotiator = negotiatorOf(negotiation);
   if (!negotiator || !negotiation)
     throw new Error('entityTagOf() needs the negotiation plugin for this route');
   return representationTag(negotiator, negotiation, data);

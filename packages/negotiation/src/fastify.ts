@@ -6,8 +6,7 @@
 import { mergeVary } from '@plumbline/errors';
 import type { FastifyPluginCallback, FastifyReply, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
-import { NEGOTIATORS } from './negotiators.js';
+import { createNegotiator, type Negotiation, type NegotiatorOptions, negotiatorOf } from './negotiator.js';
 import { checkRequestBody } from './request-body.js';
 import { NEGOTIATION_VARY, notModifiedOr, representation, requestHasBody } from './respond.js';
 
@@ -22,13 +21,15 @@ declare module 'fastify' {
   }
 }
 
+// With no Vary yet (the usual case) the merged value is NEGOTIATION_VARY itself: nothing to merge.
 function vary(reply: FastifyReply): void {
-  reply.header('Vary', mergeVary(reply.getHeader('vary') as string | undefined, NEGOTIATION_VARY));
+  const existing = reply.getHeader('vary') as string | undefined;
+  reply.header('Vary', existing === undefined ? NEGOTIATION_VARY : mergeVary(existing, NEGOTIATION_VARY));
 }
 
 function represent(this: FastifyReply, data: unknown, status = 200): FastifyReply {
-  const negotiator = NEGOTIATORS.get(this.request);
   const negotiation = this.request.negotiation;
+  const negotiator = negotiatorOf(negotiation);
   if (!negotiator || !negotiation) {
     throw new Error('reply.represent() needs the negotiation plugin registered for this route');
   }
@@ -76,7 +77,6 @@ const plugin: FastifyPluginCallback<NegotiationPluginOptions> = (fastify, option
     vary(reply);
     if (!result.ok) return next(result.error);
     request.negotiation = result;
-    NEGOTIATORS.set(request, negotiator);
     reply.header('Content-Language', result.language);
     next();
   });

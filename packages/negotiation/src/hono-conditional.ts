@@ -8,7 +8,8 @@ import { checkPreconditions, type PreconditionState, type Validators } from './c
 
 export type { PreconditionState };
 
-import { NEGOTIATORS, ROUTE_ETAG } from './negotiators.js';
+import { negotiatorOf } from './negotiator.js';
+import { ROUTE_ETAG } from './negotiators.js';
 import { representationTag } from './respond.js';
 
 /**
@@ -80,8 +81,8 @@ export function getPreconditions(c: Context): PreconditionState | undefined {
  * ```
  */
 export function entityTagOf(c: Context, data: unknown): string {
-  const negotiator = NEGOTIATORS.get(c.req.raw);
   const negotiation = c.get('negotiation');
+  const negotiator = negotiatorOf(negotiation);
   if (!negotiator || !negotiation) throw new Error('entityTagOf() needs the negotiate() middleware first');
   return representationTag(negotiator, negotiation, data);
 }

@@ -6,8 +6,8 @@
 import { mergeVary } from '@plumbline/errors';
 import { requestHeader } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
-import { createNegotiator, type Negotiation, type NegotiatorOptions } from './negotiator.js';
-import { NEGOTIATORS, ROUTE_ETAG } from './negotiators.js';
+import { createNegotiator, type Negotiation, type NegotiatorOptions, negotiatorOf } from './negotiator.js';
+import { ROUTE_ETAG } from './negotiators.js';
 import { checkRequestBody } from './request-body.js';
 import { NEGOTIATION_VARY, notModifiedOr, representation, requestHasBody } from './respond.js';
 
@@ -22,7 +22,8 @@ declare module 'hono' {
 // cost of a request), so Vary is appended blind and its members de-duplicated on the final response.
 function tidyVary(c: Context): void {
   const vary = c.res.headers.get('vary');
-  if (vary === null) return;
+  // Only negotiate() appended to Vary (the usual case): nothing to tidy, and no string work.
+  if (vary === null || vary === NEGOTIATION_VARY) return;
   const tidy = mergeVary(undefined, vary);
   if (tidy === vary) return;
   try {
@@ -62,7 +63,6 @@ export function negotiate(options: NegotiateOptions = {}): MiddlewareHandler {
     c.header('Vary', NEGOTIATION_VARY, { append: true });
     if (!result.ok) throw result.error;
     c.set('negotiation', result);
-    NEGOTIATORS.set(c.req.raw, negotiator);
     c.header('Content-Language', result.language);
     await next();
     tidyVary(c);
@@ -90,7 +90,7 @@ export function getNegotiation(c: Context): Negotiation | undefined {
  */
 export function represent(c: Context, data: unknown, status = 200): Response {
   const negotiation = c.get('negotiation');
-  const negotiator = NEGOTIATORS.get(c.req.raw);
+  const negotiator = negotiatorOf(negotiation);
   if (!negotiation || !negotiator) throw new Error('represent() needs the negotiate() middleware first');
   const response = notModifiedOr(
     representation(negotiator, negotiation, data, status),

@@ -2,8 +2,9 @@ import { coreOutcome, describeAdapters, frameworkRunners } from '@plumbline/test
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { negotiationApps } from '../test/apps.js';
-import { createNegotiator, type NegotiatorOptions } from './index.js';
+import { createNegotiator, type Negotiation, type NegotiatorOptions } from './index.js';
 import { dropInvalidRanges } from './media-type.js';
+import { negotiatorOf } from './negotiator.js';
 
 const JSON_TYPE = 'application/json';
 const XML = 'application/xml';
@@ -260,6 +261,74 @@ describe('negotiate() core details', () => {
       const result = uncached.negotiate({ accept: c.accept });
       expect(result.ok ? result.mediaType : 406).toBe(c.expected);
     }
+  });
+
+  // The last Accept / Accept-Language pair is remembered: every pair below is asked right after
+  // another that shares one of its headers, so a memo keyed on one header only would answer wrong.
+  it.each([
+    [
+      'same Accept, other language',
+      { accept: XML, acceptLanguage: 'de' },
+      { accept: XML, acceptLanguage: 'en' },
+      [XML, 'en'],
+    ],
+    [
+      'same language, other Accept',
+      { accept: XML, acceptLanguage: 'de' },
+      { accept: JSON_TYPE, acceptLanguage: 'de' },
+      [JSON_TYPE, 'de'],
+    ],
+    ['Accept dropped', { accept: XML, acceptLanguage: 'de' }, { acceptLanguage: 'de' }, [JSON_TYPE, 'de']],
+    ['Accept-Language dropped', { accept: XML, acceptLanguage: 'de' }, { accept: XML }, [XML, 'en']],
+    ['empty Accept-Language after none', { accept: XML }, { accept: XML, acceptLanguage: '' }, [XML, 'en']],
+    [
+      'empty Accept after none (406)',
+      { acceptLanguage: 'de' },
+      { accept: '', acceptLanguage: 'de' },
+      [406, 'de'],
+    ],
+    [
+      'acceptable, then not',
+      { accept: XML, acceptLanguage: 'de' },
+      { accept: 'text/html', acceptLanguage: 'de' },
+      [406, 'de'],
+    ],
+    [
+      'not acceptable, then acceptable',
+      { accept: 'text/html', acceptLanguage: 'de' },
+      { accept: XML, acceptLanguage: 'de' },
+      [XML, 'de'],
+    ],
+  ] as const)('remembers the last header pair, keyed on both: %s', (_label, before, after, expected) => {
+    for (const cacheSize of [500, 1, 0]) {
+      const n = createNegotiator({ cacheSize });
+      n.negotiate(before);
+      const result = n.negotiate(after);
+      expect([result.ok ? result.mediaType : 406, result.language]).toEqual(expected);
+      expect(n.negotiate(after)).toEqual(result.ok ? result : { ...result, error: expect.anything() });
+    }
+  });
+
+  it('answers a repeated pair with the same object, and never a 406 from the memo', () => {
+    const n = createNegotiator();
+    const first = n.negotiate({ accept: XML, acceptLanguage: 'de' });
+    expect(n.negotiate({ accept: XML, acceptLanguage: 'de' })).toBe(first);
+    const refused = n.negotiate({ accept: 'text/html' });
+    expect(n.negotiate({ accept: 'text/html' })).not.toBe(refused);
+  });
+
+  it('knows which negotiator made each decision (negotiatorOf), and nothing else', () => {
+    const a = createNegotiator();
+    const b = createNegotiator({ types: [XML, JSON_TYPE], cacheSize: 0 });
+    const fromA = a.negotiate({ accept: XML, acceptLanguage: 'de' });
+    const fromB = b.negotiate({ accept: XML, acceptLanguage: 'de' });
+    expect(fromA).toEqual(fromB);
+    expect(fromA).not.toBe(fromB);
+    expect(fromA.ok && negotiatorOf(fromA)).toBe(a);
+    expect(fromB.ok && negotiatorOf(fromB)).toBe(b);
+    expect(negotiatorOf({ ...(fromA as Negotiation) })).toBeUndefined();
+    expect(negotiatorOf(undefined)).toBeUndefined();
+    expect(negotiatorOf(null)).toBeUndefined();
   });
 
   it('a 406 carries a fresh error and the negotiated language', () => {

@@ -75,7 +75,10 @@ export interface NegotiatorOptions {
    * `types` needs one here.
    */
   readonly serializers?: Readonly<Record<string, Serializer>>;
-  /** Decisions remembered per distinct Accept and per Accept-Language string. Default 500; 0 disables. */
+  /**
+   * Decisions remembered per distinct Accept and per Accept-Language string (plus the last
+   * Accept / Accept-Language pair). Default 500; 0 disables all three.
+   */
   readonly cacheSize?: number;
 }
 
@@ -190,6 +193,21 @@ const MAX_VERSION = 999_999;
 /** Distinct dynamic vendor versions remembered; more are rebuilt on demand. */
 const VENDOR_MEMO_SIZE = 64;
 
+/**
+ * The negotiator that made each decision. A {@link Negotiation} is created once per offer and
+ * language of one negotiator and then shared, so this is filled once per decision, never per
+ * request: the adapters find the negotiator of a request from its decision alone.
+ */
+const OWNERS = new WeakMap<Negotiation, ContentNegotiator>();
+
+/**
+ * The negotiator whose `negotiate` returned `negotiation`, or `undefined` for anything else
+ * (a hand-made object, `undefined`). Internal to the adapters.
+ */
+export function negotiatorOf(negotiation: Negotiation | null | undefined): ContentNegotiator | undefined {
+  return negotiation ? OWNERS.get(negotiation) : undefined;
+}
+
 function isTextual(essence: string): boolean {
   return essence.startsWith('text/') || isJsonType(essence) || isXmlType(essence);
 }
@@ -271,7 +289,7 @@ function resolveSerializers(
  * that matches nothing is a 406. Ranges with an invalid weight (`q=abc`) are ignored, and Accept
  * headers over 1 KiB are cut to their complete ranges within the first 1 KiB. Languages: RFC 4647
  * lookup (`lookupLanguage` of `@plumbline/errors`) with fallback to the default: never a 406.
- * Decisions are cached per header string in bounded LRU caches.
+ * Decisions are cached per header string in bounded LRU caches, and the last one per header pair.
  *
  * @example
  * ```ts
@@ -396,17 +414,33 @@ export function createNegotiator(options: NegotiatorOptions = {}): ContentNegoti
       ...(offer.vendor ? { vendor: offer.vendor } : {}),
     });
     offer.byLanguage[index] = created;
+    OWNERS.set(created, negotiator);
     return created;
   }
 
-  return Object.freeze({
+  // The last successful decision and the two header values it was made for: a service's clients
+  // mostly send the same pair, and two string comparisons are cheaper than two cache look-ups.
+  // Keyed on both headers exactly as received (a missing header is `undefined`, never `''`).
+  let lastAccept: unknown;
+  let lastLanguage: unknown;
+  let last: Negotiation | undefined;
+
+  const negotiator: ContentNegotiator = Object.freeze({
     available,
     languages,
     defaultLanguage: fallback,
     negotiate(input: NegotiateInput = {}): NegotiationResult {
-      const index = chooseLanguage(input.acceptLanguage);
-      const offer = chooseOffer(input.accept);
-      if (offer) return result(offer, index);
+      const { accept, acceptLanguage } = input;
+      if (last !== undefined && accept === lastAccept && acceptLanguage === lastLanguage) return last;
+      const index = chooseLanguage(acceptLanguage);
+      const offer = chooseOffer(accept);
+      if (offer) {
+        if (cacheSize === 0) return result(offer, index);
+        lastAccept = accept;
+        lastLanguage = acceptLanguage;
+        last = result(offer, index);
+        return last;
+      }
       return {
         ok: false,
         error: new HttpError('not_acceptable', {
@@ -427,4 +461,5 @@ export function createNegotiator(options: NegotiatorOptions = {}): ContentNegoti
       };
     },
   });
+  return negotiator;
 }

@@ -71,7 +71,7 @@ export function collectionQuery(
       method: req.method,
       query: rawQueryOf(req.originalUrl ?? req.url ?? ''),
       prefer: req.headers['prefer'],
-      ...(body === undefined ? {} : { body }),
+      body,
       scope: options.scope?.(req),
     });
   return (req, _res, next) => {

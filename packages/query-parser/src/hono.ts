@@ -55,23 +55,25 @@ export function collectionQuery(
   collection: Collection,
   options: CollectionQueryOptions = {},
 ): MiddlewareHandler {
-  return async (c, next) => {
-    let body: unknown;
-    if (c.req.method === 'POST') {
-      assertSearchContentType(c.req.header('content-type'));
-      body = parseSearchText(await readLimitedText(c.req.raw.body));
-    }
-    c.set(
-      'collectionQuery',
-      parseCollectionRequest(collection, {
-        method: c.req.method,
-        query: rawQueryOf(c.req.url),
-        prefer: requestHeader(c, 'prefer'),
-        body,
-        scope: options.scope?.(c),
-      }),
-    );
+  const parse = (c: Context, body?: unknown) =>
+    parseCollectionRequest(collection, {
+      method: c.req.method,
+      query: rawQueryOf(c.req.url),
+      prefer: requestHeader(c, 'prefer'),
+      body,
+      scope: options.scope?.(c),
+    });
+  const search: MiddlewareHandler = async (c, next) => {
+    assertSearchContentType(c.req.header('content-type'));
+    c.set('collectionQuery', parse(c, parseSearchText(await readLimitedText(c.req.raw.body))));
     await next();
+  };
+  // Not async: a GET has nothing to wait for, so it hands Hono next()'s promise (a throw still
+  // reaches onError, which catches what a middleware throws synchronously too).
+  return (c, next) => {
+    if (c.req.method === 'POST') return search(c, next);
+    c.set('collectionQuery', parse(c));
+    return next();
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tasks } from '../test/fixtures.js';
-import { parseQuery } from './index.js';
+import { defineCollection, parseQuery } from './index.js';
 import { PARSED_QUERY_CACHE_MAX_LENGTH, PARSED_QUERY_CACHE_SIZE, parseCollectionRequest } from './request.js';
 
 const get = (query: string, prefer?: string) =>
@@ -40,5 +40,28 @@ describe('parseCollectionRequest remembers parsed query strings (bounded)', () =
     const long = `limit=3&name=${'x'.repeat(PARSED_QUERY_CACHE_MAX_LENGTH)}`;
     expect(get(long)).not.toBe(get(long));
     expect(get(long)).toEqual(get(long));
+  });
+
+  it(`holds at most ${PARSED_QUERY_CACHE_SIZE} counted query strings too, apart from the plain ones`, () => {
+    const plain = get('limit=6&offset=0');
+    const counted = get('limit=6&offset=0', 'count=exact');
+    for (let i = 1; i <= PARSED_QUERY_CACHE_SIZE; i++) get(`limit=6&offset=${i}`, 'count=exact');
+    expect(get('limit=6&offset=0')).toBe(plain); // filling the counted table left the plain one alone
+    const again = get('limit=6&offset=0', 'count=exact');
+    expect(again).not.toBe(counted);
+    expect(again).toEqual(counted);
+  });
+
+  it('keys on the collection: the same query string on another collection is parsed for it', () => {
+    const other = defineCollection({
+      fields: { id: { type: 'int', sort: true }, title: { type: 'string', sort: true } },
+      defaultSort: 'id',
+    });
+    const mine = get('sort=-id&limit=4');
+    const theirs = parseCollectionRequest(other, { method: 'GET', query: 'sort=-id&limit=4' });
+    expect(theirs).not.toBe(mine);
+    expect(theirs.collection).toBe(other);
+    expect(mine.collection).toBe(tasks);
+    expect(parseCollectionRequest(other, { method: 'GET', query: 'sort=-id&limit=4' })).toBe(theirs);
   });
 });

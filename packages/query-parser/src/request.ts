@@ -138,10 +138,11 @@ export function parseCollectionRequest<F extends string>(
     : parseQuery(collection, request.query, options);
 }
 
-/** Recent query strings per collection and their parsed (deeply frozen) queries. */
-const parsedQueries = new WeakMap<Collection, Map<string, CollectionQuery>>();
+/** Recent query strings per collection and their parsed (deeply frozen) queries, one table per `count`. */
+const parsedQueries = new WeakMap<Collection, readonly [plain: ParsedTable, counted: ParsedTable]>();
+type ParsedTable = Map<string, CollectionQuery>;
 
-/** At most this many parsed query strings are remembered per collection. */
+/** At most this many parsed query strings are remembered per collection (and per `count`). */
 export const PARSED_QUERY_CACHE_SIZE = 256;
 /** Longer query strings are parsed every time, never remembered. */
 export const PARSED_QUERY_CACHE_MAX_LENGTH = 1024;
@@ -149,22 +150,23 @@ export const PARSED_QUERY_CACHE_MAX_LENGTH = 1024;
 /**
  * `parseQuery` for a request without a scope, remembering the result: a parsed query is frozen and
  * depends only on the collection, the query string and `count`, and a service sees the same few
- * query strings again and again. The table is bounded (it starts over when full) because the key
- * comes from the client; failures are not remembered.
+ * query strings again and again. The tables are bounded (each starts over when full) because the
+ * key comes from the client; failures are not remembered. The query string itself is the key (one
+ * table per `count`), so a hit builds no string.
  */
 function parsedQueryString(collection: Collection, query: string, count: boolean): CollectionQuery {
   if (query.length > PARSED_QUERY_CACHE_MAX_LENGTH) return parseQuery(collection, query, { count });
-  let table = parsedQueries.get(collection);
-  if (table === undefined) {
-    table = new Map();
-    parsedQueries.set(collection, table);
+  let tables = parsedQueries.get(collection);
+  if (tables === undefined) {
+    tables = [new Map(), new Map()];
+    parsedQueries.set(collection, tables);
   }
-  const key = count ? `1${query}` : `0${query}`;
-  let parsed = table.get(key);
+  const table = tables[count ? 1 : 0];
+  let parsed = table.get(query);
   if (parsed === undefined) {
     parsed = parseQuery(collection, query, { count });
     if (table.size >= PARSED_QUERY_CACHE_SIZE) table.clear();
-    table.set(key, parsed);
+    table.set(query, parsed);
   }
   return parsed;
 }
