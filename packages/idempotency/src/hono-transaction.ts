@@ -44,7 +44,11 @@ export async function honoRequest(c: Context, keyHeaders: readonly string[]) {
   // The Fetch API joins repeated lines with ", ", which the core refuses as a list: two keys stay invalid.
   const headers = keyHeaderValues(keyHeaders, (name) => c.req.header(name));
   const url = new URL(c.req.url);
-  const body = await webRequestBody(c.req.raw.body !== null, c.req.header('content-type'), c.req);
+  // Not `c.req.raw.body !== null`: on @hono/node-server that builds a whole Fetch Request (stream,
+  // abort signal) just to ask. Only GET and HEAD cannot have a body; an absent one reads as empty.
+  const method = c.req.method;
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const body = await webRequestBody(hasBody, c.req.header('content-type'), c.req);
   return { headers, url: url.pathname + url.search, body };
 }
 

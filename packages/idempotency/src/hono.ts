@@ -7,8 +7,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { IdempotencyRequestOptions } from './adapter.js';
 import { isSafeMethod, middlewareSettings, replayOf, requestReader } from './adapter.js';
 import type { IdempotencyOptions } from './core.js';
+import { headerRecord, knownResponse } from './hono-response.js';
 import { honoReplay, honoRequest, honoRequestId, honoRoute } from './hono-transaction.js';
 import { ResponseRecording } from './recording.js';
+
+const utf8 = new TextEncoder();
 
 /**
  * Options for {@link idempotency}: the core options plus how to read principal, route and
@@ -54,14 +57,27 @@ export function idempotency(options: IdempotencyMiddlewareOptions): MiddlewareHa
     const recording = new ResponseRecording(decision.claim, maxBodyBytes, (error) => onError(error, c));
     await next();
     const res = c.res;
+    const known = knownResponse(res);
+    if (known !== undefined) {
+      // The server writes exactly these bytes, and the handler produced them in full: stored now,
+      // as Express stores a response at `end()`. The response itself is left as it is.
+      recording.status = known.status;
+      recording.headers = known.headers;
+      const { body } = known;
+      if (body !== null) recording.record(typeof body === 'string' ? utf8.encode(body) : body);
+      recording.settle('complete');
+      return;
+    }
     recording.status = res.status;
-    const captured: Record<string, string> = {};
-    res.headers.forEach((value, name) => {
-      captured[name] = value;
-    });
-    recording.headers = captured;
+    recording.headers = headerRecord(res.headers);
     if (res.body === null) recording.settle('complete');
-    else c.res = new Response(recording.tapWeb(res.body), res);
+    else {
+      const tapped = new Response(recording.tapWeb(res.body), res);
+      // Unset first: the setter would otherwise rebuild the response to merge in the headers of
+      // the one it replaces, which `tapped` already carries.
+      c.res = undefined as unknown as Response;
+      c.res = tapped;
+    }
   };
 }
 
