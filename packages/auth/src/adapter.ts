@@ -52,13 +52,24 @@ export interface AuthState {
 const STATE = Symbol.for('@plumbline/auth.state');
 
 /** Leaves the authentication result on the request (one property: Express requests are costly to extend). */
-export function setAuthState(holder: object, state: AuthState): void {
+function setAuthState(holder: object, state: AuthState): void {
   (holder as Record<symbol, AuthState>)[STATE] = state;
+}
+
+/** {@link setAuthState}, then `next()`: the Express adapter's success, with or without a promise. */
+export function authenticated(holder: object, state: AuthState, next: () => void): void {
+  setAuthState(holder, state);
+  next();
 }
 
 /** What {@link setAuthState} left, if authentication ran. */
 export function authStateOf(holder: object): AuthState | undefined {
   return (holder as Record<symbol, AuthState | undefined>)[STATE];
+}
+
+/** Whether the core's answer is still to come (a promise) rather than the principal itself. */
+export function isPending<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 /** The error `check` throws, or `undefined`: for adapters that pass failures on instead of throwing. */
