@@ -30,10 +30,15 @@ const REALM = Symbol.for('@plumbline/auth.realm');
 
 /** Remembers the realm `authenticate()` used on the framework's request object, for `requireScopes`. */
 export function setRealm(holder: object, realm: string): void {
-  (holder as Record<symbol, string>)[REALM] = realm;
+  const slot = holder as Record<symbol, string | undefined>;
+  // `requireScopes` reads no realm as `plumbline`: the default needs no property on the request
+  // (one more property per request costs the framework's objects a shape change), unless another
+  // realm is there to be replaced.
+  if (realm === 'plumbline' && slot[REALM] === undefined) return;
+  slot[REALM] = realm;
 }
 
-/** The realm {@link setRealm} remembered, if authentication ran. */
+/** The realm {@link setRealm} remembered (`undefined` also for the default, `plumbline`). */
 export function realmOf(holder: object): string | undefined {
   return (holder as Record<symbol, string | undefined>)[REALM];
 }

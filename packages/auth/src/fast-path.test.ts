@@ -371,3 +371,72 @@ describe('the cache hit check (core verifier)', () => {
     ]);
   });
 });
+
+// ---- The realm requireScopes challenges with (the default realm leaves no property behind) -------
+
+const realmOptions = (realm?: string) => ({ jwt: verifier, ...(realm ? { realm } : {}) });
+const realmApps: FrameworkApps = {
+  express: (express) => {
+    const app = express();
+    app.get('/default', ex.authenticate(realmOptions()), ex.requireScopes('admin'), (_q, res) =>
+      res.json({}),
+    );
+    app.get('/api', ex.authenticate(realmOptions('api')), ex.requireScopes('admin'), (_q, res) =>
+      res.json({}),
+    );
+    app.get(
+      '/api-then-default',
+      ex.authenticate(realmOptions('api')),
+      ex.authenticate(realmOptions()),
+      ex.requireScopes('admin'),
+      (_q, res) => res.json({}),
+    );
+    app.use(errorsExpress.errorHandler(silent));
+    return app;
+  },
+  fastify: async () => {
+    const app = Fastify();
+    await app.register(plumblineErrors, silent);
+    const scoped = fa.requireScopes('admin');
+    app.get('/default', { onRequest: fa.authenticate(realmOptions()), preHandler: scoped }, async () => ({}));
+    app.get(
+      '/api',
+      { onRequest: fa.authenticate(realmOptions('api')), preHandler: scoped },
+      async () => ({}),
+    );
+    const both = [fa.authenticate(realmOptions('api')), fa.authenticate(realmOptions())];
+    app.get('/api-then-default', { onRequest: both, preHandler: scoped }, async () => ({}));
+    return app;
+  },
+  hono: () => {
+    const app = new Hono();
+    const problems = problemDetails(silent);
+    app.use(problems.middleware);
+    app.onError(problems.onError);
+    const scoped = ho.requireScopes('admin');
+    app.get('/default', ho.authenticate(realmOptions()), scoped, (c) => c.json({}));
+    app.get('/api', ho.authenticate(realmOptions('api')), scoped, (c) => c.json({}));
+    const both = [ho.authenticate(realmOptions('api')), ho.authenticate(realmOptions())] as const;
+    app.get('/api-then-default', ...both, scoped, (c) => c.json({}));
+    return app;
+  },
+};
+const realmSenders = frameworkSenders(realmApps);
+
+describe.each(FRAMEWORKS)('the realm of the insufficient_scope challenge (%s)', (framework) => {
+  it('is the realm authenticate() ran with, the last one when two ran', async () => {
+    clock = T * 1000;
+    const token = await sign({ sub: `realm-${framework}`, exp: T + 300 });
+    const challenges = [];
+    for (const path of ['/default', '/api', '/api-then-default']) {
+      const o = await realmSenders[framework]!({ path, headers: { Authorization: `Bearer ${token}` } });
+      challenges.push([path, o.status, o.headers['www-authenticate']]);
+    }
+    const challenge = (realm: string) => `Bearer realm="${realm}", error="insufficient_scope", scope="admin"`;
+    expect(challenges).toEqual([
+      ['/default', 403, challenge('plumbline')],
+      ['/api', 403, challenge('api')],
+      ['/api-then-default', 403, challenge('plumbline')],
+    ]);
+  });
+});
