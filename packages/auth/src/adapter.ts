@@ -30,10 +30,15 @@ const REALM = Symbol.for('@plumbline/auth.realm');
 
 /** Remembers the realm `authenticate()` used on the framework's request object, for `requireScopes`. */
 export function setRealm(holder: object, realm: string): void {
-  (holder as Record<symbol, string>)[REALM] = realm;
+  const slot = holder as Record<symbol, string | undefined>;
+  // `requireScopes` reads no realm as `plumbline`: the default needs no property on the request
+  // (one more property per request costs the framework's objects a shape change), unless another
+  // realm is there to be replaced.
+  if (realm === 'plumbline' && slot[REALM] === undefined) return;
+  slot[REALM] = realm;
 }
 
-/** The realm {@link setRealm} remembered, if authentication ran. */
+/** The realm {@link setRealm} remembered (`undefined` also for the default, `plumbline`). */
 export function realmOf(holder: object): string | undefined {
   return (holder as Record<symbol, string | undefined>)[REALM];
 }
@@ -52,13 +57,24 @@ export interface AuthState {
 const STATE = Symbol.for('@plumbline/auth.state');
 
 /** Leaves the authentication result on the request (one property: Express requests are costly to extend). */
-export function setAuthState(holder: object, state: AuthState): void {
+function setAuthState(holder: object, state: AuthState): void {
   (holder as Record<symbol, AuthState>)[STATE] = state;
+}
+
+/** {@link setAuthState}, then `next()`: the Express adapter's success, with or without a promise. */
+export function authenticated(holder: object, state: AuthState, next: () => void): void {
+  setAuthState(holder, state);
+  next();
 }
 
 /** What {@link setAuthState} left, if authentication ran. */
 export function authStateOf(holder: object): AuthState | undefined {
   return (holder as Record<symbol, AuthState | undefined>)[STATE];
+}
+
+/** Whether the core's answer is still to come (a promise) rather than the principal itself. */
+export function isPending<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 /** The error `check` throws, or `undefined`: for adapters that pass failures on instead of throwing. */

@@ -1,7 +1,7 @@
 import { type ApiKeyOptions, verifyApiKey } from './api-keys.js';
 import { authError } from './challenge.js';
 import { type CredentialInput, compileCredentialOptions, extractWith } from './credentials.js';
-import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from './jwt.js';
+import { createJwtVerifier, fastVerify, type JwtVerifier, type JwtVerifierOptions } from './jwt.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -46,6 +46,15 @@ function isVerifier(value: JwtVerifierOptions | JwtVerifier): value is JwtVerifi
 }
 
 /**
+ * What the adapters call: {@link Authenticator.authenticate}, but the principal comes back
+ * synchronously when nothing had to be awaited (a verified-token cache hit without a revocation
+ * list, an anonymous optional request). Failures come back as a rejected promise, never thrown.
+ */
+export interface AuthenticatorCore extends Authenticator {
+  resolve(input: CredentialInput): Principal | undefined | Promise<Principal | undefined>;
+}
+
+/**
  * Combines credential extraction, API keys and bearer JWTs into one check. Either mechanism
  * authenticates; a request carrying both is refused.
  *
@@ -56,6 +65,12 @@ function isVerifier(value: JwtVerifierOptions | JwtVerifier): value is JwtVerifi
  * ```
  */
 export function createAuthenticator(options: AuthenticateOptions): Authenticator {
+  const { realm, authenticate } = createAuthenticatorCore(options);
+  return { realm, authenticate };
+}
+
+/** {@link createAuthenticator} for the adapters, with the synchronous {@link AuthenticatorCore.resolve}. */
+export function createAuthenticatorCore(options: AuthenticateOptions): AuthenticatorCore {
   if (options.apiKeys === undefined && options.jwt === undefined) {
     throw new TypeError('configure apiKeys, jwt or both');
   }
@@ -65,32 +80,43 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
     ...(options.queryParameters ? { queryParameters: options.queryParameters } : {}),
     ...(options.apiKeyHeader ? { apiKeyHeader: options.apiKeyHeader } : {}),
   });
-  const verifier =
+  const verify =
     options.jwt === undefined
       ? undefined
-      : isVerifier(options.jwt)
-        ? options.jwt
-        : createJwtVerifier({ realm, ...options.jwt });
+      : fastVerify(isVerifier(options.jwt) ? options.jwt : createJwtVerifier({ realm, ...options.jwt }));
   const apiKeys = options.apiKeys === undefined ? undefined : { ...options.apiKeys, realm };
   const optional = options.optional ?? false;
 
+  function resolve(input: CredentialInput): Principal | undefined | Promise<Principal | undefined> {
+    try {
+      return settle(input);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  function settle(input: CredentialInput): Principal | undefined | Promise<Principal | undefined> {
+    const credentials = extractWith(input, extractOptions);
+    if (credentials.type === 'bearer' && verify !== undefined) return verify(credentials.token);
+    if (credentials.type === 'api_key' && apiKeys !== undefined)
+      return verifyApiKey(credentials.key, apiKeys);
+    if (credentials.type === 'bearer') {
+      // A bearer token on a route that only takes API keys: not a usable credential (RFC 6750 3.1).
+      throw authError('invalid_token', {
+        realm,
+        error: 'invalid_token',
+        description: 'Bearer tokens are not accepted here',
+      });
+    }
+    if (optional) return undefined;
+    throw authError('unauthorized', { realm });
+  }
+
   return {
     realm,
+    resolve,
     async authenticate(input) {
-      const credentials = extractWith(input, extractOptions);
-      if (credentials.type === 'bearer' && verifier !== undefined) return verifier.verify(credentials.token);
-      if (credentials.type === 'api_key' && apiKeys !== undefined)
-        return verifyApiKey(credentials.key, apiKeys);
-      if (credentials.type === 'bearer') {
-        // A bearer token on a route that only takes API keys: not a usable credential (RFC 6750 3.1).
-        throw authError('invalid_token', {
-          realm,
-          error: 'invalid_token',
-          description: 'Bearer tokens are not accepted here',
-        });
-      }
-      if (optional) return undefined;
-      throw authError('unauthorized', { realm });
+      return resolve(input);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { HttpError } from '@plumbline/errors';
 import { authError } from './challenge.js';
 
 /**
@@ -60,11 +61,6 @@ export interface ExtractCredentialsOptions {
   readonly apiKeyHeader?: string;
 }
 
-// RFC 6750 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-// RFC 9110 11.4 credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]
-const AUTHORIZATION = /^[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:[ \t]+(.*?))?[ \t]*$/s;
-
 /**
  * Reads the credential from raw request headers and refuses ambiguous or unsafe requests:
  * credentials in the query (400 `credentials_in_query`), two `Authorization` lines, two API keys,
@@ -88,6 +84,12 @@ interface CompiledCredentialOptions {
   readonly realm: string;
   readonly queryNames: ReadonlySet<string>;
   readonly apiKeyHeader: string;
+  /**
+   * The last `Authorization` line that held a valid bearer token, and that token (the same string
+   * object each time, so its hash is computed once for the verified-token cache). A line equal to it,
+   * character for character, holds the same token: the scan is skipped, nothing else is.
+   */
+  readonly last: { line: string | undefined; token: string | undefined };
 }
 
 /** Resolves the options of {@link extractCredentials} once. */
@@ -96,74 +98,185 @@ export function compileCredentialOptions(options: ExtractCredentialsOptions = {}
     realm: options.realm ?? 'plumbline',
     queryNames: new Set((options.queryParameters ?? DEFAULT_QUERY_CREDENTIALS).map((n) => n.toLowerCase())),
     apiKeyHeader: (options.apiKeyHeader ?? 'x-api-key').toLowerCase(),
+    last: { line: undefined, token: undefined },
   };
 }
 
-// Outside these characters a query string's keys are its own substrings (no `%` or `+` decoding,
-// ASCII lower-casing), so a query that contains none of the names cannot carry one of them.
-const NEEDS_DECODING = /[%+\u0080-\uffff]/;
+// The hot path below scans characters instead of running regular expressions: a bearer token is
+// hundreds of characters long, and the RFC 9110 credentials pattern with its lazy `(.*?)` and the
+// b64token pattern cost tens of thousands of instructions per request (issue #16).
 
-function mayHoldName(query: string, names: ReadonlySet<string>): boolean {
-  if (NEEDS_DECODING.test(query)) return true;
-  const lower = query.toLowerCase();
-  for (const name of names) if (lower.includes(name)) return true;
-  return false;
+const SP = 0x20;
+const HTAB = 0x09;
+
+// RFC 9110 5.6.2 tchar, and RFC 6750 2.1 b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const TCHAR = new Uint8Array(128);
+const B64 = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  TCHAR[c] = alnum || "!#$%&'*+-.^_`|~".includes(String.fromCharCode(c)) ? 1 : 0;
+  B64[c] = alnum || '-._~+/'.includes(String.fromCharCode(c)) ? 1 : 0;
+}
+
+/** Whether `value` is a b64token (RFC 6750 2.1). */
+function isB64Token(value: string): boolean {
+  const n = value.length;
+  let i = 0;
+  while (i < n) {
+    const c = value.charCodeAt(i);
+    if (c >= 128 || B64[c] === 0) break;
+    i++;
+  }
+  if (i === 0) return false;
+  while (i < n && value.charCodeAt(i) === 0x3d) i++;
+  return i === n;
+}
+
+/**
+ * The value of a `Bearer` credentials line (RFC 9110 11.4: `scheme [ 1*SP value ]`, surrounding
+ * SP/HTAB dropped; the scheme case-insensitive), `''` when it has none, or `undefined` for another
+ * scheme or a line that is not `credentials` at all (left to another middleware).
+ */
+function bearerValue(line: string): string | undefined {
+  const n = line.length;
+  let i = 0;
+  while (i < n && isBlank(line.charCodeAt(i))) i++;
+  const start = i;
+  while (i < n && isTchar(line.charCodeAt(i))) i++;
+  // Another scheme, or a line that is not credentials: ignored, whatever follows.
+  if (i - start !== 6 || !isBearer(line, start)) return undefined;
+  if (i === n) return '';
+  if (!isBlank(line.charCodeAt(i))) return undefined;
+  let end = n;
+  while (end > i && isBlank(line.charCodeAt(end - 1))) end--;
+  while (i < end && isBlank(line.charCodeAt(i))) i++;
+  return line.slice(i, end);
+}
+
+const isBlank = (c: number) => c === SP || c === HTAB;
+const isTchar = (c: number) => c < 128 && TCHAR[c] === 1;
+
+const BEARER = 'bearer';
+
+function isBearer(line: string, start: number): boolean {
+  for (let k = 0; k < 6; k++) {
+    const c = line.charCodeAt(start + k);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== BEARER.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/** `name.toLowerCase() === lower`, without allocating for ASCII names. */
+function isHeader(name: string, lower: string): boolean {
+  const n = name.length;
+  if (n !== lower.length) return !isAscii(name) && name.toLowerCase() === lower;
+  for (let i = 0; i < n; i++) {
+    let c = name.charCodeAt(i);
+    // Unicode case mapping can change lengths and map non-ASCII to ASCII (U+212A K to k).
+    if (c >= 128) return name.toLowerCase() === lower;
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 128) return false;
+  return true;
+}
+
+function invalid(realm: string, reason: string): HttpError {
+  return authError(
+    'invalid_request',
+    { realm, error: 'invalid_request', description: reason },
+    { params: { reason } },
+  );
+}
+
+function inQuery(realm: string, name: string): HttpError {
+  return authError(
+    'credentials_in_query',
+    { realm, error: 'invalid_request', description: 'credentials must not be sent in the query string' },
+    { params: { parameter: name.toLowerCase() } },
+  );
+}
+
+/**
+ * The first query parameter (in order) whose name, decoded as `URLSearchParams` does and
+ * lower-cased, is one of `names`. A query without `%`, `+` or non-ASCII characters is split by
+ * hand (its names are its own substrings then); any other goes through `URLSearchParams`.
+ */
+function refusedParameter(query: string, names: ReadonlySet<string>): string | undefined {
+  const n = query.length;
+  for (let i = 0; i < n; i++) {
+    const c = query.charCodeAt(i);
+    if (c === 0x25 || c === 0x2b || c >= 128) {
+      for (const name of new URLSearchParams(query).keys()) {
+        if (names.has(name.toLowerCase())) return name;
+      }
+      return undefined;
+    }
+  }
+  // URLSearchParams drops one leading `?`.
+  let start = query.charCodeAt(0) === 0x3f ? 1 : 0;
+  while (start <= n) {
+    let amp = query.indexOf('&', start);
+    if (amp < 0) amp = n;
+    if (amp > start) {
+      const eq = query.indexOf('=', start);
+      const name = query.slice(start, eq < 0 || eq > amp ? amp : eq);
+      if (names.has(name.toLowerCase())) return name;
+    }
+    start = amp + 1;
+  }
+  return undefined;
 }
 
 /** {@link extractCredentials} with its options compiled. */
 export function extractWith(input: CredentialInput, options: CompiledCredentialOptions): Credentials {
-  const { realm, queryNames, apiKeyHeader } = options;
-  const invalid = (reason: string) =>
-    authError(
-      'invalid_request',
-      { realm, error: 'invalid_request', description: reason },
-      { params: { reason } },
-    );
-
-  if (input.query && mayHoldName(input.query, queryNames)) {
-    for (const name of new URLSearchParams(input.query).keys()) {
-      if (queryNames.has(name.toLowerCase())) {
-        throw authError(
-          'credentials_in_query',
-          {
-            realm,
-            error: 'invalid_request',
-            description: 'credentials must not be sent in the query string',
-          },
-          { params: { parameter: name.toLowerCase() } },
-        );
-      }
-    }
+  const realm = options.realm;
+  const query = input.query;
+  if (query) {
+    const name = refusedParameter(query, options.queryNames);
+    if (name !== undefined) throw inQuery(realm, name);
   }
 
-  const authorizations: string[] = [];
-  const apiKeys: string[] = [];
+  const apiKeyHeader = options.apiKeyHeader;
+  let authorization: string | undefined;
+  let apiKey: string | undefined;
+  let authorizations = 0;
+  let apiKeys = 0;
   const raw = input.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (name === 'authorization') authorizations.push(raw[i + 1]!);
-    else if (name === apiKeyHeader) apiKeys.push(raw[i + 1]!);
-  }
-  if (authorizations.length > 1) throw invalid('more than one Authorization header');
-  if (apiKeys.length > 1) throw invalid('more than one API key header');
-
-  let token: string | undefined;
-  const authorization = authorizations[0];
-  if (authorization !== undefined) {
-    const match = AUTHORIZATION.exec(authorization);
-    if (match?.[1]?.toLowerCase() === 'bearer') {
-      const value = match[2] ?? '';
-      if (value === '') throw invalid('the bearer token is empty');
-      if (!B64TOKEN.test(value)) throw invalid('the bearer token is not a valid b64token');
-      token = value;
+    const name = raw[i]!;
+    if (isHeader(name, 'authorization')) {
+      if (authorizations++ === 0) authorization = raw[i + 1]!;
+    } else if (isHeader(name, apiKeyHeader)) {
+      if (apiKeys++ === 0) apiKey = raw[i + 1]!;
     }
   }
-  const key = apiKeys[0]?.trim();
+  if (authorizations > 1) throw invalid(realm, 'more than one Authorization header');
+  if (apiKeys > 1) throw invalid(realm, 'more than one API key header');
+
+  let token: string | undefined;
+  const last = options.last;
+  if (authorization !== undefined && authorization === last.line) token = last.token;
+  else if (authorization !== undefined) {
+    const value = bearerValue(authorization);
+    if (value !== undefined) {
+      if (value === '') throw invalid(realm, 'the bearer token is empty');
+      if (!isB64Token(value)) throw invalid(realm, 'the bearer token is not a valid b64token');
+      token = value;
+      last.line = authorization;
+      last.token = value;
+    }
+  }
+  const key = apiKey?.trim();
   if (token !== undefined && key !== undefined)
-    throw invalid('send either an API key or a bearer token, not both');
+    throw invalid(realm, 'send either an API key or a bearer token, not both');
   if (token !== undefined) return { type: 'bearer', token };
   if (key !== undefined) {
-    if (key === '') throw invalid('the API key is empty');
+    if (key === '') throw invalid(realm, 'the API key is empty');
     return { type: 'api_key', key };
   }
   return { type: 'none' };

@@ -1,13 +1,20 @@
 /**
  * Express adapter for @plumbline/auth (Express 4.21+ and 5). Reads the request, calls the core,
  * and passes every failure to `next(err)` for the `@plumbline/errors` error handler.
- *
  * @packageDocumentation
  */
 import { HttpError } from '@plumbline/errors';
 import type { Request, RequestHandler } from 'express';
-import { authorizationLines, authStateOf, failureOf, queryOf, scopeCheck, setAuthState } from './adapter.js';
-import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
+import {
+  authenticated,
+  authorizationLines,
+  authStateOf,
+  failureOf,
+  isPending,
+  queryOf,
+  scopeCheck,
+} from './adapter.js';
+import { type AuthenticateOptions, createAuthenticatorCore } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import { nodeConnection, readNodeForm } from './node.js';
 import type { HasScopesOptions, Principal } from './principal.js';
@@ -31,15 +38,14 @@ import {
  * ```
  */
 export function authenticate(options: AuthenticateOptions): RequestHandler {
-  const authenticator = createAuthenticator(options);
+  const authenticator = createAuthenticatorCore(options);
   const realm = authenticator.realm;
   return (req, _res, next) => {
-    authenticator
-      .authenticate({ rawHeaders: req.rawHeaders, query: queryOf(req.originalUrl ?? req.url ?? '') })
-      .then((principal) => {
-        setAuthState(req, { principal, realm });
-        next();
-      }, next);
+    const query = queryOf(req.originalUrl ?? req.url ?? '');
+    const result = authenticator.resolve({ rawHeaders: req.rawHeaders, query });
+    // A cache hit answers synchronously: no promise, no closure.
+    if (!isPending(result)) return authenticated(req, { principal: result, realm }, next);
+    result.then((principal) => authenticated(req, { principal, realm }, next), next);
   };
 }
 

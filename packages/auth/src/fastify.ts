@@ -5,8 +5,8 @@
  */
 import { HttpError } from '@plumbline/errors';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
-import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
+import { isPending, MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
+import { type AuthenticateOptions, createAuthenticatorCore } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import { nodeConnection } from './node.js';
 import type { HasScopesOptions, Principal } from './principal.js';
@@ -41,13 +41,13 @@ export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise
  * ```
  */
 export function authenticate(options: AuthenticateOptions): AuthHook {
-  const authenticator = createAuthenticator(options);
+  const authenticator = createAuthenticatorCore(options);
+  const realm = authenticator.realm;
   return async function authenticateHook(request) {
-    request.principal = await authenticator.authenticate({
-      rawHeaders: request.raw.rawHeaders,
-      query: queryOf(request.url),
-    });
-    setRealm(request, authenticator.realm);
+    const result = authenticator.resolve({ rawHeaders: request.raw.rawHeaders, query: queryOf(request.url) });
+    // A cache hit answers synchronously: nothing more to await.
+    request.principal = isPending(result) ? await result : result;
+    setRealm(request, realm);
   };
 }
 

@@ -5,8 +5,8 @@
  */
 import { HttpError } from '@plumbline/errors';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
-import { MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
-import { type AuthenticateOptions, createAuthenticator } from './authenticate.js';
+import { isPending, MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
+import { type AuthenticateOptions, createAuthenticatorCore } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import type { HasScopesOptions, Principal } from './principal.js';
 import {
@@ -46,15 +46,17 @@ function rawHeaders(c: Context, apiKeyHeader: string): readonly string[] {
  * ```
  */
 export function authenticate(options: AuthenticateOptions): MiddlewareHandler {
-  const authenticator = createAuthenticator(options);
+  const authenticator = createAuthenticatorCore(options);
+  const realm = authenticator.realm;
   const apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
   return async (c, next) => {
-    const principal = await authenticator.authenticate({
+    const result = authenticator.resolve({
       rawHeaders: rawHeaders(c, apiKeyHeader),
       query: queryOf(c.req.url),
     });
-    c.set('principal', principal);
-    setRealm(c, authenticator.realm);
+    // A cache hit answers synchronously: nothing more to await before the handler.
+    c.set('principal', isPending(result) ? await result : result);
+    setRealm(c, realm);
     await next();
   };
 }

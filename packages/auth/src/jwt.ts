@@ -167,8 +167,23 @@ interface PreparedIssuer {
 
 interface CacheEntry {
   readonly principal: Principal;
+  /** First instant (ms) a cache hit may serve: from `nbf` and `iat`, no earlier than full verification would accept. */
+  readonly validFromMs: number;
   readonly expiresAtMs: number;
   readonly jti: string | undefined;
+}
+
+/** A verification that is synchronous when the verified-token cache answers and nothing is awaited. */
+type FastVerify = (token: string) => Principal | Promise<Principal>;
+
+const FAST_VERIFY = new WeakMap<JwtVerifier, FastVerify>();
+
+/**
+ * `verifier.verify`, but answering a cache hit synchronously (no promise) when no revocation list
+ * has to be asked; for verifiers not made by {@link createJwtVerifier}, their own `verify`.
+ */
+export function fastVerify(verifier: JwtVerifier): FastVerify {
+  return FAST_VERIFY.get(verifier) ?? ((token) => verifier.verify(token));
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -500,24 +515,47 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       issuer.maxAgeSec !== undefined
         ? Math.min(payload.exp!, payload.iat! + issuer.maxAgeSec + tolerance) * 1000
         : payload.exp! * 1000;
-    return { principal, expiresAtMs, jti: payload.jti };
+    // A hit is served only once full verification would accept the token too: `nbf` (jose: not
+    // after the whole second plus tolerance; here the next whole second, without tolerance) and
+    // `iat` (principalFrom: not after now + tolerance). Before that, the token is verified again.
+    const validFromMs = Math.max(
+      payload.nbf === undefined ? -Infinity : Math.ceil(payload.nbf - Math.min(tolerance, 0)) * 1000,
+      payload.iat === undefined ? -Infinity : (payload.iat - tolerance) * 1000,
+    );
+    return { principal, validFromMs, expiresAtMs, jti: payload.jti };
   }
 
-  return {
+  async function verifyMiss(token: string): Promise<Principal> {
+    const entry = await verifyUncached(token);
+    // Re-check after the await: a token verified in its tolerance window is not worth caching.
+    if (entry.expiresAtMs > now()) cache.set(token, entry);
+    if (revocation !== undefined && entry.jti !== undefined) await checkRevoked(entry.jti);
+    return entry.principal;
+  }
+
+  async function revokedOrPrincipal(entry: CacheEntry): Promise<Principal> {
+    await checkRevoked(entry.jti);
+    return entry.principal;
+  }
+
+  // The cache is keyed on the whole token string; a hit is checked against the clock every time.
+  const verifyFast: FastVerify = (token) => {
+    const entry = cache.get(token);
+    if (entry !== undefined) {
+      const t = now();
+      if (entry.validFromMs <= t && t < entry.expiresAtMs) {
+        // Without a revocation list there is nothing to wait for: no promise at all.
+        if (revocation === undefined || entry.jti === undefined) return entry.principal;
+        return revokedOrPrincipal(entry);
+      }
+      cache.delete(token);
+    }
+    return verifyMiss(token);
+  };
+
+  const verifier: JwtVerifier = {
     async verify(token) {
-      let entry = cache.get(token);
-      if (entry !== undefined && entry.expiresAtMs <= now()) {
-        cache.delete(token);
-        entry = undefined;
-      }
-      if (entry === undefined) {
-        entry = await verifyUncached(token);
-        // Re-check after the await: a token verified in its tolerance window is not worth caching.
-        if (entry.expiresAtMs > now()) cache.set(token, entry);
-      }
-      // Without a revocation list there is nothing to wait for (no extra promise per request).
-      if (revocation !== undefined && entry.jti !== undefined) await checkRevoked(entry.jti);
-      return entry.principal;
+      return verifyFast(token);
     },
     clearCache() {
       cache.clear();
@@ -526,4 +564,6 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       return cache.size;
     },
   };
+  FAST_VERIFY.set(verifier, verifyFast);
+  return verifier;
 }

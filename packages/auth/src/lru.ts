@@ -11,6 +11,8 @@
 export class Lru<K, V> {
   readonly #max: number;
   readonly #map = new Map<K, V>();
+  /** The key inserted or moved last (the end of the map's order), while it is in the map. */
+  #newest: K | undefined;
 
   constructor(max: number) {
     this.#max = max;
@@ -22,9 +24,11 @@ export class Lru<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#map.get(key);
-    if (value !== undefined) {
+    // The newest entry needs no move (a run of requests with one token moves nothing).
+    if (value !== undefined && key !== this.#newest) {
       this.#map.delete(key);
       this.#map.set(key, value);
+      this.#newest = key;
     }
     return value;
   }
@@ -33,14 +37,17 @@ export class Lru<K, V> {
     if (this.#max <= 0) return;
     this.#map.delete(key);
     this.#map.set(key, value);
+    this.#newest = key;
     if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as K);
   }
 
   delete(key: K): void {
     this.#map.delete(key);
+    if (key === this.#newest) this.#newest = undefined;
   }
 
   clear(): void {
     this.#map.clear();
+    this.#newest = undefined;
   }
 }
