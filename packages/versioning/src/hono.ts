@@ -53,7 +53,7 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
   // Only the one header the strategy reads is copied out of the request (`vary` names it).
   const header = policy.vary?.toLowerCase();
   const readsQuery = policy.strategy === 'query';
-  return async (c, next) => {
+  return (c, next) => {
     let query = '';
     if (readsQuery) {
       const url = c.req.url;
@@ -75,8 +75,10 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
     }
     if (outcome.kind === 'error') throw outcome.error;
     if (outcome.kind === 'resolved') c.set('apiVersion', outcome.resolved);
-    await next();
-    if (record['Vary'] !== undefined) tidyVary(c);
+    // No async frame of its own unless Vary needs tidying after the handler (a throw above still
+    // reaches Hono's onError: compose calls this inside its try).
+    if (record['Vary'] === undefined) return next();
+    return next().then(() => tidyVary(c));
   };
 }
 
