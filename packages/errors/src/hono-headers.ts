@@ -1,7 +1,9 @@
 /** Reading request headers in the Hono adapters of every Plumbline package. */
 import type { Context } from 'hono';
 
-type NodeBindings = { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined;
+type NodeBindings =
+  | { incoming?: { headers?: Record<string, string | string[] | undefined>; rawHeaders?: unknown } }
+  | undefined;
 
 /**
  * A request header, joined like `Headers.get` joins it, for headers Node keeps as one string
@@ -22,4 +24,25 @@ export function requestHeader(c: Context, name: string): string | undefined {
   if (headers === undefined || typeof headers !== 'object') return c.req.header(name);
   const value = headers[name];
   return typeof value === 'string' ? value : value === undefined ? undefined : c.req.header(name);
+}
+
+/**
+ * @internal An `X-…` request header (Node joins repeated lines of these with `, `, as
+ * `Headers.get` does), read from Node's `rawHeaders` on `@hono/node-server`: Node builds
+ * `incoming.headers` for the whole request on first access, which costs more than the small
+ * middleware that wants one header. Elsewhere it is `c.req.header(name)`. `lowerName` must be
+ * lower case and start with `x-`.
+ */
+export function rawXHeader(c: Context, lowerName: string): string | undefined {
+  const raw = (c.env as NodeBindings)?.incoming?.rawHeaders;
+  if (!Array.isArray(raw)) return c.req.header(lowerName);
+  let value: string | undefined;
+  const length = lowerName.length;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name: unknown = raw[i];
+    if (typeof name !== 'string' || name.length !== length || name.toLowerCase() !== lowerName) continue;
+    const line = String(raw[i + 1]);
+    value = value === undefined ? line : `${value}, ${line}`;
+  }
+  return value;
 }

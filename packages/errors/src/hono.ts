@@ -17,7 +17,7 @@ import {
 
 export type { MethodNotAllowedOptions, RequestIdOptions };
 
-import { requestHeader } from './hono-headers.js';
+import { rawXHeader, requestHeader } from './hono-headers.js';
 
 export { requestHeader };
 
@@ -68,6 +68,7 @@ export function problemDetails(options: ProblemDetailsOptions = {}): {
 } {
   const render = createProblemRenderer(options);
   const ids = options.requestId === false ? undefined : createRequestIdSource(options.requestId);
+  const xHeader = ids?.lowerHeader.startsWith('x-') ?? false;
 
   const answer = (thrown: unknown, c: Context): Response => {
     const headers = c.res.headers;
@@ -87,11 +88,7 @@ export function problemDetails(options: ProblemDetailsOptions = {}): {
   return {
     middleware: async (c, next) => {
       if (ids) {
-        const id = ids.idFor(
-          ids.lowerHeader.startsWith('x-')
-            ? requestHeader(c, ids.lowerHeader)
-            : c.req.header(ids.lowerHeader),
-        );
+        const id = ids.idFor(xHeader ? rawXHeader(c, ids.lowerHeader) : c.req.header(ids.lowerHeader));
         c.set('requestId', id);
         c.header(ids.header, id);
       }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createMethodGuard,
   createProblemRenderer,
@@ -152,6 +152,58 @@ describe('createRequestIdSource', () => {
     expect(createRequestIdSource({ trustIncoming: false, generate: () => 'n' }).idFor('abc')).toBe('n');
     expect(createRequestIdSource().idFor(undefined)).toMatch(/^[0-9a-f-]{36}$/);
     expect(createRequestIdSource({ header: 'X-Correlation-Id' }).lowerHeader).toBe('x-correlation-id');
+  });
+});
+
+describe('default request ids', () => {
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  // A fresh module each time: the ids are drawn 64 at a time, and the batch is module state.
+  async function freshSource(fill?: (bytes: Uint8Array) => void) {
+    vi.resetModules();
+    const calls: number[] = [];
+    const real = globalThis.crypto.getRandomValues.bind(globalThis.crypto);
+    const spy = vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation(((bytes: Uint8Array) => {
+      calls.push(bytes.length);
+      if (fill) fill(bytes);
+      else real(bytes);
+      return bytes;
+    }) as typeof crypto.getRandomValues);
+    const { createRequestIdSource: create } = await import('./headers.js');
+    return { source: create(), calls, restore: () => spy.mockRestore() };
+  }
+
+  it.each([
+    [0, '00010203-0405-4607-8809-0a0b0c0d0e0f'],
+    [1, '10111213-1415-4617-9819-1a1b1c1d1e1f'],
+    [15, 'f0f1f2f3-f4f5-46f7-b8f9-fafbfcfdfeff'],
+    [16, '00010203-0405-4607-8809-0a0b0c0d0e0f'],
+  ])('id %i is the UUID of its own 16 random bytes', async (index, expected) => {
+    const { source, restore } = await freshSource((bytes) => {
+      for (let i = 0; i < bytes.length; i++) bytes[i] = i % 256;
+    });
+    try {
+      const ids = Array.from({ length: index + 1 }, () => source.idFor(undefined));
+      expect(ids[index]).toBe(expected);
+    } finally {
+      restore();
+    }
+  });
+
+  it.each([
+    [1, [1024]],
+    [64, [1024]],
+    [65, [1024, 1024]],
+    [200, [1024, 1024, 1024, 1024]],
+  ])('%i ids draw random bytes %j', async (count, draws) => {
+    const { source, calls, restore } = await freshSource();
+    try {
+      const ids = Array.from({ length: count }, () => source.idFor(undefined));
+      expect(calls).toEqual(draws);
+      expect(new Set(ids).size).toBe(count);
+      for (const id of ids) expect(id).toMatch(UUID_V4);
+    } finally {
+      restore();
+    }
   });
 });
 

@@ -16,8 +16,17 @@ import type { ResolvedVersion } from './resolve.js';
 export type { VersioningOptions };
 
 const RESOLVED = Symbol.for('@plumbline/versioning.resolved');
+// Which policy resolved RESOLVED, and where the request was then: a later versioning() or
+// versionedRouter of the same policy at the same place reuses the resolution instead of repeating it.
+const RESOLVED_BY = Symbol.for('@plumbline/versioning.resolvedBy');
 
-type Carrier = Record<symbol, ResolvedVersion | undefined>;
+interface Resolution {
+  readonly version: Versioner;
+  readonly url: string;
+  readonly baseUrl: string;
+}
+
+type Carrier = Record<symbol, ResolvedVersion | Resolution | undefined>;
 
 /**
  * The API version {@link versioning} or {@link versionedRouter} resolved for this request;
@@ -30,7 +39,7 @@ type Carrier = Record<symbol, ResolvedVersion | undefined>;
  * ```
  */
 export function getApiVersion(req: Request): string | undefined {
-  return (req as unknown as Carrier)[RESOLVED]?.version;
+  return getResolvedVersion(req)?.version;
 }
 
 /**
@@ -42,7 +51,7 @@ export function getApiVersion(req: Request): string | undefined {
  * ```
  */
 export function getResolvedVersion(req: Request): ResolvedVersion | undefined {
-  return (req as unknown as Carrier)[RESOLVED];
+  return (req as unknown as Carrier)[RESOLVED] as ResolvedVersion | undefined;
 }
 
 // Vary and Link are shared with other middleware: add to them, never replace them.
@@ -53,23 +62,55 @@ export function writeHeaders(res: Response, record: HeaderRecord): void {
   }
 }
 
-export type Versioner = ReturnType<typeof createRequestVersioning>;
+/** @internal One policy's per-request versioning, as the Express adapter runs it. */
+export interface Versioner {
+  readonly resolve: ReturnType<typeof createRequestVersioning>;
+  /** Whether the strategy reads the query string (only then is it cut out of the URL). */
+  readonly readsQuery: boolean;
+  /** Identifies the policy: a resolution is reused only by a versioner of the same policy. */
+  readonly policy: VersionPolicy;
+}
+
+/** @internal */
+export function createVersioner(policy: VersionPolicy, options: VersioningOptions = {}): Versioner {
+  return {
+    resolve: createRequestVersioning(policy, options),
+    readsQuery: policy.strategy === 'query',
+    policy,
+  };
+}
+
+const EMPTY: HeaderRecord = Object.freeze({});
 
 // Headers go on the response before any handler runs, so they are still there when the error
 // handler answers (it keeps headers already set).
 export function apply(version: Versioner, req: Request, res: Response): VersioningOutcome {
-  const already = getResolvedVersion(req);
-  if (already !== undefined) return { kind: 'resolved', resolved: already, headers: {} };
-  const mark = req.url.indexOf('?');
-  // The raw query, not req.query: Express 4's qs would turn `version[]=1` into an array.
-  const outcome = version({
-    path: req.path,
-    query: mark === -1 ? '' : req.url.slice(mark + 1),
-    headers: req.headers,
-    basePath: req.baseUrl ?? '',
-  });
+  const carrier = req as unknown as Carrier;
+  const { url } = req;
+  const baseUrl = req.baseUrl ?? '';
+  const already = carrier[RESOLVED] as ResolvedVersion | undefined;
+  if (already !== undefined) {
+    // Resolved earlier on this request by the same policy at the same place (versioning() in
+    // front of versionedRouter): the headers are on the response already.
+    const by = carrier[RESOLVED_BY] as Resolution | undefined;
+    if (
+      by === undefined ||
+      (by.version.policy === version.policy && by.url === url && by.baseUrl === baseUrl)
+    )
+      return { kind: 'resolved', resolved: already, headers: EMPTY };
+  }
+  let query = '';
+  if (version.readsQuery) {
+    // The raw query, not req.query: Express 4's qs would turn `version[]=1` into an array.
+    const mark = url.indexOf('?');
+    if (mark !== -1) query = url.slice(mark + 1);
+  }
+  const outcome = version.resolve({ path: req.path, query, headers: req.headers, basePath: baseUrl });
   writeHeaders(res, outcome.headers);
-  if (outcome.kind === 'resolved') (req as unknown as Carrier)[RESOLVED] = outcome.resolved;
+  if (outcome.kind === 'resolved') {
+    carrier[RESOLVED] = outcome.resolved;
+    carrier[RESOLVED_BY] = { version, url, baseUrl };
+  }
   return outcome;
 }
 
@@ -88,7 +129,7 @@ export function apply(version: Versioner, req: Request, res: Response): Versioni
  * ```
  */
 export function versioning(policy: VersionPolicy, options: VersioningOptions = {}): RequestHandler {
-  const version = createRequestVersioning(policy, options);
+  const version = createVersioner(policy, options);
   return (req, res, next) => {
     const outcome = apply(version, req, res);
     next(outcome.kind === 'error' ? outcome.error : undefined);

@@ -3,9 +3,9 @@
  * version behind one middleware.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { apply, writeHeaders } from './express-middleware.js';
+import { apply, createVersioner, writeHeaders } from './express-middleware.js';
 import type { VersionPolicy } from './policy.js';
-import { createRequestVersioning, versionTable } from './request.js';
+import { versionTable } from './request.js';
 import { versionHeaders } from './resolve.js';
 
 /**
@@ -25,19 +25,23 @@ export interface VersionedRouterOptions {
 
 // Mounting by hand, as Express does for `app.use('/v1', router)`: the version router sees
 // `/projects` while `req.baseUrl` and `req.originalUrl` still show `/v1/projects`.
-function mounted(handler: RequestHandler, matchedPath: string): RequestHandler {
-  return (req, res, next) => {
-    const { url } = req;
-    const baseUrl = req.baseUrl ?? '';
-    const rest = url.slice(matchedPath.length);
-    req.url = rest.startsWith('/') ? rest : `/${rest}`;
-    req.baseUrl = baseUrl + matchedPath;
-    handler(req, res, (err?: unknown) => {
-      req.url = url;
-      req.baseUrl = baseUrl;
-      next(err);
-    });
-  };
+function runMounted(
+  handler: RequestHandler,
+  matchedPath: string,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  const { url } = req;
+  const baseUrl = req.baseUrl ?? '';
+  const rest = url.slice(matchedPath.length);
+  req.url = rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
+  req.baseUrl = baseUrl + matchedPath;
+  handler(req, res, (err?: unknown) => {
+    req.url = url;
+    req.baseUrl = baseUrl;
+    next(err);
+  });
 }
 
 function isPassOn(err: unknown): boolean {
@@ -65,7 +69,7 @@ export function versionedRouter(
 ): RequestHandler {
   const table = versionTable(policy, routers);
   const { neutral } = options;
-  const resolve = createRequestVersioning(policy);
+  const resolve = createVersioner(policy);
 
   const dispatch = (req: Request, res: Response, next: NextFunction): void => {
     const outcome = apply(resolve, req, res);
@@ -76,7 +80,7 @@ export function versionedRouter(
     const { version, matchedPath } = outcome.resolved;
     const router = table.get(version)!;
     if (matchedPath === undefined) router(req, res, next);
-    else mounted(router, matchedPath)(req, res, next);
+    else runMounted(router, matchedPath, req, res, next);
   };
 
   return (req, res, next) => {

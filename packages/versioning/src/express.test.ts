@@ -157,6 +157,60 @@ describe.each(EXPRESS_VERSIONS)('versionedRouter through %s', (_name, express) =
   });
 });
 
+describe.each(EXPRESS_VERSIONS)(
+  'versioning() then versionedRouter on one request through %s',
+  (_name, express) => {
+    // The policy's clock runs once per resolution: the count says how often the request was resolved.
+    function counted(options: VersionPolicyOptions): {
+      policy: ReturnType<typeof createVersionPolicy>;
+      calls: () => number;
+    } {
+      let calls = 0;
+      const policy = createVersionPolicy({
+        ...options,
+        now: () => {
+          calls++;
+          return Date.UTC(2026, 0, 1);
+        },
+      });
+      return { policy, calls: () => calls };
+    }
+
+    type Mount = 'same policy' | 'another policy' | 'router mounted at /v1';
+    it.each<
+      [Mount, string, Record<string, string>, { router: string; version: string; baseUrl: string }, number]
+    >([
+      // Same policy, same place: the router reuses what versioning() resolved (one resolution).
+      ['same policy', '/v1/projects', {}, { router: 'one', version: '1', baseUrl: '/v1' }, 1],
+      ['same policy', '/V2/projects', {}, { router: 'two', version: '2', baseUrl: '/V2' }, 1],
+      // Another policy (query strategy) decides for itself: ?version=2 wins over the path's v1.
+      ['another policy', '/v1/projects?version=2', {}, { router: 'two', version: '2', baseUrl: '' }, 2],
+      // Mounted below /v1, the router sees /v2/projects: its own resolution, not the app-level v1.
+      ['router mounted at /v1', '/v1/v2/projects', {}, { router: 'two', version: '2', baseUrl: '/v1/v2' }, 2],
+    ])('%s: %s', async (mount, url, headers, expected, resolutions) => {
+      const path = counted({ strategy: 'path', versions: ['1', '2'] });
+      const query = counted({ strategy: 'query', versions: ['1', '2'], defaultVersion: '1' });
+      const answer =
+        (router: string): RequestHandler =>
+        (req, res) => {
+          res.json({ router, version: getApiVersion(req), baseUrl: req.baseUrl });
+        };
+      const routers = { '1': answer('one'), '2': answer('two') };
+      const app = buildApp(express, (a) => {
+        a.use(versioning(path.policy));
+        if (mount === 'same policy') a.use(versionedRouter(path.policy, routers));
+        else if (mount === 'another policy') a.use(versionedRouter(query.policy, routers));
+        else a.use('/v1', versionedRouter(path.policy, routers));
+      });
+      const outcome = fromSupertest(await request(app).get(url).set(headers));
+      expect(outcome.status).toBe(200);
+      expect(outcome.body).toMatchObject(expected);
+      expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+      expect(path.calls() + query.calls()).toBe(resolutions);
+    });
+  },
+);
+
 describe.each(EXPRESS_VERSIONS)('versioning() through %s', (_name, express) => {
   const policy = createVersionPolicy({ ...base, strategy: 'header' });
   const app = buildApp(express, (a) => {

@@ -5,6 +5,7 @@
  * Node. @packageDocumentation
  */
 import { mergeVary } from '@plumbline/errors';
+import { requestHeader } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { VersionPolicy } from './policy.js';
 import { createRequestVersioning, type VersioningOptions } from './request.js';
@@ -18,6 +19,9 @@ declare module 'hono' {
     apiVersion: ResolvedVersion;
   }
 }
+
+const NO_HEADERS = Object.freeze({});
+const APPEND = Object.freeze({ append: true });
 
 function tidyVary(c: Context): void {
   const vary = c.res.headers.get('vary');
@@ -48,23 +52,33 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
   const resolve = createRequestVersioning(policy, options);
   // Only the one header the strategy reads is copied out of the request (`vary` names it).
   const header = policy.vary?.toLowerCase();
-  return async (c, next) => {
-    const url = c.req.url;
-    const mark = url.indexOf('?');
+  const readsQuery = policy.strategy === 'query';
+  return (c, next) => {
+    let query = '';
+    if (readsQuery) {
+      const url = c.req.url;
+      const mark = url.indexOf('?');
+      if (mark !== -1) query = url.slice(mark + 1);
+    }
     const outcome = resolve({
       path: c.req.path,
-      query: mark === -1 ? '' : url.slice(mark + 1),
-      headers: header === undefined ? {} : { [header]: c.req.header(header) },
+      query,
+      // On @hono/node-server read from Node's header table, not a Web Headers built for the request.
+      headers: header === undefined ? NO_HEADERS : { [header]: requestHeader(c, header) },
     });
     // Vary and Link are lists other middleware share: appended (no read of c.res, which would make
     // Hono build extra Responses), Vary de-duplicated on the final response.
-    for (const [name, value] of Object.entries(outcome.headers)) {
-      c.header(name, value, { append: name === 'Vary' || name === 'Link' });
+    const record = outcome.headers;
+    for (const name in record) {
+      if (name === 'Vary' || name === 'Link') c.header(name, record[name]!, APPEND);
+      else c.header(name, record[name]!);
     }
     if (outcome.kind === 'error') throw outcome.error;
     if (outcome.kind === 'resolved') c.set('apiVersion', outcome.resolved);
-    await next();
-    if (outcome.headers['Vary'] !== undefined) tidyVary(c);
+    // No async frame of its own unless Vary needs tidying after the handler (a throw above still
+    // reaches Hono's onError: compose calls this inside its try).
+    if (record['Vary'] === undefined) return next();
+    return next().then(() => tidyVary(c));
   };
 }
 

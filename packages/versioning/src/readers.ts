@@ -68,7 +68,9 @@ function collect(raw: readonly string[]): Reading {
 export function readPath(policy: ReaderSettings, path: string | undefined): Reading {
   if (path === undefined) return ABSENT;
   // Tolerate a full request target (`/v1/x?y=1`): the version never comes from the query.
-  const mark = path.search(/[?#]/);
+  const query = path.indexOf('?');
+  const fragment = path.indexOf('#');
+  const mark = query === -1 || (fragment !== -1 && fragment < query) ? fragment : query;
   if (mark !== -1) path = path.slice(0, mark);
   const { prefix } = policy;
   if (prefix !== '') {

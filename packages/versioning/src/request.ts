@@ -94,8 +94,12 @@ function outcomeFor(
     return { kind: 'error', error, headers };
   }
   if (resolved === undefined) return { kind: 'neutral', headers: phase.common };
-  const options = { path: input.path, basePath: input.basePath ?? '' };
-  return { kind: 'resolved', resolved, headers: headersAt(policy, resolved.version, now, options) };
+  const entry = policy.byVersion.get(resolved.version)!;
+  // Only a successor link derived from the path makes the headers depend on the request.
+  const headers = entry.deriveSuccessorLink
+    ? headersAt(policy, resolved.version, now, { path: input.path, basePath: input.basePath ?? '' })
+    : phase.byVersion.get(entry.version)!;
+  return { kind: 'resolved', resolved, headers };
 }
 
 /**
