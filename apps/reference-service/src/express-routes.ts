@@ -186,6 +186,53 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     body: req.body,
   });
 
+  /** POST …/search: a collection query in the body, read like a GET's query string. */
+  const searchRoute = (
+    path: string,
+    scope: string,
+    collection: Collection,
+    list: (input: ListInput) => Promise<Outcome>,
+    before: RequestHandler[] = [],
+    options?: Parameters<typeof collectionQuery>[1],
+  ) =>
+    router
+      .route(path)
+      .post(
+        requireScopes(scope),
+        noQuery(collection),
+        ...before,
+        ...jsonBody,
+        idempotent,
+        parsedQuery(collection, options),
+        handle(listing(collection), list),
+      )
+      .all(methodNotAllowed(['POST']));
+
+  /** A member clients read, replace, patch and delete (projects, tasks). */
+  const editableMember = <T>(
+    path: string,
+    resource: 'projects' | 'tasks',
+    handlers: {
+      read(input: ReadInput): Promise<Outcome>;
+      replace(input: WriteInput<T>): Promise<Outcome>;
+      patch(input: WriteInput<T>): Promise<Outcome>;
+      remove(input: WriteInput<T>): Promise<Outcome>;
+    },
+    checkedRow: RequestHandler,
+  ) => {
+    const collection = collections[resource];
+    const read = requireScopes(`read:${resource}`);
+    const write = requireScopes(`write:${resource}`);
+    return router
+      .route(path)
+      .all(acceptPatch)
+      .get(read, handle(reading(collection), handlers.read))
+      .put(write, noQuery(collection), ...jsonBody, checkedRow, handle(writing<T>, handlers.replace))
+      .patch(write, noQuery(collection), ...patchBody, checkedRow, handle(writing<T>, handlers.patch))
+      .delete(write, noQuery(collection), checkedRow, handle(writing<T>, handlers.remove))
+      .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
+  };
+
   // Projects
 
   router
@@ -204,43 +251,9 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     )
     .all(methodNotAllowed(['GET', 'POST']));
 
-  router
-    .route('/projects/search')
-    .post(
-      requireScopes('read:projects'),
-      noQuery(collections.projects),
-      ...jsonBody,
-      idempotent,
-      parsedQuery(collections.projects),
-      handle(listing(collections.projects), projects.list),
-    )
-    .all(methodNotAllowed(['POST']));
+  searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
 
-  router
-    .route('/projects/:projectId')
-    .all(acceptPatch)
-    .get(requireScopes('read:projects'), handle(reading(collections.projects), projects.read))
-    .put(
-      requireScopes('write:projects'),
-      noQuery(collections.projects),
-      ...jsonBody,
-      projectChecked,
-      handle(writing, projects.replace),
-    )
-    .patch(
-      requireScopes('write:projects'),
-      noQuery(collections.projects),
-      ...patchBody,
-      projectChecked,
-      handle(writing, projects.patch),
-    )
-    .delete(
-      requireScopes('write:projects'),
-      noQuery(collections.projects),
-      projectChecked,
-      handle(writing, projects.remove),
-    )
-    .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
+  editableMember('/projects/:projectId', 'projects', projects, projectChecked);
 
   // Tasks of a project
 
@@ -265,47 +278,17 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     )
     .all(methodNotAllowed(['GET', 'POST']));
 
-  router
-    .route('/projects/:projectId/tasks/search')
-    .post(
-      requireScopes('read:tasks'),
-      noQuery(collections.tasks),
-      existingProject,
-      ...jsonBody,
-      idempotent,
-      parsedQuery(collections.tasks, ofProject),
-      handle(listing(collections.tasks), tasks.list),
-    )
-    .all(methodNotAllowed(['POST']));
+  searchRoute(
+    '/projects/:projectId/tasks/search',
+    'read:tasks',
+    collections.tasks,
+    tasks.list,
+    [existingProject],
+    ofProject,
+  );
 
   // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
-  const taskMember = (path: string) =>
-    router
-      .route(path)
-      .all(acceptPatch)
-      .get(requireScopes('read:tasks'), handle(reading(collections.tasks), tasks.read))
-      .put(
-        requireScopes('write:tasks'),
-        noQuery(collections.tasks),
-        ...jsonBody,
-        taskChecked,
-        handle(writing, tasks.replace),
-      )
-      .patch(
-        requireScopes('write:tasks'),
-        noQuery(collections.tasks),
-        ...patchBody,
-        taskChecked,
-        handle(writing, tasks.patch),
-      )
-      .delete(
-        requireScopes('write:tasks'),
-        noQuery(collections.tasks),
-        taskChecked,
-        handle(writing, tasks.remove),
-      )
-      .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
-  taskMember('/projects/:projectId/tasks/:taskId');
+  editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
 
   // All tasks
 
@@ -317,18 +300,8 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       handle(listing(collections.tasks), tasks.list),
     )
     .all(methodNotAllowed(['GET']));
-  router
-    .route('/tasks/search')
-    .post(
-      requireScopes('read:tasks'),
-      noQuery(collections.tasks),
-      ...jsonBody,
-      idempotent,
-      parsedQuery(collections.tasks),
-      handle(listing(collections.tasks), tasks.list),
-    )
-    .all(methodNotAllowed(['POST']));
-  taskMember('/tasks/:taskId');
+  searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
+  editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
 
   // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
 
