@@ -538,6 +538,8 @@ function neutralPaths(): Json {
           '413': problem['413'],
           '415': problem['415'],
           '429': problem['429'],
+          // Refresh tokens, revocations and client lookups live in Redis and the database.
+          '503': problem['503'],
         },
       },
     },
@@ -581,6 +583,8 @@ function neutralPaths(): Json {
           '413': problem['413'],
           '415': problem['415'],
           '429': problem['429'],
+          // Refresh tokens, revocations and client lookups live in Redis and the database.
+          '503': problem['503'],
         },
       },
     },
