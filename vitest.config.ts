@@ -6,6 +6,10 @@ import { sharedAliases } from './vitest.shared.js';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
+// The reference service's suite runs once per framework it can be wired on (FRAMEWORK=...): the same
+// requests must get the same answers. `reference-service` itself is Express, the default.
+const OTHER_FRAMEWORKS: readonly string[] = [];
+
 // One project per workspace package, named after its directory (`vitest run --project errors`).
 // One Vitest run covers them all; `pnpm test` and `.ci/run` use it.
 function projects(): TestProjectInlineConfiguration[] {
@@ -45,6 +49,19 @@ function projects(): TestProjectInlineConfiguration[] {
             : {}),
         },
       });
+      if (name === 'reference-service') {
+        for (const framework of OTHER_FRAMEWORKS) {
+          list.push({
+            extends: true,
+            test: {
+              name: `${name}:${framework}`,
+              root: join(groupDir, name),
+              include: ['test/**/*.test.ts'],
+              env: { FRAMEWORK: framework },
+            },
+          });
+        }
+      }
     }
   }
   return list;

@@ -3,7 +3,13 @@
  * process with a message naming the variable. `--help` prints {@link CONFIG_HELP}.
  */
 
+/** The HTTP frameworks the service can run on (`FRAMEWORK`); each has one wiring file (listener.ts). */
+export const FRAMEWORKS = ['express'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
 export interface ServiceConfig {
+  /** The HTTP framework the routes run on (`FRAMEWORK`, default `express`); everything else is shared. */
+  readonly framework: Framework;
   readonly port: number;
   readonly host: string;
   /** `development` (default) or `production`: production never prints demo credentials and never exempts loopback from HTTPS. */
@@ -79,6 +85,11 @@ export class ConfigError extends Error {
 
 /** One row per variable: name, default, meaning. */
 const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
+  [
+    'FRAMEWORK',
+    'express',
+    `the HTTP framework the routes run on: ${FRAMEWORKS.join(' | ')}; storage, domain, documents and answers are the same on each`,
+  ],
   ['PORT', '3000', 'TCP port to listen on (0-65535; 0 picks a free port)'],
   ['HOST', '127.0.0.1', 'interface to bind (0.0.0.0 for all interfaces)'],
   [
@@ -366,6 +377,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     idempotencyStore: oneOf(env, 'IDEMPOTENCY_STORE', ['database', 'shared'] as const, 'database'),
     idempotencyLeaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 60_000, 100, 86_400_000),
     versioningStrategy: oneOf(env, 'VERSIONING_STRATEGY', VERSIONING_STRATEGIES, 'path'),
+    framework: oneOf(env, 'FRAMEWORK', FRAMEWORKS, 'express'),
   };
 }
 

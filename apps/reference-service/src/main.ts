@@ -1,6 +1,7 @@
-import { createApp, keySetErrorLogger } from './app.js';
+import { keySetErrorLogger } from './app.js';
 import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
 import { createContext } from './context.js';
+import { createListener, FRAMEWORK_NAMES } from './listener.js';
 import { createLogger } from './logging.js';
 import { describeCredentials } from './seed.js';
 import { createServer } from './server.js';
@@ -43,8 +44,7 @@ async function main(): Promise<void> {
     pretty: process.stdout.isTTY === true && config.env !== 'production',
   });
   const ctx = await createContext(config, { onKeySetError: keySetErrorLogger(logger) });
-  const app = createApp(ctx, logger);
-  const server = createServer(app, config);
+  const server = createServer(await createListener(ctx, logger), config);
 
   server.on('error', (error) => {
     console.error(`Could not listen on ${config.host}:${config.port}: ${error.message}`);
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const base = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
     console.info(`Plumbline reference service listening on ${base}`);
     console.info(
-      `Storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisClusterNodes ? 'Redis Cluster' : config.redisUrl ? 'Redis' : 'in memory'}`,
+      `Framework: ${FRAMEWORK_NAMES[config.framework]}; storage: ${config.databaseUrl ? 'PostgreSQL' : `SQLite (${config.databaseFile})`}; shared state: ${config.redisClusterNodes ? 'Redis Cluster' : config.redisUrl ? 'Redis' : 'in memory'}`,
     );
     console.info(
       `Open ${base}/ (API index) or ${base}/docs (interactive reference); metrics at ${base}/metrics`,

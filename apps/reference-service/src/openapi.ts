@@ -40,6 +40,12 @@ const oauthInvalidClient = {
   },
   content: { 'application/json': { schema: ref('OAuthError') } },
 };
+/** A store (refresh tokens, revocations, clients) unreachable: RFC 6749's error shape, not a problem. */
+const oauthUnavailable = {
+  description: 'temporarily_unavailable: a backing store is unreachable (with Retry-After)',
+  headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+  content: { 'application/json': { schema: ref('OAuthError') } },
+};
 const problemContent = {
   'application/problem+json': { schema: ref('Problem') },
   'application/problem+xml': { schema: ref('Problem') },
@@ -538,8 +544,7 @@ function neutralPaths(): Json {
           '413': problem['413'],
           '415': problem['415'],
           '429': problem['429'],
-          // Refresh tokens, revocations and client lookups live in Redis and the database.
-          '503': problem['503'],
+          '503': oauthUnavailable,
         },
       },
     },
@@ -583,8 +588,7 @@ function neutralPaths(): Json {
           '413': problem['413'],
           '415': problem['415'],
           '429': problem['429'],
-          // Refresh tokens, revocations and client lookups live in Redis and the database.
-          '503': problem['503'],
+          '503': oauthUnavailable,
         },
       },
     },

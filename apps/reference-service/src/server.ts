@@ -19,7 +19,7 @@ const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains
  *
  * @example
  * ```ts
- * createServer(createApp(ctx, logger), config).listen(config.port, config.host);
+ * createServer(await createListener(ctx, logger), config).listen(config.port, config.host);
  * ```
  */
 export function createServer(

@@ -14,9 +14,10 @@ import {
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import { apiStrategy } from '../src/api-versioning.js';
-import { createApp, keySetErrorLogger } from '../src/app.js';
+import { keySetErrorLogger } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
+import { createListener } from '../src/listener.js';
 import { buildOpenApi } from '../src/openapi.js';
 import { documentForStrategy } from '../src/openapi-strategy.js';
 import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
@@ -77,6 +78,8 @@ export async function startService(
     LOG_LEVEL: 'silent',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(backend.redis ? { REDIS_URL: REDIS_URL } : {}),
+    // The vitest project names the framework (vitest.config.ts runs this suite once per framework).
+    ...(process.env['FRAMEWORK'] ? { FRAMEWORK: process.env['FRAMEWORK'] } : {}),
     ...env,
   });
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -87,7 +90,7 @@ export async function startService(
   );
   // Production never prints demo credentials; tests then make their own the same way.
   const credentials = ctx.demoCredentials ?? (await createDemoCredentials(ctx.repo));
-  const app = createApp(ctx, logger);
+  const app = await createListener(ctx, logger);
   // Every exchange is recorded and, on stop(), checked against the service's own /openapi.json.
   const recorder = recordExchanges(app);
   const server = createServer(recorder.handler, {

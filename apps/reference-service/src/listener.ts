@@ -1,0 +1,30 @@
+/**
+ * The request listener for the configured `FRAMEWORK`. Each framework has one wiring file that
+ * reads top to bottom as the request pipeline (`app.ts` for Express); everything they wire —
+ * configuration, storage, domain handlers (`resources/`), documents — is shared. The listener is
+ * a plain Node `(req, res)` handler, so `server.ts` (HTTPS, refused requests, shutdown) and the
+ * tests serve every framework the same way.
+ */
+import type { RequestListener } from 'node:http';
+import type { Logger } from 'pino';
+import { createApp } from './app.js';
+import type { Framework } from './config.js';
+import type { AppContext } from './context.js';
+
+/** The framework's name as the start banner prints it. */
+export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = { express: 'Express 5' };
+
+/**
+ * Builds the service on `ctx.config.framework` and returns its Node request listener.
+ *
+ * @example
+ * ```ts
+ * createServer(await createListener(ctx, logger), config).listen(config.port, config.host);
+ * ```
+ */
+export async function createListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
+  switch (ctx.config.framework) {
+    case 'express':
+      return createApp(ctx, logger);
+  }
+}
