@@ -4,7 +4,7 @@
  */
 
 /** The HTTP frameworks the service can run on (`FRAMEWORK`); each has one wiring file (listener.ts). */
-export const FRAMEWORKS = ['express'] as const;
+const FRAMEWORKS = ['express'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
 export interface ServiceConfig {
