@@ -10,9 +10,13 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Framework } from './config.js';
 import type { AppContext } from './context.js';
+import { createHonoListener } from './hono-app.js';
 
 /** The framework's name as the start banner prints it. */
-export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = { express: 'Express 5' };
+export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = {
+  express: 'Express 5',
+  hono: 'Hono 4 (@hono/node-server)',
+};
 
 /**
  * Builds the service on `ctx.config.framework` and returns its Node request listener.
@@ -26,5 +30,7 @@ export async function createListener(ctx: AppContext, logger: Logger): Promise<R
   switch (ctx.config.framework) {
     case 'express':
       return createApp(ctx, logger);
+    case 'hono':
+      return createHonoListener(ctx, logger);
   }
 }
