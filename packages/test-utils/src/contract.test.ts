@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ContractValidator, type Exchange } from './contract.js';
+import { ContractValidator, type Exchange, recordExchanges } from './contract.js';
+import { listen, send } from './http.js';
 
 const item = {
   type: 'object',
@@ -243,5 +244,25 @@ describe('ContractValidator', () => {
     ],
   ])('%s', (_name, change, problems) => {
     expect(validator.check({ ...ok, ...change })).toEqual(problems);
+  });
+});
+
+describe('recordExchanges', () => {
+  it('records the headers handed to writeHead, which getHeaders() does not list', async () => {
+    const recorder = recordExchanges((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 2, 'X-Request-Id': 'r1' });
+      res.end('{}');
+    });
+    const server = await listen(recorder.handler);
+    try {
+      await send(server.port, { path: '/x' });
+    } finally {
+      await server.close();
+    }
+    expect(recorder.exchanges[0]?.responseHeaders).toMatchObject({
+      'x-request-id': 'r1',
+      'content-type': 'application/json',
+      'content-length': '2',
+    });
   });
 });
