@@ -144,5 +144,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   if (api.strategy === 'path') app.route('/v1', versioned).route('/v2', versioned);
   else app.route('/', versioned);
 
-  return getRequestListener(app.fetch) as RequestListener;
+  // Node itself reads and discards a body the app left unread (a 413, a 401 before the body), as
+  // under Express; @hono/node-server's own clean-up gives up after 500 ms and closes the connection.
+  return getRequestListener(app.fetch, { autoCleanupIncoming: false }) as RequestListener;
 }

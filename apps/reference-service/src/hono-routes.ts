@@ -79,6 +79,12 @@ const step =
 
 const UTF = /^utf-/i;
 
+async function discard(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  const reader = body?.getReader();
+  if (reader === undefined) return;
+  while (!(await reader.read()).done);
+}
+
 const pass: MiddlewareHandler = (_c, next) => next();
 
 /**
@@ -88,7 +94,10 @@ const pass: MiddlewareHandler = (_c, next) => next();
  * so only the route's JSON types reach it.
  */
 function jsonBody(limit: number, ...types: string[]): MiddlewareHandler<ApiEnv> {
-  const tooLarge = () => {
+  // The rest of the body is read and dropped first, as body-parser does: answering while the
+  // client still sends makes Node close the connection, and a client reusing it gets a reset.
+  const tooLarge = async (c: Context) => {
+    await discard(c.req.raw.body);
     throw new HttpError('payload_too_large', { params: { limit } });
   };
   return every(
