@@ -15,7 +15,7 @@ import { HttpError } from '@plumbline/errors';
 import { getRequestId, methodNotAllowed, problemDetails } from '@plumbline/errors/hono';
 import { negotiate } from '@plumbline/negotiation/hono';
 import { versioning } from '@plumbline/versioning/hono';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
@@ -46,6 +46,10 @@ const noStore: MiddlewareHandler = async (c, next) => {
 };
 
 const ignore = async () => {};
+
+/** JSON as Express's `res.json` sends it: `application/json; charset=utf-8` (Hono's `c.json` has no charset). */
+const json = (c: Context, data: unknown) =>
+  c.body(JSON.stringify(data), 200, { 'Content-Type': 'application/json; charset=utf-8' });
 
 /**
  * Builds the service on Hono and returns its Node request listener.
@@ -92,20 +96,20 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app.use('/oauth/token', noStore);
   app.use('/oauth/revoke', noStore);
 
-  app.get('/health', (c) => c.json({ status: 'ok' })).all('/health', methodNotAllowed(['GET']));
+  app.get('/health', (c) => json(c, { status: 'ok' })).all('/health', methodNotAllowed(['GET']));
   app
     .get('/ready', async (c) => {
       const readiness = await checkReadiness(ctx);
       if (!readiness.ready) throw notReady(readiness);
-      return c.json({ status: 'ready', checks: readiness.checks });
+      return json(c, { status: 'ready', checks: readiness.checks });
     })
     .all('/ready', methodNotAllowed(['GET']));
   const openapi = documentForStrategy(api, buildOpenApi(ctx));
-  app.get('/openapi.json', (c) => c.json(openapi)).all('/openapi.json', methodNotAllowed(['GET']));
+  app.get('/openapi.json', (c) => json(c, openapi)).all('/openapi.json', methodNotAllowed(['GET']));
   app
     .get('/.well-known/jwks.json', (c) => {
       c.header('Cache-Control', 'public, max-age=300');
-      return c.json(ctx.issuer.jwks());
+      return json(c, ctx.issuer.jwks());
     })
     .all('/.well-known/jwks.json', methodNotAllowed(['GET']));
   const clients = ctx.findClient;
