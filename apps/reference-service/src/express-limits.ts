@@ -37,7 +37,8 @@ export function rateLimitMiddleware(
       next();
       return;
     }
-    if (!res.headersSent) for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+    if (!res.headersSent)
+      for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
     res.once('finish', () => void decision.settle(res.statusCode));
     next(decision.exceeded ? decision.error : undefined);
   };

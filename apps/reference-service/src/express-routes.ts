@@ -13,7 +13,7 @@
  *   methodNotAllowed; Fastify: the `plumblineErrors` plugin's `methodNotAllowed` option);
  *   versioning: `versionedRouter` is Express-only, so there `versioning` + getApiVersion give the
  *   handlers' `version`, and under the query strategy the collection query must not see
- *   `version=` (`api.withoutVersionParameter` takes an Express handler today).
+ *   `version=`: give it the request target through `api.withoutVersion(url)` (api-versioning.ts).
  * - A JSON body parser in place of `express.json` (limit BODY_LIMIT_BYTES, the two media types of
  *   PATCH) whose bad JSON and oversize bodies become the same 400 and 413 problems: Fastify's
  *   own parser with `bodyLimit` plus a parser for application/merge-patch+json; Hono's
@@ -40,7 +40,7 @@ import {
 import type { Collection } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/express';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
-import { apiStrategy } from './api-versioning.js';
+import { type ApiStrategy, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import type { ApiVersion } from './domain/model.js';
 import type { Checked, Member } from './preconditions.js';
@@ -59,6 +59,23 @@ import {
 import { projectHandlers } from './resources/projects.js';
 import { taskHandlers } from './resources/tasks.js';
 import type { Db } from './storage/db.js';
+
+/**
+ * Runs `handler` with the version parameter taken out of `req.originalUrl` (`api.withoutVersion`),
+ * so the strict collection query does not see it as an unknown parameter; the URL is restored
+ * when `handler` passes the request on.
+ */
+function withoutVersionParameter(api: ApiStrategy, handler: RequestHandler): RequestHandler {
+  if (api.strategy !== 'query') return handler;
+  return (req, res, next) => {
+    const { originalUrl } = req;
+    req.originalUrl = api.withoutVersion(originalUrl);
+    handler(req, res, (err?: unknown) => {
+      req.originalUrl = originalUrl;
+      next(err as Error | undefined);
+    });
+  };
+}
 
 /** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
 function send(res: Response, outcome: Outcome): void {
@@ -98,7 +115,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
 
   // The Plumbline middleware, configured once.
   const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
-    api.withoutVersionParameter(collectionQuery(collection, options));
+    withoutVersionParameter(api, collectionQuery(collection, options));
   const noQuery =
     (collection: Collection): RequestHandler =>
     (req, _res, next) => {

@@ -175,10 +175,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
       const exceeded = totalHits > options.limit;
       const headers: Record<string, string> = {};
       if (options.headers) {
-        const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - now()) / 1000)) : windowSeconds;
+        const reset = resetTime
+          ? Math.max(0, Math.ceil((resetTime.getTime() - now()) / 1000))
+          : windowSeconds;
         const remaining = Math.max(options.limit - totalHits, 0);
         headers['RateLimit'] = `"${name}"; r=${remaining}; t=${reset}`;
-        headers['RateLimit-Policy'] = `"${name}"; q=${options.limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`;
+        headers['RateLimit-Policy'] =
+          `"${name}"; q=${options.limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`;
         if (exceeded) headers['Retry-After'] = String(reset);
       }
       let settled = false;
