@@ -210,7 +210,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
  * `undefined` (each instance counts in memory). When Redis fails or stalls, each instance counts
  * locally (FallbackStore explains the policy); limiters sharing `circuit` switch together.
  */
-export function limiterStore(ctx: AppContext, name: string, circuit: Circuit): Store | undefined {
+function limiterStore(ctx: AppContext, name: string, circuit: Circuit): Store | undefined {
   const redis = ctx.redis;
   if (!redis) return undefined;
   return new FallbackStore({

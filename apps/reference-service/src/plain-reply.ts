@@ -12,18 +12,3 @@ export interface PlainReply {
   /** Text (UTF-8) or bytes. */
   readonly body: string | Uint8Array;
 }
-
-/** `Content-Type` of a JSON body, as every framework on the service writes it. */
-export const JSON_TYPE = 'application/json; charset=utf-8';
-
-/**
- * A 200 JSON answer of `data`, after `headers`.
- *
- * @example
- * ```ts
- * jsonReply({ status: 'ok' }); // { status: 200, headers: { 'Content-Type': JSON_TYPE }, body: '{"status":"ok"}' }
- * ```
- */
-export function jsonReply(data: unknown, headers: Readonly<Record<string, string>> = {}): PlainReply {
-  return { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE }, body: JSON.stringify(data) };
-}

@@ -58,7 +58,7 @@ export interface UnversionedRoute {
 }
 
 /** The contract of every neutral route of {@link NEUTRAL_ROUTES}, compiled once. */
-export const UNVERSIONED_ROUTES: readonly UnversionedRoute[] = NEUTRAL_ROUTES.map((route) => {
+const UNVERSIONED_ROUTES: readonly UnversionedRoute[] = NEUTRAL_ROUTES.map((route) => {
   const guard = createMethodGuard(route.methods);
   const allowed = new Set(guard.allow.split(', '));
   return {

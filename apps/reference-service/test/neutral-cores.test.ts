@@ -3,19 +3,27 @@
  * in, plain values out. The rate limiter is checked against express-rate-limit 8 itself, which
  * the Express wiring used before: the same key and count must give the same header bytes.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { HttpError } from '@plumbline/errors';
+import { createNegotiator } from '@plumbline/negotiation';
 import { MemoryStore, rateLimit } from 'express-rate-limit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/docs.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/docs.js';
 import { createDocsUi, DOCS_HEADERS } from '../src/docs-ui.js';
+import { frontDoorBody, frontDoorNegotiation } from '../src/front-door.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/html-pages.js';
 import {
   addressKey,
   checkQueryLength,
   createLimiter,
   MAX_QUERY_BYTES,
   principalKey,
+  type RateDecision,
   rateLimitedError,
 } from '../src/limits.js';
+import { createAccessLogger, createLogger } from '../src/logging.js';
 import { serverWideOptionsReply } from '../src/request-target.js';
 import { unversionedRoute } from '../src/unversioned.js';
 
@@ -66,7 +74,7 @@ describe('createLimiter', () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-25T12:00:00Z') });
     const expected = await libraryHeaders(key, limit, hits);
     const limiter = createLimiter({ limit, headers: true });
-    let decision = await limiter.consume(key);
+    let decision: RateDecision | undefined = await limiter.consume(key);
     for (let i = 1; i < hits; i++) decision = await limiter.consume(key);
     expect(decision?.headers).toEqual(expected);
     expect(decision?.exceeded).toBe(hits > limit);
@@ -190,5 +198,75 @@ describe('plain replies', () => {
     expect(String(ui.init.body)).toContain('"plk_demo"');
     expect(ui.page.headers['Cache-Control']).toBe('no-store');
     expect(() => ui.asset('../package.json')).toThrow(HttpError);
+  });
+});
+
+describe('negotiated pages', () => {
+  const openapi = { info: { title: 'Plumbline reference service', version: '1.2.3' } };
+  const versions = [{ version: '1', deprecatedAt: '2026-06-01T00:00:00Z', successor: '2' }, { version: '2' }];
+
+  it.each([
+    ['application/json', 'application/json', '"status":"deprecated"'],
+    ['text/html', 'text/html', '<td class="status current">current</td>'],
+  ])('GET / for Accept %s is %s', (accept, type, fragment) => {
+    const negotiator = createNegotiator(frontDoorNegotiation(openapi));
+    const negotiation = negotiator.negotiate({ accept, acceptLanguage: 'en' });
+    if (!negotiation.ok) throw negotiation.error;
+    const body = frontDoorBody(openapi, versions, (v) => `/v${v}`, Date.parse('2026-11-25T00:00:00Z'));
+    const representation = negotiator.serialize(negotiation, body);
+    expect(representation.contentType).toMatch(new RegExp(`^${type}`));
+    expect(String(representation.body)).toContain(fragment);
+  });
+
+  it.each([
+    ['text/html', 'de', '<dt>HTTP-Status</dt>'],
+    ['application/json', 'en', '"error_code":"gone"'],
+  ])('an error code page for %s in %s', (accept, language, fragment) => {
+    const negotiator = createNegotiator(ERROR_PAGE_NEGOTIATION);
+    const negotiation = negotiator.negotiate({ accept, acceptLanguage: language });
+    if (!negotiation.ok) throw negotiation.error;
+    const body = String(negotiator.serialize(negotiation, errorCodeDocument('gone', language)).body);
+    expect(body).toContain(fragment);
+  });
+
+  it('HTML pages and their stylesheet carry the page headers', () => {
+    expect(PAGE_HEADERS['Content-Security-Policy']).toContain("default-src 'none'");
+    expect(SITE_CSS_REPLY.headers['Content-Type']).toBe('text/css; charset=utf-8');
+    expect(String(SITE_CSS_REPLY.body)).toContain('.deprecated');
+  });
+});
+
+describe('createAccessLogger', () => {
+  it('logs one line per request from the raw Node objects (a 503 at warn), with the id the wiring gives', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+        done();
+      },
+    });
+    const log = createAccessLogger(createLogger({ level: 'info', destination }), () => 'req-1');
+    const server = createServer((req, res) => {
+      log(req, res);
+      res.statusCode = 503;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/v2/projects?api_key=plk_secret`, {
+        headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      });
+      await vi.waitFor(() => expect(lines).toHaveLength(1));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      msg: 'request errored',
+      request_id: 'req-1',
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      req: { url: '/v2/projects?api_key=[REDACTED]' },
+    });
   });
 });
