@@ -18,14 +18,13 @@
  *   PATCH) whose bad JSON and oversize bodies become the same 400 and 413 problems: Fastify's
  *   own parser with `bodyLimit` plus a parser for application/merge-patch+json; Hono's
  *   `hono/body-limit` with `c.req.json()`.
- * - The Express-only libraries of app.ts and its modules, with their counterparts:
- *   express-rate-limit (with rate-limit-redis and rate-limit-store.ts's FallbackStore, both on its
- *   `Store` interface) → @fastify/rate-limit (no skip-successful mode for the failure limiter,
- *   its own store interface) or hono-rate-limiter (modelled on express-rate-limit);
- *   pino-http (logging.ts) → Fastify's built-in pino logger, hono-pino;
- *   the prom-client middleware (metrics.ts) → onRequest/onResponse hooks or fastify-metrics,
- *   @hono/prometheus; the Routers of docs.ts, docs-ui.ts, front-door.ts and unversioned.ts
- *   (swagger-ui-dist files) → routes of the framework, @fastify/static or `hono/serve-static`.
+ * - The service's own steps, through their neutral cores (plain values in and out; the Express
+ *   binding beside each shows how to call it): limits.ts (query length, `createServiceLimiters`
+ *   with `addressKey`/`principalKey`, `PROBES`, `NO_STORE_HEADERS`; the rate limiter is one
+ *   implementation for every framework, over the same stores); logging.ts `createAccessLogger` and
+ *   metrics.ts `track`/`recordError`/`render` on Node's req/res; request-target.ts
+ *   `serverWideOptionsReply`; unversioned.ts `unversionedRoute`; docs.ts, docs-ui.ts,
+ *   front-door.ts and html-pages.ts as `PlainReply` values or negotiation options plus a body.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
