@@ -1,55 +1,88 @@
 /**
- * The reference service on Hono 4 (@hono/node-server): the pipeline of app.ts, in the same order,
- * with the `/hono` adapters of every Plumbline package.
+ * The reference service on Hono 4 (@hono/node-server): app.ts's pipeline in the same order, with
+ * the `/hono` adapters of every Plumbline package and the neutral cores (limits.ts, logging.ts,
+ * metrics.ts, unversioned.ts, docs.ts, docs-ui.ts, front-door.ts) for the service's own steps.
  *
- *   request id → version headers (a refused version waits, as in app.ts) → HTTPS check → query
- *   length → neutral routes → the refused version, if any → v1 | v2 (hono-routes.ts):
- *   negotiation (406) → authentication (401/403) → the route's middleware and handler
- *   → 404 → problem documents for every error
+ *   metrics → request id → version headers (a refused version waits) → OPTIONS * → access log →
+ *   HTTPS check → query length → failure rate limit (not /health, /ready) → neutral routes →
+ *   the refused version, if any → v1 | v2: negotiation (406) → authentication (401/403) →
+ *   rate limit per principal (429) → the route (hono-routes.ts) → 404 → problem documents
  */
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { isKeySetUnavailable } from '@plumbline/auth';
-import { authenticate, requireHttps, revocationEndpoint, tokenEndpoint } from '@plumbline/auth/hono';
-import { HttpError } from '@plumbline/errors';
+import {
+  authenticate,
+  getPrincipal,
+  requireHttps,
+  revocationEndpoint,
+  tokenEndpoint,
+} from '@plumbline/auth/hono';
 import { getRequestId, methodNotAllowed, problemDetails } from '@plumbline/errors/hono';
-import { negotiate } from '@plumbline/negotiation/hono';
+import { negotiate, represent } from '@plumbline/negotiation/hono';
 import { versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { apiStrategy } from './api-versioning.js';
+import { API_VERSIONS, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from './docs.js';
+import { createDocsUi, DOCS_HEADERS } from './docs-ui.js';
+import type { ApiVersion } from './domain/model.js';
+import { frontDoorBody, frontDoorNegotiation } from './front-door.js';
 import { versionOf, versionRoutes } from './hono-routes.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from './html-pages.js';
+import {
+  addressKey,
+  checkQueryLength,
+  createServiceLimiters,
+  type Limiter,
+  NO_STORE_HEADERS,
+  NO_STORE_PATHS,
+  PROBES,
+  principalKey,
+} from './limits.js';
+import { createAccessLogger } from './logging.js';
+import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
+import type { PlainReply } from './plain-reply.js';
 import { checkReadiness, notReady } from './readiness.js';
+import { serverWideOptionsReply } from './request-target.js';
+import { unversionedRoute } from './unversioned.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
 type Env = { Bindings: HttpBindings; Variables: { refusedVersion: unknown } };
+type C = Context<Env>;
 
-const MAX_QUERY_BYTES = 4096;
-
-/** docs/design.md#d-limits: a query string longer than 4 KiB is refused before anything parses it. */
-const limitQueryString: MiddlewareHandler = async (c, next) => {
-  const url = c.req.url;
-  const at = url.indexOf('?');
-  if (at >= 0 && url.length - at - 1 > MAX_QUERY_BYTES)
-    throw new HttpError('query_too_long', { params: { max: MAX_QUERY_BYTES } });
-  await next();
+/** Sends a neutral core's answer as it is. */
+const reply = (c: Context, answer: PlainReply) => {
+  for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+  if (answer.status === 204) return c.body(null, 204);
+  return c.body(answer.body as string, answer.status as 200);
 };
-
-/** Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1). */
-const noStore: MiddlewareHandler = async (c, next) => {
-  c.header('Cache-Control', 'no-store');
-  c.header('Pragma', 'no-cache');
-  await next();
-};
-
-const ignore = async () => {};
 
 /** JSON as Express's `res.json` sends it: `application/json; charset=utf-8` (Hono's `c.json` has no charset). */
 const json = (c: Context, data: unknown) =>
   c.body(JSON.stringify(data), 200, { 'Content-Type': 'application/json; charset=utf-8' });
+
+/** Sets headers, then goes on. */
+const headers =
+  (set: Readonly<Record<string, string>>): MiddlewareHandler =>
+  async (c, next) => {
+    for (const [name, value] of Object.entries(set)) c.header(name, value);
+    await next();
+  };
+
+/** Express's `req.ip`: the socket's peer, or with TRUST_PROXY the first `X-Forwarded-For` address. */
+function clientAddress(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
+  const forwarded = trustProxy ? incoming.headers['x-forwarded-for'] : undefined;
+  const first = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
+  return first || incoming.socket.remoteAddress;
+}
+
+/** `OPTIONS *` has no path @hono/node-server can build a URL from: routed as this one, marked. */
+const ASTERISK_PATH = '/*';
+const asterisks = new WeakSet<IncomingMessage>();
 
 /**
  * Builds the service on Hono and returns its Node request listener.
@@ -62,40 +95,101 @@ const json = (c: Context, data: unknown) =>
 export async function createHonoListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
   const { config } = ctx;
   const app = new Hono<Env>({ strict: false });
+  const api = apiStrategy(config.versioningStrategy);
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  // Route templates are the OpenAPI document's paths.
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  app.use(async (c, next) => {
+    const { incoming, outgoing } = c.env;
+    if (asterisks.has(incoming)) incoming.url = '*';
+    metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/');
+    await next();
+  });
   const problems = problemDetails({
     onError: ({ error, original, req: c }) => {
+      const incoming = (c as C).env.incoming as IncomingMessage & { log?: Logger };
+      metrics.recordError(incoming, error);
       // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
       if (error.status >= 500 && !isKeySetUnavailable(original))
-        logger.child({ request_id: getRequestId(c) }).error({ err: original }, 'request failed');
+        (incoming.log ?? logger.child({ request_id: getRequestId(c) })).error(
+          { err: original },
+          'request failed',
+        );
     },
   });
   app.use(problems.middleware);
   app.onError(problems.onError);
   app.notFound(problems.notFound);
 
-  // Version headers go on before anything can refuse the request; a version the policy refuses
-  // is refused later, after the neutral routes, in its usual place (app.ts).
-  const api = apiStrategy(config.versioningStrategy);
+  // Version headers go on before anything can refuse the request; a version the policy refuses is
+  // refused after the neutral routes, where app.ts's versionedRouter refuses it.
   const earlyVersioning = versioning(api.policy);
   app.use(async (c, next) => {
     try {
-      await earlyVersioning(c, ignore);
+      await earlyVersioning(c, async () => {});
     } catch (refused) {
       c.set('refusedVersion', refused);
     }
     await next();
   });
-  if (config.tls) {
-    app.use(async (c, next) => {
-      c.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-      await next();
-    });
-  }
+  app.use(async (c, next) => {
+    const answer = serverWideOptionsReply(c.req.method, c.env.incoming.url);
+    return answer ? reply(c, answer) : next();
+  });
+  const ids = new WeakMap<IncomingMessage, string>();
+  const accessLog = createAccessLogger(logger, (req) => ids.get(req));
+  app.use(async (c, next) => {
+    ids.set(c.env.incoming, getRequestId(c) ?? '-');
+    accessLog(c.env.incoming, c.env.outgoing);
+    await next();
+  });
+  if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
   app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
-  app.use(limitQueryString);
-  app.use('/oauth/token', noStore);
-  app.use('/oauth/revoke', noStore);
+  app.use(async (c, next) => {
+    checkQueryLength(c.env.incoming.url ?? '');
+    await next();
+  });
+  for (const path of NO_STORE_PATHS) app.use(path, headers(NO_STORE_HEADERS));
 
+  // Failed requests count per client address, before authentication; the principal limit after it (limits.ts).
+  const ip = (c: C) => clientAddress(c.env.incoming, config.trustProxy);
+  const limited =
+    (
+      limiter: Limiter,
+      keyOf: (c: C) => string,
+      skip: (c: C) => boolean = () => false,
+    ): MiddlewareHandler<Env> =>
+    async (c, next) => {
+      const decision = skip(c) ? undefined : await limiter.consume(keyOf(c));
+      if (decision === undefined) return next();
+      for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
+      const { outgoing } = c.env;
+      outgoing.once('finish', () => void decision.settle(outgoing.statusCode));
+      if (decision.exceeded) throw decision.error;
+      await next();
+    };
+  const limiters = createServiceLimiters(ctx);
+  app.use(
+    limited(
+      limiters.failures,
+      (c) => addressKey(ip(c)),
+      (c) => PROBES.has(c.req.path),
+    ),
+  );
+  const principalLimit = limited(limiters.principal, (c) => principalKey(getPrincipal(c)?.clientId, ip(c)));
+
+  // The neutral routes: their method and negotiation contract first (unversioned.ts).
+  const contracts = new Map<object, MiddlewareHandler>();
+  app.use(async (c, next) => {
+    const route = unversionedRoute(c.req.path);
+    if (route === undefined) return next();
+    const answer = route.methodAnswer(c.req.method);
+    if (answer !== undefined) return reply(c, answer);
+    if (route.negotiation === undefined) return next();
+    let negotiated = contracts.get(route);
+    if (negotiated === undefined) contracts.set(route, (negotiated = negotiate(route.negotiation)));
+    return negotiated(c, next);
+  });
   app.get('/health', (c) => json(c, { status: 'ok' })).all('/health', methodNotAllowed(['GET']));
   app
     .get('/ready', async (c) => {
@@ -104,24 +198,49 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       return json(c, { status: 'ready', checks: readiness.checks });
     })
     .all('/ready', methodNotAllowed(['GET']));
-  const openapi = documentForStrategy(api, buildOpenApi(ctx));
   app.get('/openapi.json', (c) => json(c, openapi)).all('/openapi.json', methodNotAllowed(['GET']));
   app
-    .get('/.well-known/jwks.json', (c) => {
-      c.header('Cache-Control', 'public, max-age=300');
-      return json(c, ctx.issuer.jwks());
-    })
+    .get('/.well-known/jwks.json', headers({ 'Cache-Control': 'public, max-age=300' }), (c) =>
+      json(c, ctx.issuer.jwks()),
+    )
     .all('/.well-known/jwks.json', methodNotAllowed(['GET']));
   const clients = ctx.findClient;
   app
-    .post('/oauth/token', tokenEndpoint({ issuer: ctx.issuer, clients }))
+    .post('/oauth/token', principalLimit, tokenEndpoint({ issuer: ctx.issuer, clients }))
     .all('/oauth/token', methodNotAllowed(['POST']));
+  const revocation = { clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation };
   app
-    .post(
-      '/oauth/revoke',
-      revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
-    )
+    .post('/oauth/revoke', principalLimit, revocationEndpoint(revocation))
     .all('/oauth/revoke', methodNotAllowed(['POST']));
+  app.get('/errors', (c) => {
+    const catalogue = errorCatalogue(c.req.header('accept-language'));
+    c.header('Content-Language', catalogue.language);
+    c.header('Vary', 'Accept-Language', { append: true });
+    return json(c, catalogue.body);
+  });
+  app.get('/errors/:code', negotiate(ERROR_PAGE_NEGOTIATION), headers(PAGE_HEADERS), (c) =>
+    represent(c, errorCodeDocument(c.req.param('code'), c.req.header('accept-language'))),
+  );
+  for (const [path, page] of Object.entries(TEXT_PAGES)) app.get(path, (c) => reply(c, page));
+  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
+  const href = (v: string) =>
+    api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
+  app
+    .get('/', negotiate(frontDoorNegotiation(openapi)), headers(PAGE_HEADERS), (c) =>
+      represent(c, frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
+    )
+    .all('/', methodNotAllowed(['GET']));
+  app.get('/assets/site.css', (c) => reply(c, SITE_CSS_REPLY));
+  const ui = createDocsUi({
+    title: 'Plumbline reference service',
+    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+  });
+  app.get('/docs', (c) => reply(c, ui.page)).all('/docs', methodNotAllowed(['GET']));
+  app.get('/docs/init.js', (c) => reply(c, ui.init));
+  app.get('/docs/assets/:file', headers(DOCS_HEADERS), (c) => reply(c, ui.asset(c.req.param('file'))));
+  app
+    .get('/metrics', async (c) => reply(c, await metrics.render()))
+    .all('/metrics', methodNotAllowed(['GET']));
 
   // Past the neutral routes, a refused version is answered.
   app.use(async (c, next) => {
@@ -131,7 +250,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   });
 
   const xml = xmlSerializerFor(openapi);
-  const negotiated = (version: 1 | 2) => {
+  const negotiated = (version: ApiVersion) => {
     const types = api.mediaTypes(version);
     return negotiate({
       types,
@@ -141,14 +260,22 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     });
   };
   const negotiators = { 1: negotiated(1), 2: negotiated(2) };
-  const versioned = new Hono({ strict: false });
+  const versioned = new Hono<Env>({ strict: false });
   versioned.use((c, next) => negotiators[versionOf(c)](c, next));
   versioned.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+  versioned.use(principalLimit);
   versioned.route('/', versionRoutes(ctx));
   if (api.strategy === 'path') app.route('/v1', versioned).route('/v2', versioned);
   else app.route('/', versioned);
 
   // Node itself reads and discards a body the app left unread (a 413, a 401 before the body), as
   // under Express; @hono/node-server's own clean-up gives up after 500 ms and closes the connection.
-  return getRequestListener(app.fetch, { autoCleanupIncoming: false }) as RequestListener;
+  const listener = getRequestListener(app.fetch, { autoCleanupIncoming: false });
+  return (req, res) => {
+    if (req.url === '*') {
+      asterisks.add(req);
+      req.url = ASTERISK_PATH;
+    }
+    void listener(req, res);
+  };
 }
