@@ -9,6 +9,7 @@
  *   rate limit per principal (429) → the route (hono-routes.ts) → 404 → problem documents
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { isKeySetUnavailable } from '@plumbline/auth';
 import {
@@ -20,6 +21,7 @@ import {
 } from '@plumbline/auth/hono';
 import { getRequestId, methodNotAllowed, problemDetails } from '@plumbline/errors/hono';
 import { negotiate, represent } from '@plumbline/negotiation/hono';
+import { rawQueryOf } from '@plumbline/query-parser';
 import { versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
@@ -102,7 +104,8 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app.use(async (c, next) => {
     const { incoming, outgoing } = c.env;
     if (asterisks.has(incoming)) incoming.url = '*';
-    metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/');
+    // The response's headers are read from Hono's response: @hono/node-server hands them to writeHead.
+    metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/', (name) => c.res.headers.get(name));
     await next();
   });
   const problems = problemDetails({
@@ -139,8 +142,12 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const ids = new WeakMap<IncomingMessage, string>();
   const accessLog = createAccessLogger(logger, (req) => ids.get(req));
   app.use(async (c, next) => {
-    ids.set(c.env.incoming, getRequestId(c) ?? '-');
-    accessLog(c.env.incoming, c.env.outgoing);
+    const { incoming } = c.env;
+    ids.set(incoming, getRequestId(c) ?? '-');
+    // The line shows the parsed query (credentials masked) as on Express, whose `simple` parser
+    // is node:querystring; read only when the line is written.
+    Object.defineProperty(incoming, 'query', { get: () => parseQuery(rawQueryOf(incoming.url ?? '')) });
+    accessLog(incoming, c.env.outgoing);
     await next();
   });
   if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
