@@ -82,9 +82,24 @@ function clientAddress(incoming: IncomingMessage, trustProxy: boolean): string |
   return first || incoming.socket.remoteAddress;
 }
 
-/** `OPTIONS *` has no path @hono/node-server can build a URL from: routed as this one, marked. */
-const ASTERISK_PATH = '/*';
-const asterisks = new WeakSet<IncomingMessage>();
+/**
+ * Request targets Hono cannot route as they are, sent on in a form it can and put back for the
+ * app's own steps: `*` (OPTIONS *, asterisk-form), from which @hono/node-server builds no URL, and
+ * a path segment `*` (`GET /*`), for which Hono's TrieRouter runs every middleware twice. No route
+ * serves either form.
+ */
+const STAR_SEGMENT = /(?<=\/)(?:\*|%2a)(?=\/|$)/gi;
+const received = new WeakMap<IncomingMessage, string>();
+
+function routable(req: IncomingMessage): void {
+  const target = req.url ?? '';
+  const mark = target.indexOf('?');
+  const path = mark < 0 ? target : target.slice(0, mark);
+  const safe = path === '*' ? '/%252A' : path.replace(STAR_SEGMENT, '%252A');
+  if (safe === path) return;
+  received.set(req, target);
+  req.url = safe + (mark < 0 ? '' : target.slice(mark));
+}
 
 /**
  * Builds the service on Hono and returns its Node request listener.
@@ -103,7 +118,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(async (c, next) => {
     const { incoming, outgoing } = c.env;
-    if (asterisks.has(incoming)) incoming.url = '*';
+    incoming.url = received.get(incoming) ?? incoming.url;
     // The response's headers are read from Hono's response: @hono/node-server hands them to writeHead.
     metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/', (name) => c.res.headers.get(name));
     await next();
@@ -279,10 +294,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   // under Express; @hono/node-server's own clean-up gives up after 500 ms and closes the connection.
   const listener = getRequestListener(app.fetch, { autoCleanupIncoming: false });
   return (req, res) => {
-    if (req.url === '*') {
-      asterisks.add(req);
-      req.url = ASTERISK_PATH;
-    }
+    routable(req);
     void listener(req, res);
   };
 }
