@@ -209,7 +209,10 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     if (answer !== undefined) return reply(c, answer);
     if (route.negotiation === undefined) return next();
     let negotiated = contracts.get(route);
-    if (negotiated === undefined) contracts.set(route, (negotiated = negotiate(route.negotiation)));
+    if (negotiated === undefined) {
+      negotiated = negotiate(route.negotiation);
+      contracts.set(route, negotiated);
+    }
     return negotiated(c, next);
   });
   app.get('/health', (c) => json(c, { status: 'ok' })).all('/health', methodNotAllowed(['GET']));
