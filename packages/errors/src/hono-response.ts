@@ -203,7 +203,8 @@ export function sentHeaders(c: Context, headers: Readonly<Record<string, string>
   for (const lower in headers) {
     const ours = all[lower];
     const theirs = headers[lower]!;
-    all[lower] = ours !== undefined && (lower === 'vary' || lower === 'link') ? joined(lower, ours, theirs) : theirs;
+    all[lower] =
+      ours !== undefined && (lower === 'vary' || lower === 'link') ? joined(lower, ours, theirs) : theirs;
   }
   return all;
 }

@@ -20,8 +20,8 @@ export type { MethodNotAllowedOptions, RequestIdOptions };
 import { rawXHeader, requestHeader } from './hono-headers.js';
 import { nodeResponse, responseHeader, setResponseHeaders } from './hono-response.js';
 
-export { requestHeader };
 export { responseParts, sentHeaders, setResponseHeaders, withResponseHeaders } from './hono-response.js';
+export { requestHeader };
 
 declare module 'hono' {
   interface ContextVariableMap {
