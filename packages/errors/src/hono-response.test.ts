@@ -10,7 +10,8 @@ import { getRequestListener } from '@hono/node-server';
 import { listen, type RunningServer } from '@plumbline/test-utils';
 import { type Context, Hono, type Next } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { responseParts, sentHeaders, setResponseHeaders, withResponseHeaders } from './hono-response.js';
+import { responseParts, sentHeaders } from './hono-node.js';
+import { setResponseHeaders, withResponseHeaders } from './hono-response.js';
 
 /** What the outer middleware saw of the handler's response: was it still the server's plain object? */
 let plain: boolean | undefined;

@@ -18,9 +18,11 @@ import {
 export type { MethodNotAllowedOptions, RequestIdOptions };
 
 import { rawXHeader, requestHeader } from './hono-headers.js';
-import { nodeResponse, responseHeader, setResponseHeaders } from './hono-response.js';
+import { nodeResponse, responseHeader } from './hono-node.js';
+import { setResponseHeaders } from './hono-response.js';
 
-export { responseParts, sentHeaders, setResponseHeaders, withResponseHeaders } from './hono-response.js';
+export { responseParts, sentHeaders } from './hono-node.js';
+export { setResponseHeaders, withResponseHeaders } from './hono-response.js';
 export { requestHeader };
 
 declare module 'hono' {
