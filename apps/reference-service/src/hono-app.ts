@@ -142,13 +142,20 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   // Version headers go on before anything can refuse the request; a version the policy refuses is
   // refused after the neutral routes, where app.ts's versionedRouter refuses it.
   const earlyVersioning = versioning(api.policy);
+  // The rest of the pipeline runs inside it, so the version headers' Vary and Link are merged with
+  // the handler's afterwards (@plumbline/errors/hono); a refusal is thrown before `next` is reached.
   app.use(async (c, next) => {
+    let reached = false;
     try {
-      await earlyVersioning(c, async () => {});
+      await earlyVersioning(c, () => {
+        reached = true;
+        return next();
+      });
     } catch (refused) {
+      if (reached) throw refused;
       c.set('refusedVersion', refused);
+      await next();
     }
-    await next();
   });
   app.use(async (c, next) => {
     const answer = serverWideOptionsReply(c.req.method, c.env.incoming.url);
