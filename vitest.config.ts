@@ -8,7 +8,7 @@ const root = dirname(fileURLToPath(import.meta.url));
 
 // The reference service's suite runs once per framework it can be wired on (FRAMEWORK=...): the same
 // requests must get the same answers. `reference-service` itself is Express, the default.
-const OTHER_FRAMEWORKS: readonly string[] = [];
+const OTHER_FRAMEWORKS: readonly string[] = ['fastify'];
 
 // One project per workspace package, named after its directory (`vitest run --project errors`).
 // One Vitest run covers them all; `pnpm test` and `.ci/run` use it.

@@ -10,9 +10,13 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Framework } from './config.js';
 import type { AppContext } from './context.js';
+import { createFastifyListener } from './fastify-app.js';
 
 /** The framework's name as the start banner prints it. */
-export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = { express: 'Express 5' };
+export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = {
+  express: 'Express 5',
+  fastify: 'Fastify 5',
+};
 
 /**
  * Builds the service on `ctx.config.framework` and returns its Node request listener.
@@ -26,5 +30,7 @@ export async function createListener(ctx: AppContext, logger: Logger): Promise<R
   switch (ctx.config.framework) {
     case 'express':
       return createApp(ctx, logger);
+    case 'fastify':
+      return createFastifyListener(ctx, logger);
   }
 }

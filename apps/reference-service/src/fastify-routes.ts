@@ -1,0 +1,398 @@
+/**
+ * The versioned API on Fastify 5: the routes of express-routes.ts, in the same order, each as
+ * route → Plumbline hooks → neutral handler (resources/*.ts) → send. The steps run in Express's
+ * order per route: `onRequest` hooks (scopes, query check, parent exists, body type) before the
+ * body is parsed, `preHandler` hooks (idempotency, collection query, preconditions) after it.
+ *
+ * One plugin per version: fastify-app.ts registers it under `/v1`, `/v2` (path strategy) or with
+ * the `apiVersion` route constraint (the other strategies), so both versions share their paths.
+ * Every path answers its other methods with 405 (OPTIONS 204) after the version's own hooks, and
+ * a path no route matches is 404 there too, as the Express version router does.
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
+import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
+import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/fastify';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  requireContentType,
+} from '@plumbline/negotiation/fastify';
+import type { Collection } from '@plumbline/query-parser';
+import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/fastify';
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+  RouteOptions,
+} from 'fastify';
+import { apiStrategy } from './api-versioning.js';
+import type { AppContext } from './context.js';
+import type { ApiVersion } from './domain/model.js';
+import type { Checked, Member } from './preconditions.js';
+import type { Outcome } from './representation.js';
+import { commentHandlers } from './resources/comments.js';
+import {
+  assertNoQuery,
+  type CreateInput,
+  type ListInput,
+  memberFields,
+  type ReadInput,
+  type RouteInput,
+  transactionStatements,
+  type WriteInput,
+} from './resources/common.js';
+import { projectHandlers } from './resources/projects.js';
+import { taskHandlers } from './resources/tasks.js';
+import type { Db } from './storage/db.js';
+
+type Hook = onRequestHookHandler;
+
+/** What `express.json` (strict) accepts: an object or an array, after JSON whitespace. */
+const STRICT_JSON = /^[\x20\x09\x0a\x0d]*[{[]/;
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
+function send(reply: FastifyReply, outcome: Outcome): FastifyReply {
+  if (outcome.status === 204) return reply.code(204).send();
+  if (outcome.status === 201) reply.header('Location', outcome.location);
+  else if (outcome.page) setPageHeaders(reply, outcome.page);
+  return reply.represent(outcome.body, outcome.status);
+}
+
+/** The route's handler: reads the neutral input from the request, runs the handler, sends its outcome. */
+const handle =
+  <I>(input: (request: FastifyRequest) => I, handler: (input: I) => Promise<Outcome>): Handler =>
+  async (request, reply) =>
+    send(reply, await handler(input(request)));
+
+/** A check that runs before the body is read (the parent of a nested resource exists). */
+const step =
+  (check: (request: FastifyRequest) => Promise<void>): Hook =>
+  async (request) => {
+    await check(request);
+  };
+
+/**
+ * Answers every method but `allowed` on `url` (OPTIONS 204 with `Allow`, the others 405), after
+ * the hooks of the scope it is added to, as Express's `.all(methodNotAllowed(...))` does.
+ * `onRequest` runs first (the Accept-Patch of a member).
+ */
+export function otherMethods(
+  scope: FastifyInstance,
+  url: string,
+  allowed: readonly string[],
+  options: Partial<RouteOptions> = {},
+): void {
+  const guard = createMethodGuard(allowed);
+  const taken = new Set(guard.allow.split(', ').filter((method) => method !== 'OPTIONS'));
+  scope.route({
+    ...options,
+    exposeHeadRoute: false,
+    method: scope.supportedMethods.filter((method) => !taken.has(method)),
+    url,
+    handler: async (request, reply) => {
+      const answer = guard.answer(request.method);
+      if (isHttpError(answer)) throw answer;
+      return reply.code(204).header('Allow', answer.headers.Allow).send();
+    },
+  });
+}
+
+/**
+ * The routes of one API version as a Fastify plugin. The scope registering it has the version's
+ * negotiation, authentication and per-principal rate limit; `route` adds the version's prefix or
+ * constraint to every route.
+ */
+export function versionRoutes(
+  ctx: AppContext,
+  version: ApiVersion,
+  route: (options: RouteOptions) => RouteOptions,
+): FastifyPluginAsync {
+  return async (app) => {
+    const { collections } = ctx;
+    // Links and the version parameter follow VERSIONING_STRATEGY (api-versioning.ts).
+    const api = apiStrategy(ctx.config.versioningStrategy);
+    const deps = { repo: ctx.repo, db: ctx.db, links: api };
+    const projects = projectHandlers(deps);
+    const tasks = taskHandlers(deps);
+    const comments = commentHandlers(deps);
+
+    // Bodies: JSON (Express's strict `express.json`: an object or an array, an empty body is none)
+    // for application/json and, on PATCH, application/merge-patch+json. BODY_LIMIT_BYTES is the app's bodyLimit.
+    const json = app.getDefaultJsonParser('error', 'error');
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(
+      ['application/json', 'application/merge-patch+json'],
+      { parseAs: 'string' },
+      (request, body, done) => {
+        if (body === '') return done(null, undefined);
+        if (typeof body !== 'string' || !STRICT_JSON.test(body)) return done(new HttpError('malformed_json'));
+        json(request, body, done);
+      },
+    );
+    app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+    // The Plumbline hooks, configured once.
+    const noQuery =
+      (collection: Collection): Hook =>
+      async (request) => {
+        assertNoQuery(api, collection, request.url);
+      };
+    const jsonBody = requireContentType('application/json');
+    const patchBody = requireContentType('application/merge-patch+json', 'application/json');
+    const principal = (request: FastifyRequest) => getPrincipal(request)?.clientId;
+    const leaseMs = ctx.config.idempotencyLeaseMs;
+    // Search POSTs change nothing: the shared store (Redis or memory) is enough for them.
+    const idempotent = { store: ctx.idempotencyStore, principal, leaseMs };
+    // Creating POSTs: with the database store, the key and the response are written in the same
+    // transaction as the new row (express-routes.ts explains); otherwise the shared store.
+    const sqlStore = ctx.transactionalIdempotencyStore;
+    const creating = (required: boolean) => (scope: FastifyInstance) =>
+      sqlStore
+        ? scope.register(
+            idempotencyTransaction<Db>({
+              store: sqlStore,
+              transaction: (work) => ctx.db.transaction(work),
+              query: transactionStatements,
+              principal,
+              required,
+            }),
+          )
+        : scope.register(idempotency, { ...idempotent, required });
+    const createOnce = creating(false);
+    const createOnceRequired = creating(true);
+    const acceptPatch: Hook = async (_request, reply) => {
+      reply.header('Accept-Patch', 'application/merge-patch+json, application/json');
+    };
+    // Writes to a member evaluate the preconditions against the representation a GET would send.
+    const checkedRows = new WeakMap<FastifyRequest, unknown>();
+    const preconditions = <T>(member: Member<T>): preHandlerHookHandler =>
+      conditional({
+        current: async (request, reply) => {
+          const row = await member.load(request.params as Record<string, unknown>);
+          checkedRows.set(request, row);
+          const modified = member.modified(row);
+          return {
+            etag: entityTagOf(reply, member.represent(row, version)),
+            lastModified: modified === undefined ? undefined : Date.parse(modified),
+          };
+        },
+        requirePrecondition: ctx.config.requirePreconditions,
+      });
+    const projectChecked = preconditions(projects.member);
+    const taskChecked = preconditions(tasks.member);
+    const commentChecked = preconditions(comments.member);
+
+    // The handlers' inputs, read from the request once the hooks ran.
+    const input = (request: FastifyRequest): RouteInput => ({
+      version,
+      params: request.params as Record<string, unknown>,
+    });
+    const listing =
+      (collection: Collection) =>
+      (request: FastifyRequest): ListInput => ({
+        ...input(request),
+        query: getCollectionQuery(request, collection),
+        path: request.url.split('?', 1)[0] ?? '/',
+      });
+    const reading =
+      (collection: Collection) =>
+      (request: FastifyRequest): ReadInput => ({
+        ...input(request),
+        fields: memberFields(api, collection, request.url),
+      });
+    const creation = (request: FastifyRequest): CreateInput => ({
+      ...input(request),
+      body: request.body,
+      principal: principal(request),
+      transaction: getTransaction<Db>(request),
+    });
+    const checked = <T>(request: FastifyRequest): Checked<T> => {
+      if (!checkedRows.has(request)) throw new Error('preconditions() must run before this handler');
+      return {
+        row: checkedRows.get(request) as T,
+        conditional: getPreconditions(request)?.conditional === true,
+      };
+    };
+    const writing = <T>(request: FastifyRequest): WriteInput<T> => ({
+      ...input(request),
+      checked: checked<T>(request),
+      body: request.body,
+    });
+
+    const add = (scope: FastifyInstance, options: RouteOptions) => scope.route(route(options));
+    const refuse = (scope: FastifyInstance, url: string, allowed: readonly string[], onRequest: Hook[] = []) =>
+      otherMethods(scope, url, allowed, route({ method: [], url, handler: async () => {}, onRequest }));
+
+    /** POST …/search: a collection query in the body, read like a GET's query string. */
+    const searchRoute = (
+      url: string,
+      scope: string,
+      collection: Collection,
+      list: (input: ListInput) => Promise<Outcome>,
+      before: Hook[] = [],
+      options?: Parameters<typeof collectionQuery>[1],
+    ) => {
+      const query = collectionQuery(collection, options);
+      app.register(async (search) => {
+        await search.register(idempotency, idempotent);
+        add(search, {
+          method: 'POST',
+          url,
+          onRequest: [requireScopes(scope), noQuery(collection), ...before, jsonBody, query.onRequest],
+          preHandler: query.preHandler,
+          handler: handle(listing(collection), list),
+        });
+      });
+      refuse(app, url, ['POST']);
+    };
+
+    /** A member clients read, replace, patch and delete (projects, tasks). */
+    const editableMember = <T>(
+      url: string,
+      resource: 'projects' | 'tasks',
+      handlers: {
+        read(input: ReadInput): Promise<Outcome>;
+        replace(input: WriteInput<T>): Promise<Outcome>;
+        patch(input: WriteInput<T>): Promise<Outcome>;
+        remove(input: WriteInput<T>): Promise<Outcome>;
+      },
+      checkedRow: preHandlerHookHandler,
+    ) => {
+      const collection = collections[resource];
+      const read = requireScopes(`read:${resource}`);
+      const write = requireScopes(`write:${resource}`);
+      const writeTo = (method: string, body: Hook[], handler: Handler): RouteOptions => ({
+        method,
+        url,
+        onRequest: [acceptPatch, write, noQuery(collection), ...body],
+        preHandler: checkedRow,
+        handler,
+      });
+      add(app, { method: 'GET', url, onRequest: [acceptPatch, read], handler: handle(reading(collection), handlers.read) });
+      add(app, writeTo('PUT', [jsonBody], handle(writing<T>, handlers.replace)));
+      add(app, writeTo('PATCH', [patchBody], handle(writing<T>, handlers.patch)));
+      add(app, writeTo('DELETE', [], handle(writing<T>, handlers.remove)));
+      refuse(app, url, ['GET', 'PUT', 'PATCH', 'DELETE'], [acceptPatch]);
+    };
+
+    /** A collection: GET lists it, POST (when given) creates a member once per idempotency key. */
+    const collectionRoute = (
+      url: string,
+      resource: 'projects' | 'tasks' | 'comments',
+      list: (input: ListInput) => Promise<Outcome>,
+      create?: {
+        handler: (input: CreateInput) => Promise<Outcome>;
+        once: (scope: FastifyInstance) => unknown;
+      },
+      before: Hook[] = [],
+      options?: Parameters<typeof collectionQuery>[1],
+    ) => {
+      const collection = collections[resource];
+      const query = collectionQuery(collection, options);
+      add(app, {
+        method: 'GET',
+        url,
+        onRequest: [requireScopes(`read:${resource}`), ...before],
+        preHandler: query.preHandler,
+        handler: handle(listing(collection), list),
+      });
+      if (create) {
+        app.register(async (creates) => {
+          await create.once(creates);
+          add(creates, {
+            method: 'POST',
+            url,
+            onRequest: [requireScopes(`write:${resource}`), noQuery(collection), ...before, jsonBody],
+            handler: handle(creation, create.handler),
+          });
+        });
+      }
+      refuse(app, url, create ? ['GET', 'POST'] : ['GET']);
+    };
+
+    // Projects
+
+    collectionRoute('/projects', 'projects', projects.list, {
+      handler: projects.create,
+      once: createOnceRequired,
+    });
+    searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
+    editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+
+    // Tasks of a project
+
+    const existingProject = step((request) => tasks.requireProject(request.params as Record<string, unknown>));
+    const ofProject = {
+      scope: (request: FastifyRequest) => tasks.projectScope(request.params as Record<string, unknown>),
+    };
+    collectionRoute(
+      '/projects/:projectId/tasks',
+      'tasks',
+      tasks.list,
+      { handler: tasks.create, once: createOnce },
+      [existingProject],
+      ofProject,
+    );
+    searchRoute(
+      '/projects/:projectId/tasks/search',
+      'read:tasks',
+      collections.tasks,
+      tasks.list,
+      [existingProject],
+      ofProject,
+    );
+    // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
+    editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+    // All tasks
+
+    collectionRoute('/tasks', 'tasks', tasks.list);
+    searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
+    editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+    // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
+
+    const existingTask = step((request) => comments.requireTask(request.params as Record<string, unknown>));
+    const ofTask = {
+      scope: (request: FastifyRequest) => comments.taskScope(request.params as Record<string, unknown>),
+    };
+    collectionRoute(
+      '/tasks/:taskId/comments',
+      'comments',
+      comments.list,
+      { handler: comments.create, once: createOnce },
+      [existingTask],
+      ofTask,
+    );
+    const comment = '/tasks/:taskId/comments/:commentId';
+    add(app, {
+      method: 'GET',
+      url: comment,
+      onRequest: requireScopes('read:comments'),
+      handler: handle(reading(collections.comments), comments.read),
+    });
+    add(app, {
+      method: 'DELETE',
+      url: comment,
+      onRequest: [requireScopes('write:comments'), noQuery(collections.comments)],
+      preHandler: commentChecked,
+      handler: handle(writing, comments.remove),
+    });
+    refuse(app, comment, ['GET', 'DELETE']);
+
+    // Any other path of the version: 404, after the version's negotiation and authentication.
+    add(app, {
+      method: app.supportedMethods,
+      url: '/*',
+      exposeHeadRoute: false,
+      handler: async () => {
+        throw new HttpError('not_found');
+      },
+    });
+  };
+}
