@@ -1,5 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ContractValidator, type Exchange } from './contract.js';
+import { ContractValidator, type Exchange, recordExchanges } from './contract.js';
 
 const item = {
   type: 'object',
@@ -243,5 +245,28 @@ describe('ContractValidator', () => {
     ],
   ])('%s', (_name, change, problems) => {
     expect(validator.check({ ...ok, ...change })).toEqual(problems);
+  });
+});
+
+describe('recordExchanges', () => {
+  it('records headers given to writeHead alone (as Fastify sends them), not only setHeader ones', async () => {
+    const recorder = recordExchanges((req, res) => {
+      if (req.url === '/set') res.setHeader('X-Set', 'a');
+      res.writeHead(201, { 'Content-Type': 'application/json', 'X-Given': 'b' });
+      res.end('{}');
+    });
+    const server = createServer(recorder.handler).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const path of ['/given', '/set']) await (await fetch(`${base}${path}`)).text();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const [given, set] = recorder.exchanges;
+    expect(given?.responseHeaders).toMatchObject({ 'content-type': 'application/json', 'x-given': 'b' });
+    expect(set?.responseHeaders).toMatchObject({
+      'x-set': 'a',
+      'content-type': 'application/json',
+      'x-given': 'b',
+    });
+    expect(given?.status).toBe(201);
   });
 });

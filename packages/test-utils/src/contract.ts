@@ -401,6 +401,17 @@ export function recordExchanges(handler: Handler): { handler: Handler; exchanges
       );
     req.on = tap as typeof req.on;
     req.addListener = tap as typeof req.addListener;
+    // Headers given to writeHead (Fastify sends them all there) never show in getHeaders().
+    const given: Record<string, unknown> = {};
+    const writeHead = res.writeHead.bind(res);
+    res.writeHead = ((status: number, ...rest: unknown[]) => {
+      const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
+      const entries = Array.isArray(headers)
+        ? Array.from({ length: headers.length / 2 }, (_, i) => [headers[2 * i], headers[2 * i + 1]])
+        : Object.entries(headers ?? {});
+      for (const [name, value] of entries) given[String(name).toLowerCase()] = value;
+      return (writeHead as (...a: unknown[]) => ServerResponse)(status, ...rest);
+    }) as typeof res.writeHead;
     const write = res.write.bind(res);
     const end = res.end.bind(res);
     const keep = (chunk: unknown, encoding?: unknown) => {
@@ -423,7 +434,7 @@ export function recordExchanges(handler: Handler): { handler: Handler; exchanges
         requestHeaders: { ...req.headers },
         requestBody: Buffer.concat(requestChunks).toString('utf8'),
         status: res.statusCode,
-        responseHeaders: { ...res.getHeaders() } as Exchange['responseHeaders'],
+        responseHeaders: { ...res.getHeaders(), ...given } as Exchange['responseHeaders'],
         responseBody: Buffer.concat(responseChunks).toString('utf8'),
       });
       return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
