@@ -18,13 +18,12 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { isKeySetUnavailable } from '@plumbline/auth';
-import { requireHttps, revocationEndpoint, tokenEndpoint } from '@plumbline/auth/fastify';
-import { authenticate } from '@plumbline/auth/fastify';
+import { authenticate, requireHttps, revocationEndpoint, tokenEndpoint } from '@plumbline/auth/fastify';
 import { HttpError } from '@plumbline/errors';
 import { plumblineErrors } from '@plumbline/errors/fastify';
 import { negotiation } from '@plumbline/negotiation/fastify';
 import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
-import Fastify, { type RouteOptions } from 'fastify';
+import Fastify, { type FastifyRequest, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
@@ -126,7 +125,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     });
   }
-  app.addHook('onRequest', requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
+  app.addHook(
+    'onRequest',
+    requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }),
+  );
   // docs/design.md#d-limits: a query string longer than 4 KiB is refused before anything parses it.
   app.addHook('onRequest', async (request) => {
     const at = request.url.indexOf('?');
@@ -136,12 +138,17 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   // Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1).
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
-    if (path === '/oauth/token' || path === '/oauth/revoke') reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+    if (path === '/oauth/token' || path === '/oauth/revoke')
+      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
   });
-  // What no route matched: a refused version answers with its refusal, the rest is 404.
-  app.addHook('onRequest', async (request) => {
+  // A refused version (unknown, sunset) is refused after the neutral routes, where Express's
+  // version router refuses it: in front of the version's routes, and where no route matched.
+  const refuseVersion = async (request: FastifyRequest) => {
     const outcome = outcomeOf(request.raw);
-    if (request.is404 && outcome.kind === 'error') throw outcome.error;
+    if (outcome.kind === 'error') throw outcome.error;
+  };
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) await refuseVersion(request);
   });
 
   // Neutral routes.
@@ -171,6 +178,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     const path = api.strategy === 'path';
     await app.register(
       async (scope) => {
+        scope.addHook('onRequest', refuseVersion);
         const types = api.mediaTypes(version);
         await scope.register(negotiation, {
           types,

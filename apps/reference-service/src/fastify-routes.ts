@@ -52,7 +52,7 @@ import type { Db } from './storage/db.js';
 type Hook = onRequestHookHandler;
 
 /** What `express.json` (strict) accepts: an object or an array, after JSON whitespace. */
-const STRICT_JSON = /^[\x20\x09\x0a\x0d]*[{[]/;
+const STRICT_JSON = /^[ \t\n\r]*[{[]/;
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
@@ -225,8 +225,12 @@ export function versionRoutes(
     });
 
     const add = (scope: FastifyInstance, options: RouteOptions) => scope.route(route(options));
-    const refuse = (scope: FastifyInstance, url: string, allowed: readonly string[], onRequest: Hook[] = []) =>
-      otherMethods(scope, url, allowed, route({ method: [], url, handler: async () => {}, onRequest }));
+    const refuse = (
+      scope: FastifyInstance,
+      url: string,
+      allowed: readonly string[],
+      onRequest: Hook[] = [],
+    ) => otherMethods(scope, url, allowed, route({ method: [], url, handler: async () => {}, onRequest }));
 
     /** POST …/search: a collection query in the body, read like a GET's query string. */
     const searchRoute = (
@@ -273,7 +277,12 @@ export function versionRoutes(
         preHandler: checkedRow,
         handler,
       });
-      add(app, { method: 'GET', url, onRequest: [acceptPatch, read], handler: handle(reading(collection), handlers.read) });
+      add(app, {
+        method: 'GET',
+        url,
+        onRequest: [acceptPatch, read],
+        handler: handle(reading(collection), handlers.read),
+      });
       add(app, writeTo('PUT', [jsonBody], handle(writing<T>, handlers.replace)));
       add(app, writeTo('PATCH', [patchBody], handle(writing<T>, handlers.patch)));
       add(app, writeTo('DELETE', [], handle(writing<T>, handlers.remove)));
@@ -326,7 +335,9 @@ export function versionRoutes(
 
     // Tasks of a project
 
-    const existingProject = step((request) => tasks.requireProject(request.params as Record<string, unknown>));
+    const existingProject = step((request) =>
+      tasks.requireProject(request.params as Record<string, unknown>),
+    );
     const ofProject = {
       scope: (request: FastifyRequest) => tasks.projectScope(request.params as Record<string, unknown>),
     };
