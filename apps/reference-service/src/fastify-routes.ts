@@ -27,6 +27,7 @@ import type {
   FastifyRequest,
   onRequestHookHandler,
   preHandlerHookHandler,
+  preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
 import { apiStrategy } from './api-versioning.js';
@@ -134,7 +135,13 @@ export function versionRoutes(
         json(request, body, done);
       },
     );
+    // A search body is read as text (the query-parser adapter parses it), strict as above.
     app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    const strictSearch: preValidationHookHandler = (request, _reply, done) =>
+      done(request.body === '' || STRICT_JSON.test(String(request.body)) ? undefined : new HttpError('malformed_json'));
+    // Any other body is left unread, as Express leaves it where no parser runs (405, 404, DELETE):
+    // the route's own checks (415 first) decide.
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
     // The Plumbline hooks, configured once.
     const noQuery =
@@ -248,6 +255,7 @@ export function versionRoutes(
           method: 'POST',
           url,
           onRequest: [requireScopes(scope), noQuery(collection), ...before, jsonBody, query.onRequest],
+          preValidation: strictSearch,
           preHandler: query.preHandler,
           handler: handle(listing(collection), list),
         });
