@@ -138,7 +138,11 @@ export function versionRoutes(
     // A search body is read as text (the query-parser adapter parses it), strict as above.
     app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
     const strictSearch: preValidationHookHandler = (request, _reply, done) =>
-      done(request.body === '' || STRICT_JSON.test(String(request.body)) ? undefined : new HttpError('malformed_json'));
+      done(
+        request.body === '' || STRICT_JSON.test(String(request.body))
+          ? undefined
+          : new HttpError('malformed_json'),
+      );
     // Any other body is left unread, as Express leaves it where no parser runs (405, 404, DELETE):
     // the route's own checks (415 first) decide.
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

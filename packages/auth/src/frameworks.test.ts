@@ -360,7 +360,7 @@ describeAdapters(
 // Node keeps only the first Authorization line in request.headers; the endpoint must see both.
 describe('Fastify token endpoint', () => {
   it('refuses two Authorization lines, good then bad, with 400 invalid_request', async () => {
-    const app = await apps.fastify();
+    const app = await apps.fastify!();
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const port = (app.server.address() as { port: number }).port;
