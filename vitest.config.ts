@@ -6,9 +6,37 @@ import { sharedAliases } from './vitest.shared.js';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
-// The reference service's suite runs once per framework it can be wired on (FRAMEWORK=...): the same
-// requests must get the same answers. `reference-service` itself is Express, the default.
+// The reference service's suites (in-process and system) run once per framework it can be wired on
+// (FRAMEWORK=...): the same requests must get the same answers. The unsuffixed projects are Express,
+// the default; `reference-service:fastify`, `system-tests:hono` and so on are the others.
 const OTHER_FRAMEWORKS: readonly string[] = ['fastify'];
+const FRAMEWORKS = ['express', ...OTHER_FRAMEWORKS];
+
+// The three-minute soak runs on one framework per run, rotating by day (UTC), to keep CI in its time;
+// the soak's title names the framework it ran on. PLUMBLINE_SOAK_FRAMEWORK picks one.
+const SOAK_FRAMEWORK =
+  process.env['PLUMBLINE_SOAK_FRAMEWORK'] ??
+  FRAMEWORKS[Math.floor(Date.now() / 86_400_000) % FRAMEWORKS.length] ??
+  'express';
+const SOAK = 'test/soak.test.ts';
+
+function systemTests(groupDir: string, name: string, framework: string): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name: framework === 'express' ? name : `${name}:${framework}`,
+      root: join(groupDir, name),
+      include: ['test/**/*.test.ts'],
+      exclude: framework === SOAK_FRAMEWORK ? [] : [SOAK],
+      env: { FRAMEWORK: framework },
+      testTimeout: 240_000,
+      hookTimeout: 120_000,
+      fileParallelism: false,
+      // Every exchange through the harness is checked against /openapi.json.
+      setupFiles: [join(groupDir, name, 'test/contract-setup.ts')],
+    },
+  };
+}
 
 // One project per workspace package, named after its directory (`vitest run --project errors`).
 // One Vitest run covers them all; `pnpm test` and `.ci/run` use it.
@@ -23,6 +51,10 @@ function projects(): TestProjectInlineConfiguration[] {
       if (name === 'system-tests' && process.env['PLUMBLINE_SYSTEM_TESTS'] !== '1') continue;
       // A release through a local registry and the consumer matrix run on their own (`pnpm test:consumers`).
       if (name === 'consumer-tests' && process.env['PLUMBLINE_CONSUMER_TESTS'] !== '1') continue;
+      if (name === 'system-tests') {
+        for (const framework of FRAMEWORKS) list.push(systemTests(groupDir, name, framework));
+        continue;
+      }
       list.push({
         extends: true,
         test: {
@@ -30,15 +62,6 @@ function projects(): TestProjectInlineConfiguration[] {
           root: join(groupDir, name),
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           benchmark: { include: ['bench/**/*.bench.ts'] },
-          ...(name === 'system-tests'
-            ? {
-                testTimeout: 240_000,
-                hookTimeout: 120_000,
-                fileParallelism: false,
-                // Every exchange through the harness is checked against /openapi.json.
-                setupFiles: [join(groupDir, name, 'test/contract-setup.ts')],
-              }
-            : {}),
           ...(name === 'consumer-tests'
             ? {
                 testTimeout: 600_000,

@@ -13,7 +13,6 @@
  * unversioned API paths.
  */
 import { createVersionPolicy, type VersionPolicy } from '@plumbline/versioning';
-import type { RequestHandler } from 'express';
 import type { VersioningStrategy } from './config.js';
 import type { ApiVersion } from './domain/model.js';
 import type { VersionEntry } from './front-door.js';
@@ -46,11 +45,6 @@ export interface ApiStrategy {
   pageLink(version: ApiVersion, url: string): string;
   /** Response media types of a version's routes, most preferred first. */
   mediaTypes(version: ApiVersion): readonly string[];
-  /**
-   * Runs `handler` with the version parameter taken out of the request's query (query strategy),
-   * so the strict collection query does not see it as an unknown parameter; otherwise `handler`.
-   */
-  withoutVersionParameter(handler: RequestHandler): RequestHandler;
   /** `url` without the version parameter under the query strategy (as the query parsers must see it); otherwise `url`. */
   withoutVersion(url: string): string;
 }
@@ -102,17 +96,6 @@ export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
         ? [vendorType(version), ...PLAIN_TYPES, vendorType(version, 'xml')]
         : PLAIN_TYPES,
     withoutVersion: (url) => (strategy === 'query' ? stripParameter(url) : url),
-    withoutVersionParameter: (handler) =>
-      strategy !== 'query'
-        ? handler
-        : (req, res, next) => {
-            const { originalUrl } = req;
-            req.originalUrl = stripParameter(originalUrl);
-            handler(req, res, (err?: unknown) => {
-              req.originalUrl = originalUrl;
-              next(err as Error | undefined);
-            });
-          },
   };
   strategies.set(strategy, made);
   return made;

@@ -21,7 +21,6 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/express';
-import { HttpError } from '@plumbline/errors';
 import {
   errorHandler,
   getRequestId,
@@ -32,23 +31,22 @@ import {
 import { negotiate } from '@plumbline/negotiation/express';
 import { versionHeaders } from '@plumbline/versioning';
 import { versionedRouter, versioning } from '@plumbline/versioning/express';
-import express, { type Express, type Request, type RequestHandler, Router } from 'express';
-import { ipKeyGenerator, type Options, rateLimit, type Store } from 'express-rate-limit';
+import express, { type Express, type Request, Router } from 'express';
 import type { Logger } from 'pino';
-import { RedisStore } from 'rate-limit-redis';
 import { API_VERSIONS, apiStrategy } from './api-versioning.js';
 import type { VersioningStrategy } from './config.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
 import type { ApiVersion } from './domain/model.js';
+import { limitQueryString, noStore, rateLimitMiddleware } from './express-limits.js';
 import { versionRouter } from './express-routes.js';
 import { frontDoorRouter } from './front-door.js';
+import { addressKey, createServiceLimiters, NO_STORE_PATHS, PROBES, principalKey } from './limits.js';
 import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
-import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptions } from './request-target.js';
 import { unversionedContract } from './unversioned.js';
@@ -62,47 +60,6 @@ export function commonHeaders(strategy: VersioningStrategy): Readonly<Record<str
   return versionHeaders(apiStrategy(strategy).policy);
 }
 
-const MAX_QUERY_BYTES = 4096;
-
-/** docs/design.md#d-limits: a query string longer than 4 KiB is refused before anything parses it. */
-const limitQueryString: RequestHandler = (req, _res, next) => {
-  const at = req.originalUrl.indexOf('?');
-  if (at >= 0 && req.originalUrl.length - at - 1 > MAX_QUERY_BYTES) {
-    next(new HttpError('query_too_long', { params: { max: MAX_QUERY_BYTES } }));
-    return;
-  }
-  next();
-};
-
-function limiterStore(ctx: AppContext, name: string, circuit: Circuit): Store | undefined {
-  const redis = ctx.redis;
-  if (!redis) return undefined;
-  // When Redis fails or stalls, each instance counts locally (FallbackStore explains the policy).
-  return new FallbackStore({
-    primary: new RedisStore({
-      prefix: `${ctx.config.redisKeyPrefix}rl:${name}:`,
-      sendCommandCluster: sendRateLimitCommand(redis),
-    }),
-    timeoutMs: ctx.config.timeouts.redisCommandMs,
-    circuit,
-  });
-}
-
-/** Liveness and readiness probes never wait for a dependency, nor for the rate limiter's store. */
-const PROBES = new Set(['/health', '/ready']);
-
-/** Answers a spent limit with our 429 problem (`rate_limited`, `Retry-After`), through the error handler. */
-const rateLimited: Options['handler'] = (req, _res, next) => {
-  const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-  const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
-  next(
-    new HttpError('rate_limited', {
-      headers: { 'Retry-After': String(seconds) },
-      params: { retry_after: seconds },
-    }),
-  );
-};
-
 /**
  * Logs a failed fetch of a trusted issuer's key set: called once per fetch, and fetches back off,
  * so an identity-provider outage gives one line per period, never one per refused request.
@@ -114,13 +71,6 @@ export function keySetErrorLogger(logger: Logger): (event: KeySetErrorEvent) => 
       e.servingLastGoodSet ? 'JWKS fetch failed; serving the last good key set' : 'JWKS unavailable',
     );
 }
-
-/** Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1). */
-const noStore: RequestHandler = (_req, res, next) => {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
-  next();
-};
 
 export function createApp(ctx: AppContext, logger: Logger): Express {
   const { config } = ctx;
@@ -150,43 +100,20 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
   app.use(limitQueryString);
 
-  app.use(['/oauth/token', '/oauth/revoke'], noStore);
+  app.use([...NO_STORE_PATHS], noStore);
 
-  // Failed requests count per client address, before authentication: guessing keys or secrets is
-  // throttled even though a guesser never becomes a principal.
-  // One circuit for both limiters: a request passing both waits for at most one Redis deadline.
-  const circuit: Circuit = { localUntil: 0 };
-  const failureStore = limiterStore(ctx, 'fail', circuit);
+  // Failed requests count per client address, before authentication (limits.ts).
+  const limiters = createServiceLimiters(ctx);
   app.use(
-    rateLimit({
-      windowMs: 60_000,
-      limit: config.rateLimitPerMinute,
-      skipSuccessfulRequests: true,
-      standardHeaders: false,
-      legacyHeaders: false,
-      passOnStoreError: true,
-      keyGenerator: (req) => `ip:${ipKeyGenerator(req.ip ?? '')}`,
-      skip: (req) => PROBES.has(req.path),
-      handler: rateLimited,
-      ...(failureStore ? { store: failureStore } : {}),
-    }),
+    rateLimitMiddleware(
+      limiters.failures,
+      (req) => addressKey(req.ip),
+      (req) => PROBES.has(req.path),
+    ),
   );
-  const principalStore = limiterStore(ctx, 'principal', circuit);
-  const principalLimit = rateLimit({
-    windowMs: 60_000,
-    limit: config.rateLimitPerMinute,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    // A rate limit protects; it must not take the API down with Redis. Idempotency and revocation,
-    // which are about correctness, fail closed instead.
-    passOnStoreError: true,
-    keyGenerator: (req) => {
-      const principal = getPrincipal(req);
-      return principal ? `client:${principal.clientId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
-    },
-    handler: rateLimited,
-    ...(principalStore ? { store: principalStore } : {}),
-  });
+  const principalLimit = rateLimitMiddleware(limiters.principal, (req) =>
+    principalKey(getPrincipal(req)?.clientId, req.ip),
+  );
 
   const neutral = Router();
   neutral.use(unversionedContract());

@@ -13,8 +13,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpError } from '@plumbline/errors';
 import { methodNotAllowed } from '@plumbline/errors/express';
-import { type RequestHandler, Router } from 'express';
+import { Router } from 'express';
+import { sendReply } from './express-reply.js';
 import { escapeHtml } from './html-pages.js';
+import type { PlainReply } from './plain-reply.js';
 
 /** Only these files of the package are served. */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -91,8 +93,67 @@ const DOCS_HTML = (title: string) => `<!doctype html>
 </html>
 `;
 
+/** Headers of every `/docs` answer, the 404 of an unknown asset included. */
+export const DOCS_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': DOCS_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** The `/docs` answers, built once per app. */
+export interface DocsUi {
+  /** `GET /docs`: the page (never cached by a shared cache: it may hold the demo key). */
+  readonly page: PlainReply;
+  /** `GET /docs/init.js`: the script that starts Swagger UI. */
+  readonly init: PlainReply;
+  /**
+   * `GET /docs/assets/{file}`; throws 404 `not_found` for any other file. A wiring sets
+   * {@link DOCS_HEADERS} before calling, so the 404 carries them too.
+   */
+  asset(file: string): PlainReply;
+}
+
 /**
- * The `/docs` routes.
+ * Reads the Swagger UI files and renders the page and script of `/docs`.
+ *
+ * @example
+ * ```ts
+ * const ui = createDocsUi({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly });
+ * ```
+ */
+export function createDocsUi(options: {
+  readonly title: string;
+  readonly demoApiKey?: string | undefined;
+}): DocsUi {
+  const dir = assetDirectory();
+  const files = new Map(
+    Object.entries(ASSETS).map(([name, type]): [string, PlainReply] => [
+      name,
+      {
+        status: 200,
+        headers: { ...DOCS_HEADERS, 'Cache-Control': 'public, max-age=86400', 'Content-Type': type },
+        body: readFileSync(join(dir, name)),
+      },
+    ]),
+  );
+  const noStore = (type: string, body: string): PlainReply => ({
+    status: 200,
+    headers: { ...DOCS_HEADERS, 'Cache-Control': 'no-store', 'Content-Type': type },
+    body,
+  });
+  return {
+    page: noStore('text/html; charset=utf-8', DOCS_HTML(options.title)),
+    init: noStore('text/javascript; charset=utf-8', docsInitScript(options.demoApiKey)),
+    asset(file) {
+      const reply = files.get(file);
+      if (!reply) throw new HttpError('not_found');
+      return reply;
+    },
+  };
+}
+
+/**
+ * The `/docs` routes on Express ({@link createDocsUi}).
  *
  * @example
  * ```ts
@@ -103,36 +164,20 @@ export function docsUiRouter(options: {
   readonly title: string;
   readonly demoApiKey?: string | undefined;
 }): Router {
-  const dir = assetDirectory();
-  const files = new Map(
-    Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readFileSync(join(dir, name)) }]),
-  );
-  const html = DOCS_HTML(options.title);
-  const init = docsInitScript(options.demoApiKey);
-  const secure: RequestHandler = (_req, res, next) => {
-    res.setHeader('Content-Security-Policy', DOCS_CSP);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    next();
-  };
+  const ui = createDocsUi(options);
   const router = Router();
   router
     .route('/docs')
-    .get(secure, (_req, res) => {
-      // The page may hold the demo key: never cached by a shared cache.
-      res.setHeader('Cache-Control', 'no-store');
-      res.type('html').send(html);
+    .get((_req, res) => {
+      sendReply(res, ui.page);
     })
     .all(methodNotAllowed(['GET']));
-  router.get('/docs/init.js', secure, (_req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.type('text/javascript; charset=utf-8').send(init);
+  router.get('/docs/init.js', (_req, res) => {
+    sendReply(res, ui.init);
   });
-  router.get('/docs/assets/:file', secure, (req, res) => {
-    const file = files.get(String(req.params['file']));
-    if (!file) throw new HttpError('not_found');
-    res.setHeader('Cache-Control', 'public, max-age=86400');
-    res.type(file.type).send(file.body);
+  router.get('/docs/assets/:file', (req, res) => {
+    for (const [name, value] of Object.entries(DOCS_HEADERS)) res.setHeader(name, value);
+    sendReply(res, ui.asset(String(req.params['file'])));
   });
   return router;
 }

@@ -12,9 +12,12 @@ import {
   isErrorCode,
   lookupLanguage,
 } from '@plumbline/errors';
+import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiate, represent } from '@plumbline/negotiation/express';
 import { type Request, type Response, Router } from 'express';
+import { sendReply } from './express-reply.js';
 import { errorCodePage, htmlHeaders } from './html-pages.js';
+import type { PlainReply } from './plain-reply.js';
 
 type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -74,9 +77,44 @@ function describeCode(code: ErrorCode, language: string) {
   };
 }
 
-function language(req: Request): string {
-  return lookupLanguage(req.headers['accept-language'], defaultCatalogue.languages, 'en');
+function language(acceptLanguage: string | undefined): string {
+  return lookupLanguage(acceptLanguage, defaultCatalogue.languages, 'en');
 }
+
+/** What one error code's documentation holds (the JSON of `/errors/{code}`, the data of its HTML page). */
+export type ErrorCodeDocument = ReturnType<typeof describeCode>;
+
+/**
+ * `GET /errors`: every error code described in the language `Accept-Language` asks for (`en`
+ * by default). A wiring sets `Content-Language: language`, adds `Accept-Language` to `Vary`, and
+ * sends `body` as JSON.
+ */
+export function errorCatalogue(acceptLanguage: string | undefined): {
+  readonly language: string;
+  readonly body: { readonly data: readonly ErrorCodeDocument[] };
+} {
+  const lang = language(acceptLanguage);
+  return { language: lang, body: { data: ERROR_CODES.map((code) => describeCode(code, lang)) } };
+}
+
+/**
+ * `GET /errors/{code}`: the code's document, or throws 404 `not_found` for an unknown code. The
+ * wiring negotiates with {@link ERROR_PAGE_NEGOTIATION}, sets `PAGE_HEADERS` (html-pages.ts) and
+ * represents the document.
+ */
+export function errorCodeDocument(code: unknown, acceptLanguage: string | undefined): ErrorCodeDocument {
+  if (typeof code !== 'string' || !isErrorCode(code)) throw new HttpError('not_found');
+  return describeCode(code, language(acceptLanguage));
+}
+
+/** JSON for programs, an HTML page for a browser that followed a problem's `type` link. */
+export const ERROR_PAGE_NEGOTIATION: NegotiatorOptions = {
+  types: ['application/json', 'text/html'],
+  languages: defaultCatalogue.languages,
+  serializers: {
+    'text/html': (data, { language: lang }) => errorCodePage(data as ErrorCodeDocument, lang),
+  },
+};
 
 const DEPRECATION_V1 = `Version 1 of this API is deprecated.
 
@@ -91,32 +129,31 @@ const SUNSET_POLICY = `Sunset policy: a deprecated API version stays available f
 Deprecation date. Its Sunset header (RFC 8594) gives the date after which it answers 410 Gone.
 `;
 
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+/** The plain-text pages the version policy's `Link` headers point to, by path. */
+export const TEXT_PAGES: Readonly<Record<string, PlainReply>> = {
+  '/docs/deprecations/v1': { status: 200, headers: { 'Content-Type': TEXT_TYPE }, body: DEPRECATION_V1 },
+  '/docs/sunset-policy': { status: 200, headers: { 'Content-Type': TEXT_TYPE }, body: SUNSET_POLICY },
+};
+
+/** `/errors`, `/errors/{code}` and {@link TEXT_PAGES} on Express. */
 export function docsRouter(): Router {
   const router = Router();
   router.get('/errors', (req: Request, res: Response) => {
-    const lang = language(req);
-    res.setHeader('Content-Language', lang);
+    const catalogue = errorCatalogue(req.headers['accept-language']);
+    res.setHeader('Content-Language', catalogue.language);
     res.vary('Accept-Language');
-    res.json({ data: ERROR_CODES.map((code) => describeCode(code, lang)) });
+    res.json(catalogue.body);
   });
-  // JSON for programs, an HTML page for a browser that followed a problem's `type` link.
-  const errorDoc = negotiate({
-    types: ['application/json', 'text/html'],
-    languages: defaultCatalogue.languages,
-    serializers: {
-      'text/html': (data, { language: lang }) => errorCodePage(data as ReturnType<typeof describeCode>, lang),
-    },
-  });
+  const errorDoc = negotiate(ERROR_PAGE_NEGOTIATION);
   router.get('/errors/:code', errorDoc, htmlHeaders, (req: Request, res: Response) => {
-    const code = req.params['code'];
-    if (typeof code !== 'string' || !isErrorCode(code)) throw new HttpError('not_found');
-    represent(res, describeCode(code, language(req)));
+    represent(res, errorCodeDocument(req.params['code'], req.headers['accept-language']));
   });
-  router.get('/docs/deprecations/v1', (_req, res) => {
-    res.type('text/plain').send(DEPRECATION_V1);
-  });
-  router.get('/docs/sunset-policy', (_req, res) => {
-    res.type('text/plain').send(SUNSET_POLICY);
-  });
+  for (const [path, reply] of Object.entries(TEXT_PAGES)) {
+    router.get(path, (_req, res) => {
+      sendReply(res, reply);
+    });
+  }
   return router;
 }

@@ -13,19 +13,18 @@
  *   methodNotAllowed; Fastify: the `plumblineErrors` plugin's `methodNotAllowed` option);
  *   versioning: `versionedRouter` is Express-only, so there `versioning` + getApiVersion give the
  *   handlers' `version`, and under the query strategy the collection query must not see
- *   `version=` (`api.withoutVersionParameter` takes an Express handler today).
+ *   `version=`: give it the request target through `api.withoutVersion(url)` (api-versioning.ts).
  * - A JSON body parser in place of `express.json` (limit BODY_LIMIT_BYTES, the two media types of
  *   PATCH) whose bad JSON and oversize bodies become the same 400 and 413 problems: Fastify's
  *   own parser with `bodyLimit` plus a parser for application/merge-patch+json; Hono's
  *   `hono/body-limit` with `c.req.json()`.
- * - The Express-only libraries of app.ts and its modules, with their counterparts:
- *   express-rate-limit (with rate-limit-redis and rate-limit-store.ts's FallbackStore, both on its
- *   `Store` interface) → @fastify/rate-limit (no skip-successful mode for the failure limiter,
- *   its own store interface) or hono-rate-limiter (modelled on express-rate-limit);
- *   pino-http (logging.ts) → Fastify's built-in pino logger, hono-pino;
- *   the prom-client middleware (metrics.ts) → onRequest/onResponse hooks or fastify-metrics,
- *   @hono/prometheus; the Routers of docs.ts, docs-ui.ts, front-door.ts and unversioned.ts
- *   (swagger-ui-dist files) → routes of the framework, @fastify/static or `hono/serve-static`.
+ * - The service's own steps, through their neutral cores (plain values in and out; the Express
+ *   binding beside each shows how to call it): limits.ts (query length, `createServiceLimiters`
+ *   with `addressKey`/`principalKey`, `PROBES`, `NO_STORE_HEADERS`; the rate limiter is one
+ *   implementation for every framework, over the same stores); logging.ts `createAccessLogger` and
+ *   metrics.ts `track`/`recordError`/`render` on Node's req/res; request-target.ts
+ *   `serverWideOptionsReply`; unversioned.ts `unversionedRoute`; docs.ts, docs-ui.ts,
+ *   front-door.ts and html-pages.ts as `PlainReply` values or negotiation options plus a body.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
@@ -40,7 +39,7 @@ import {
 import type { Collection } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/express';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
-import { apiStrategy } from './api-versioning.js';
+import { type ApiStrategy, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import type { ApiVersion } from './domain/model.js';
 import type { Checked, Member } from './preconditions.js';
@@ -59,6 +58,23 @@ import {
 import { projectHandlers } from './resources/projects.js';
 import { taskHandlers } from './resources/tasks.js';
 import type { Db } from './storage/db.js';
+
+/**
+ * Runs `handler` with the version parameter taken out of `req.originalUrl` (`api.withoutVersion`),
+ * so the strict collection query does not see it as an unknown parameter; the URL is restored
+ * when `handler` passes the request on.
+ */
+function withoutVersionParameter(api: ApiStrategy, handler: RequestHandler): RequestHandler {
+  if (api.strategy !== 'query') return handler;
+  return (req, res, next) => {
+    const { originalUrl } = req;
+    req.originalUrl = api.withoutVersion(originalUrl);
+    handler(req, res, (err?: unknown) => {
+      req.originalUrl = originalUrl;
+      next(err as Error | undefined);
+    });
+  };
+}
 
 /** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
 function send(res: Response, outcome: Outcome): void {
@@ -98,7 +114,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
 
   // The Plumbline middleware, configured once.
   const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
-    api.withoutVersionParameter(collectionQuery(collection, options));
+    withoutVersionParameter(api, collectionQuery(collection, options));
   const noQuery =
     (collection: Collection): RequestHandler =>
     (req, _res, next) => {

@@ -4,7 +4,7 @@
  * JSON (default), XML, or an HTML page for a browser.
  */
 import { methodNotAllowed } from '@plumbline/errors/express';
-import type { SerializeContext } from '@plumbline/negotiation';
+import type { NegotiatorOptions, SerializeContext } from '@plumbline/negotiation';
 import { negotiate, represent } from '@plumbline/negotiation/express';
 import { Router } from 'express';
 import { escapeHtml, htmlHeaders, page, siteCss } from './html-pages.js';
@@ -116,7 +116,37 @@ ${links}
 }
 
 /**
- * `GET /` and the stylesheet of the service's HTML pages.
+ * How `GET /` negotiates: JSON (default), XML (the `ApiIndex` schema) or the HTML page, in English
+ * or German. A wiring passes these options to its negotiation adapter's `negotiate`, then sets
+ * `PAGE_HEADERS` (html-pages.ts) and represents {@link frontDoorBody}.
+ */
+export function frontDoorNegotiation(openapi: Json): NegotiatorOptions {
+  return {
+    types: ['application/json', 'application/xml', 'text/html'],
+    languages: ['en', 'de'],
+    serializers: { 'application/xml': xmlSerializerFor(openapi), 'text/html': indexHtml },
+  };
+}
+
+/**
+ * What `GET /` represents as of `now`: the index document, marked with its XML schema.
+ *
+ * @example
+ * ```ts
+ * represent(res, frontDoorBody(openapi, API_VERSIONS, (v) => `/v${v}`, Date.now()));
+ * ```
+ */
+export function frontDoorBody(
+  openapi: Json,
+  versions: readonly VersionEntry[],
+  href: (version: string) => string,
+  now: number,
+): Json {
+  return asXmlSchema('ApiIndex', apiIndex(openapi, versions, now, href));
+}
+
+/**
+ * `GET /` and the stylesheet of the service's HTML pages on Express.
  *
  * @example
  * ```ts
@@ -129,15 +159,11 @@ export function frontDoorRouter(
   href: (version: string) => string = (version) => `/v${version}`,
 ): Router {
   const router = Router();
-  const negotiated = negotiate({
-    types: ['application/json', 'application/xml', 'text/html'],
-    languages: ['en', 'de'],
-    serializers: { 'application/xml': xmlSerializerFor(openapi), 'text/html': indexHtml },
-  });
+  const negotiated = negotiate(frontDoorNegotiation(openapi));
   router
     .route('/')
     .get(negotiated, htmlHeaders, (_req, res) => {
-      represent(res, asXmlSchema('ApiIndex', apiIndex(openapi, versions, Date.now(), href)));
+      represent(res, frontDoorBody(openapi, versions, href, Date.now()));
     })
     .all(methodNotAllowed(['GET']));
   router.get('/assets/site.css', siteCss);

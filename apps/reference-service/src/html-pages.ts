@@ -4,6 +4,8 @@
  * `/assets/site.css`, under a Content-Security-Policy that allows nothing else.
  */
 import type { RequestHandler } from 'express';
+import { sendReply } from './express-reply.js';
+import type { PlainReply } from './plain-reply.js';
 
 /** CSP of the service's own HTML pages: only its stylesheet and images. */
 export const PAGE_CSP =
@@ -57,17 +59,28 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .
 a{color:#0a58ca}dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
 `;
 
-/** Serves `/assets/site.css`. */
-export const siteCss: RequestHandler = (_req, res) => {
-  res.setHeader('Cache-Control', 'public, max-age=3600');
-  res.type('text/css').send(SITE_CSS);
+/** The headers every HTML page carries: the page CSP, no sniffing, no referrer. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': PAGE_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
 };
 
-/** Sets the page CSP and the headers every HTML page carries. */
+/** The answer to `GET /assets/site.css`. */
+export const SITE_CSS_REPLY: PlainReply = {
+  status: 200,
+  headers: { 'Cache-Control': 'public, max-age=3600', 'Content-Type': 'text/css; charset=utf-8' },
+  body: SITE_CSS,
+};
+
+/** Serves `/assets/site.css` on Express ({@link SITE_CSS_REPLY}). */
+export const siteCss: RequestHandler = (_req, res) => {
+  sendReply(res, SITE_CSS_REPLY);
+};
+
+/** Sets {@link PAGE_HEADERS} on Express. */
 export const htmlHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', PAGE_CSP);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
   next();
 };
 

@@ -121,19 +121,26 @@ export function createLogger(options: {
 }
 
 /**
- * The access log: one line per request (`request completed`, level error for 5xx), and `req.log`
- * for handlers, each line carrying `request_id` and `trace_id`. Mount after `requestId()`.
+ * The access log on Node's request and response, for every wiring: one line per request
+ * (`request completed`, level error for 5xx, warn for 503) and `req.log` for handlers, each line
+ * carrying `request_id` and `trace_id` (from `traceparent`). Call it with the raw objects (Fastify
+ * `request.raw`/`reply.raw`, @hono/node-server `c.env.incoming`/`c.env.outgoing`) once the request
+ * id is known; `requestIdOf` returns that id (`-` is logged when it returns `undefined`). A `query`
+ * object on the request, when the framework put one there, is logged with credentials masked.
  *
  * @example
  * ```ts
- * app.use(requestId());
- * app.use(accessLog(logger));
+ * const log = createAccessLogger(logger, (req) => requestIds.get(req));
+ * log(request.raw, reply.raw);
  * ```
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function createAccessLogger(
+  logger: Logger,
+  requestIdOf: (req: IncomingMessage) => string | undefined,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return pinoHttp({
     logger,
-    genReqId: (req) => getRequestId(req as Request) ?? '-',
+    genReqId: (req) => requestIdOf(req) ?? '-',
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id' },
     customProps: (req) => {
@@ -160,5 +167,22 @@ export function accessLog(logger: Logger): RequestHandler {
         headers: safeHeaders(res.headers ?? {}),
       }),
     },
-  }) as unknown as RequestHandler;
+  });
+}
+
+/**
+ * {@link createAccessLogger} on Express, with the id of `requestId()`. Mount after `requestId()`.
+ *
+ * @example
+ * ```ts
+ * app.use(requestId());
+ * app.use(accessLog(logger));
+ * ```
+ */
+export function accessLog(logger: Logger): RequestHandler {
+  const log = createAccessLogger(logger, (req) => getRequestId(req as Request));
+  return (req, res, next) => {
+    log(req, res);
+    next();
+  };
 }

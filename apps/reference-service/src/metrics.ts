@@ -11,10 +11,14 @@
  * - `plumbline_backend_errors_total{backend}`: redis | database
  * - the prom-client process and Node.js defaults (`process_*`, `nodejs_*`)
  */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '@plumbline/errors';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from './context.js';
+import { sendReply } from './express-reply.js';
+import type { PlainReply } from './plain-reply.js';
 
 const AUTH_FAILURES = new Set([
   'unauthorized',
@@ -59,15 +63,24 @@ export function routeMatcher(templates: readonly string[]): (path: string) => st
   return (path) => compiled.find(({ regex }) => regex.test(path))?.template ?? 'unmatched';
 }
 
-/** The service's metrics: the `/metrics` handler, the request middleware and the hooks. */
+/** The service's metrics: neutral hooks on Node's request and response, and their Express bindings. */
 export interface ServiceMetrics {
   readonly registry: Registry;
-  /** Times every request and counts it by route template; mount first. */
+  /**
+   * Times the request and, when the response finishes, counts it by method, route template and
+   * status (and the error, idempotency and rate-limit families). Call first, before anything can
+   * answer; `path` is the request path as received, without the query string (the route template
+   * is matched from it, `unmatched` when no template fits).
+   */
+  track(req: IncomingMessage, res: ServerResponse, path: string): void;
+  /** Records the error a response was answered with; call from the error handler, before it sends. */
+  recordError(req: IncomingMessage, error: HttpError): void;
+  /** The `/metrics` answer: the registry in the Prometheus text format, never cached. */
+  render(): Promise<PlainReply>;
+  /** {@link ServiceMetrics.track} on Express; mount first. */
   readonly middleware: RequestHandler;
-  /** Serves the registry in the Prometheus text format. */
+  /** {@link ServiceMetrics.render} on Express. */
   readonly handler: RequestHandler;
-  /** Records the error a response was answered with (from the error handler's `onError`). */
-  recordError(req: Request, error: HttpError): void;
 }
 
 const ERROR_CODE = Symbol('plumbline.metrics.error_code');
@@ -141,12 +154,8 @@ export function createMetrics(
     return matcher(path);
   };
 
-  const observe = (req: Request, res: Response, started: bigint) => {
-    const labels = {
-      method: req.method,
-      route: route(req.originalUrl.split('?')[0] ?? '/'),
-      status: String(res.statusCode),
-    };
+  const observe = (req: IncomingMessage, res: ServerResponse, path: string, started: bigint) => {
+    const labels = { method: req.method ?? 'GET', route: route(path), status: String(res.statusCode) };
     requests.inc(labels);
     duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     const code = (req as unknown as Record<symbol, string | undefined>)[ERROR_CODE];
@@ -169,18 +178,27 @@ export function createMetrics(
     }
   };
 
+  const track = (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => observe(req, res, path, started));
+  };
+  const render = async (): Promise<PlainReply> => ({
+    status: 200,
+    headers: { 'Cache-Control': 'no-store', 'Content-Type': registry.contentType },
+    body: await registry.metrics(),
+  });
+
   return {
     registry,
+    track,
+    render,
     middleware: (req, res, next) => {
-      const started = process.hrtime.bigint();
-      res.once('finish', () => observe(req, res, started));
+      track(req, res, req.originalUrl.split('?')[0] ?? '/');
       next();
     },
     handler: async (_req, res, next) => {
       try {
-        const body = await registry.metrics();
-        res.setHeader('Cache-Control', 'no-store');
-        res.type(registry.contentType).send(body);
+        sendReply(res, await render());
       } catch (error) {
         next(error);
       }

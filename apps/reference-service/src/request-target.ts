@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import type { PlainReply } from './plain-reply.js';
 
 const ABSOLUTE_FORM = /^https?:\/\//i;
 
@@ -35,9 +36,26 @@ export function toOriginForm(req: IncomingMessage): void {
 const SERVER_WIDE_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /**
- * `OPTIONS *` (RFC 9110 section 9.3.7): 204 with the methods the server supports anywhere, and the
- * headers every response carries (request id, version headers). Other methods on `*` go on to the
- * 404 as before.
+ * `OPTIONS *` (RFC 9110 section 9.3.7): 204 with the methods the server supports anywhere; the
+ * wiring's earlier steps have already set the headers every response carries (request id,
+ * version headers). `undefined` for anything else: other methods on `*` go on to the 404.
+ * `target` is the request target as received (after {@link toOriginForm}).
+ *
+ * @example
+ * ```ts
+ * serverWideOptionsReply('OPTIONS', '*'); // { status: 204, headers: { Allow: 'GET, HEAD, …' }, body: '' }
+ * ```
+ */
+export function serverWideOptionsReply(
+  method: string | undefined,
+  target: string | undefined,
+): PlainReply | undefined {
+  if (target !== '*' || method !== 'OPTIONS') return undefined;
+  return { status: 204, headers: { Allow: SERVER_WIDE_METHODS }, body: '' };
+}
+
+/**
+ * {@link serverWideOptionsReply} on Express.
  *
  * @example
  * ```ts
@@ -45,10 +63,11 @@ const SERVER_WIDE_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
  * ```
  */
 export const serverWideOptions: RequestHandler = (req, res, next) => {
-  if (req.url !== '*' || req.method !== 'OPTIONS') {
+  const reply = serverWideOptionsReply(req.method, req.url);
+  if (reply === undefined) {
     next();
     return;
   }
-  res.setHeader('Allow', SERVER_WIDE_METHODS);
-  res.status(204).end();
+  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  res.status(reply.status).end();
 };

@@ -12,6 +12,8 @@
  *   idempotent POST; pair 7: the in-memory collection route against a hand-written one with the
  *   same semantics; pair 8: the reference service on PostgreSQL with keys in Redis, POST with and
  *   without an idempotency key. Pair 3 also runs the transport floor (two raw ioredis round trips).
+ *   Pair 9 (issue 21): the reference service on each BENCH_FRAMEWORKS value (FRAMEWORK=...), GET a
+ *   filtered page and idempotent POST, on SQLite and PostgreSQL.
  *
  * Needs Redis (REDIS_URL, default redis://127.0.0.1:6379) for pairs 3-4 and PostgreSQL
  * (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test) for pair 4; a pair whose service is
@@ -35,6 +37,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PAIRS = new Set((process.env.BENCH_PAIRS ?? '1,2,3,4,6,7,8').split(',').map(Number));
+// Pair 9's frameworks (the reference service's FRAMEWORK values).
+const FRAMEWORKS = (process.env.BENCH_FRAMEWORKS ?? 'express').split(',');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUN_ID = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -419,6 +423,28 @@ async function main() {
         });
       } else skipped.push(`8 (Redis or PostgreSQL not reachable)`);
     }
+    if (PAIRS.has(9)) {
+      // #21: the reference service on each framework, GET and idempotent POST, SQLite and PostgreSQL.
+      const results = await referenceService(postgresUp, skipped, {
+        title: '9 reference service per framework',
+        stores: [undefined],
+        get: true,
+        frameworks: FRAMEWORKS,
+      });
+      rows.push(...results);
+      const getOn = (framework) =>
+        results.find((r) => r.name.startsWith(`reference service, ${framework}, SQLite: GET`));
+      const express = getOn('express');
+      for (const framework of FRAMEWORKS.filter((f) => f !== 'express')) {
+        const other = getOn(framework);
+        if (express && other)
+          ratios.push({
+            what: `#21 9. reference service GET on SQLite, ${framework} / express`,
+            value: other.rps / express.rps,
+            target: 1.5,
+          });
+      }
+    }
     if (PAIRS.has(5)) {
       if (redisUp) {
         const results = await referenceService(postgresUp, skipped, {
@@ -472,24 +498,34 @@ async function referenceService(
   if (postgresUp) {
     admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
-    for (const n of pair.stores.keys()) await admin.query(`CREATE SCHEMA ${schema}${n}`);
+    for (const n of pair.stores.keys())
+      for (const framework of pair.frameworks ?? [''])
+        await admin.query(`CREATE SCHEMA ${schema}${n}${framework}`);
   } else skipped.push(`${pair.title} on PostgreSQL (not reachable at ${DATABASE_URL})`);
   const services = [];
+  // Pair 9 runs every service once per framework; the label then starts with the framework.
+  const frameworks = pair.frameworks ?? [undefined];
   for (const [n, store] of pair.stores.entries()) {
     const suffix = store ? `, IDEMPOTENCY_STORE=${store}` : '';
     const storeEnv = store ? { IDEMPOTENCY_STORE: store } : {};
-    if (pair.sqlite !== false)
-      services.push({
-        label: `SQLite${suffix}`,
-        env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${RUN_ID}:sqlite${n}:`, ...storeEnv },
-      });
-    if (postgresUp) {
-      const url = new URL(DATABASE_URL);
-      url.searchParams.set('options', `-c search_path=${schema}${n}`);
-      services.push({
-        label: `PostgreSQL${suffix}`,
-        env: { DATABASE_URL: url.toString(), REDIS_KEY_PREFIX: `${RUN_ID}:pg${n}:`, ...storeEnv },
-      });
+    for (const framework of frameworks) {
+      const on = framework ? `${framework}, ` : '';
+      const env = framework ? { ...storeEnv, FRAMEWORK: framework } : storeEnv;
+      const keys = `${RUN_ID}:${framework ?? ''}`;
+      if (pair.sqlite !== false)
+        services.push({
+          label: `${on}SQLite${suffix}`,
+          env: { DATABASE_FILE: ':memory:', REDIS_KEY_PREFIX: `${keys}sqlite${n}:`, ...env },
+        });
+      if (postgresUp) {
+        const url = new URL(DATABASE_URL);
+        // Each framework's service has its own schema: the POSTs create uniquely named projects.
+        url.searchParams.set('options', `-c search_path=${schema}${n}${framework ?? ''}`);
+        services.push({
+          label: `${on}PostgreSQL${suffix}`,
+          env: { DATABASE_URL: url.toString(), REDIS_KEY_PREFIX: `${keys}pg${n}:`, ...env },
+        });
+      }
     }
   }
   const running = [];
@@ -594,7 +630,9 @@ async function referenceService(
     for (const service of running) await stopProcess(service.child);
     await deleteKeys(`${RUN_ID}:`);
     if (admin) {
-      for (const n of pair.stores.keys()) await admin.query(`DROP SCHEMA IF EXISTS ${schema}${n} CASCADE`);
+      for (const n of pair.stores.keys())
+        for (const framework of pair.frameworks ?? [''])
+          await admin.query(`DROP SCHEMA IF EXISTS ${schema}${n}${framework} CASCADE`);
       await admin.end();
     }
   }
@@ -608,7 +646,8 @@ function machine() {
 }
 
 function report(rows, ratios, skipped, elapsedMs) {
-  const command = `BENCH_PAIRS=${[...PAIRS].join(',')} BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
+  const frameworks = PAIRS.has(9) ? `BENCH_FRAMEWORKS=${FRAMEWORKS.join(',')} ` : '';
+  const command = `${frameworks}BENCH_PAIRS=${[...PAIRS].join(',')} BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS} node apps/system-tests/bench/run.mjs`;
   const date = new Date().toISOString();
   const mib = (bytes) => (bytes ? `${Math.round(bytes / 2 ** 20)} MiB` : '-');
   const groups = new Map();

@@ -241,6 +241,8 @@ export async function startInstance(
       HOST: '127.0.0.1',
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
+      // vitest.config.ts runs these tests once per framework (project system-tests:<framework>).
+      FRAMEWORK: process.env['FRAMEWORK'] ?? 'express',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

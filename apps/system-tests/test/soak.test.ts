@@ -22,10 +22,12 @@ import {
 
 const ready = await environmentReady();
 const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 180);
+// vitest.config.ts runs the soak on one framework per run (it rotates); the title says which.
+const ON = `FRAMEWORK=${process.env['FRAMEWORK'] ?? 'express'}`;
 const WARM_UP_SECONDS = Math.min(30, Math.floor(SOAK_SECONDS / 4));
 const SAMPLE_EVERY_MS = 5000;
 
-describe.skipIf(!ready)(`soak: ${SOAK_SECONDS} s of mixed load`, () => {
+describe.skipIf(!ready)(`soak: ${SOAK_SECONDS} s of mixed load, ${ON}`, () => {
   let db: Database;
   let cluster: Cluster;
 

@@ -1,0 +1,272 @@
+/**
+ * The framework-neutral cores the Express, Fastify and Hono wirings share (issue #21): plain values
+ * in, plain values out. The rate limiter is checked against express-rate-limit 8 itself, which
+ * the Express wiring used before: the same key and count must give the same header bytes.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { HttpError } from '@plumbline/errors';
+import { createNegotiator } from '@plumbline/negotiation';
+import { MemoryStore, rateLimit } from 'express-rate-limit';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/docs.js';
+import { createDocsUi, DOCS_HEADERS } from '../src/docs-ui.js';
+import { frontDoorBody, frontDoorNegotiation } from '../src/front-door.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/html-pages.js';
+import {
+  addressKey,
+  checkQueryLength,
+  createLimiter,
+  MAX_QUERY_BYTES,
+  principalKey,
+  type RateDecision,
+  rateLimitedError,
+} from '../src/limits.js';
+import { createAccessLogger, createLogger } from '../src/logging.js';
+import { serverWideOptionsReply } from '../src/request-target.js';
+import { unversionedRoute } from '../src/unversioned.js';
+
+/** The headers express-rate-limit sets for `hits` requests of `key` (draft-8, limit `limit`). */
+async function libraryHeaders(key: string, limit: number, hits: number): Promise<Record<string, string>> {
+  const middleware = rateLimit({
+    windowMs: 60_000,
+    limit,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    validate: false,
+    store: new MemoryStore(),
+    keyGenerator: () => key,
+    handler: (_req, _res, next) => next(),
+  });
+  let headers: Record<string, string> = {};
+  for (let i = 0; i < hits; i++) {
+    headers = {};
+    const res = {
+      headersSent: false,
+      statusCode: 200,
+      setHeader: (name: string, value: string) => {
+        headers[name] = value;
+      },
+      append: (name: string, value: string) => {
+        headers[name] = value;
+      },
+      once: () => undefined,
+    };
+    await new Promise<void>((resolve) => {
+      void middleware({ ip: '203.0.113.7' } as never, res as never, () => resolve());
+    });
+  }
+  return headers;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('createLimiter', () => {
+  it.each([
+    ['client:demo', 5, 1],
+    ['client:demo', 5, 5],
+    ['ip:203.0.113.7', 5, 6],
+    ['ip:2001:db8::/56', 60, 61],
+  ])('key %s, limit %i, hit %i times: the bytes express-rate-limit sent', async (key, limit, hits) => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-25T12:00:00Z') });
+    const expected = await libraryHeaders(key, limit, hits);
+    const limiter = createLimiter({ limit, headers: true });
+    let decision: RateDecision | undefined = await limiter.consume(key);
+    for (let i = 1; i < hits; i++) decision = await limiter.consume(key);
+    expect(decision?.headers).toEqual(expected);
+    expect(decision?.exceeded).toBe(hits > limit);
+  });
+
+  it.each([
+    [200, 0],
+    [399, 0],
+    [400, 1],
+    [503, 1],
+  ])('the failure limiter keeps a response with status %i counted %i time(s)', async (status, counted) => {
+    const store = new MemoryStore();
+    const limiter = createLimiter({ limit: 5, headers: false, skipSuccessful: true, store });
+    const decision = await limiter.consume('ip:203.0.113.7');
+    expect(decision?.headers).toEqual({});
+    await decision?.settle(status);
+    await decision?.settle(status);
+    expect((await store.get('ip:203.0.113.7'))?.totalHits ?? 0).toBe(counted);
+  });
+
+  it('a request passes unlimited, without headers, when the store fails', async () => {
+    const failing = new MemoryStore();
+    failing.increment = () => Promise.reject(new Error('down'));
+    expect(await createLimiter({ limit: 1, headers: true, store: failing }).consume('k')).toBeUndefined();
+  });
+});
+
+describe('limit decisions', () => {
+  it.each([
+    [undefined, 'ip:'],
+    ['203.0.113.7', 'ip:203.0.113.7'],
+  ])('addressKey(%s) is %s', (ip, key) => {
+    expect(addressKey(ip)).toBe(key);
+  });
+
+  it.each([
+    ['demo', '203.0.113.7', 'client:demo'],
+    [undefined, '203.0.113.7', 'ip:203.0.113.7'],
+  ])('principalKey(%s, %s) is %s', (clientId, ip, key) => {
+    expect(principalKey(clientId, ip)).toBe(key);
+  });
+
+  it.each([
+    [new Date(61_500), 0, '62'],
+    [new Date(100), 0, '1'],
+    [undefined, 0, '60'],
+  ])('rateLimitedError(%s, %i) has Retry-After %s', (reset, now, retryAfter) => {
+    const error = rateLimitedError(reset, now);
+    expect(error.code).toBe('rate_limited');
+    expect(error.headers['Retry-After']).toBe(retryAfter);
+  });
+
+  it.each([
+    ['/v2/projects', false],
+    [`/v2/projects?${'q'.repeat(MAX_QUERY_BYTES)}`, false],
+    [`/v2/projects?${'q'.repeat(MAX_QUERY_BYTES + 1)}`, true],
+  ])('checkQueryLength(%s) refuses: %s', (url, refused) => {
+    if (refused) expect(() => checkQueryLength(url)).toThrow(HttpError);
+    else expect(() => checkQueryLength(url)).not.toThrow();
+  });
+});
+
+describe('plain replies', () => {
+  it.each([
+    ['OPTIONS', '*', 204],
+    ['GET', '*', undefined],
+    ['OPTIONS', '/health', undefined],
+  ])('serverWideOptionsReply(%s, %s) answers %s', (method, target, status) => {
+    expect(serverWideOptionsReply(method, target)?.status).toBe(status);
+  });
+
+  it.each([
+    ['/health', 'GET', 'pass'],
+    ['/health', 'OPTIONS', 204],
+    ['/health', 'DELETE', 405],
+    ['/errors/not_found', 'POST', 405],
+    ['/v2/projects', 'GET', 'none'],
+  ])('unversionedRoute(%s) answers %s with %s', (path, method, answer) => {
+    const route = unversionedRoute(path);
+    if (answer === 'none') {
+      expect(route).toBeUndefined();
+      return;
+    }
+    if (answer === 405) {
+      expect(() => route?.methodAnswer(method)).toThrow(expect.objectContaining({ status: 405 }));
+      return;
+    }
+    const reply = route?.methodAnswer(method);
+    if (answer === 'pass') expect(reply).toBeUndefined();
+    else expect(reply).toMatchObject({ status: 204, headers: { Allow: expect.stringContaining('GET') } });
+  });
+
+  it.each([
+    ['de-CH, en;q=0.5', 'de'],
+    [undefined, 'en'],
+  ])('errorCatalogue(%s) is in %s', (acceptLanguage, language) => {
+    const catalogue = errorCatalogue(acceptLanguage);
+    expect(catalogue.language).toBe(language);
+    expect(catalogue.body.data.map((doc) => doc.error_code)).toContain('rate_limited');
+  });
+
+  it.each([
+    ['rate_limited', 429],
+    ['no_such_code', 404],
+    [['not_found'], 404],
+  ])('errorCodeDocument(%j) gives %i', (code, status) => {
+    if (status === 404) expect(() => errorCodeDocument(code, undefined)).toThrow(HttpError);
+    else expect(errorCodeDocument(code, undefined).status).toBe(status);
+  });
+
+  it.each(Object.entries(TEXT_PAGES))('%s is plain text', (_path, reply) => {
+    expect(reply.headers['Content-Type']).toBe('text/plain; charset=utf-8');
+    expect(String(reply.body)).toMatch(/Sunset/);
+  });
+
+  it('the /docs answers carry the docs headers; an unknown asset is 404', () => {
+    const ui = createDocsUi({ title: 'T', demoApiKey: 'plk_demo' });
+    for (const reply of [ui.page, ui.init, ui.asset('swagger-ui.css')]) {
+      expect(reply.headers).toMatchObject(DOCS_HEADERS);
+    }
+    expect(String(ui.init.body)).toContain('"plk_demo"');
+    expect(ui.page.headers['Cache-Control']).toBe('no-store');
+    expect(() => ui.asset('../package.json')).toThrow(HttpError);
+  });
+});
+
+describe('negotiated pages', () => {
+  const openapi = { info: { title: 'Plumbline reference service', version: '1.2.3' } };
+  const versions = [{ version: '1', deprecatedAt: '2026-06-01T00:00:00Z', successor: '2' }, { version: '2' }];
+
+  it.each([
+    ['application/json', 'application/json', '"status":"deprecated"'],
+    ['text/html', 'text/html', '<td class="status current">current</td>'],
+  ])('GET / for Accept %s is %s', (accept, type, fragment) => {
+    const negotiator = createNegotiator(frontDoorNegotiation(openapi));
+    const negotiation = negotiator.negotiate({ accept, acceptLanguage: 'en' });
+    if (!negotiation.ok) throw negotiation.error;
+    const body = frontDoorBody(openapi, versions, (v) => `/v${v}`, Date.parse('2026-11-25T00:00:00Z'));
+    const representation = negotiator.serialize(negotiation, body);
+    expect(representation.contentType).toMatch(new RegExp(`^${type}`));
+    expect(String(representation.body)).toContain(fragment);
+  });
+
+  it.each([
+    ['text/html', 'de', '<dt>HTTP-Status</dt>'],
+    ['application/json', 'en', '"error_code":"gone"'],
+  ])('an error code page for %s in %s', (accept, language, fragment) => {
+    const negotiator = createNegotiator(ERROR_PAGE_NEGOTIATION);
+    const negotiation = negotiator.negotiate({ accept, acceptLanguage: language });
+    if (!negotiation.ok) throw negotiation.error;
+    const body = String(negotiator.serialize(negotiation, errorCodeDocument('gone', language)).body);
+    expect(body).toContain(fragment);
+  });
+
+  it('HTML pages and their stylesheet carry the page headers', () => {
+    expect(PAGE_HEADERS['Content-Security-Policy']).toContain("default-src 'none'");
+    expect(SITE_CSS_REPLY.headers['Content-Type']).toBe('text/css; charset=utf-8');
+    expect(String(SITE_CSS_REPLY.body)).toContain('.deprecated');
+  });
+});
+
+describe('createAccessLogger', () => {
+  it('logs one line per request from the raw Node objects (a 503 at warn), with the id the wiring gives', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+        done();
+      },
+    });
+    const log = createAccessLogger(createLogger({ level: 'info', destination }), () => 'req-1');
+    const server = createServer((req, res) => {
+      log(req, res);
+      res.statusCode = 503;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/v2/projects?api_key=plk_secret`, {
+        headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      });
+      await vi.waitFor(() => expect(lines).toHaveLength(1));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      msg: 'request errored',
+      request_id: 'req-1',
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      req: { url: '/v2/projects?api_key=[REDACTED]' },
+    });
+  });
+});
