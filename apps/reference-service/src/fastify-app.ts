@@ -1,12 +1,13 @@
 /**
  * The reference service on Fastify 5: the pipeline of app.ts, hook by hook in the same order, with
- * the Fastify adapters of every Plumbline package. Root `onRequest` hooks run for every request
- * (including one no route matches), in the order they are added:
+ * the Fastify adapters of every Plumbline package and the service's neutral cores. Root `onRequest`
+ * hooks run for every request (one no route matches included), in the order they are added:
  *
- *   request id → version headers → HTTPS check → query length → no-store (/oauth/*)
- *   → neutral routes → v1 | v2 (a prefix under the path strategy, else the `apiVersion` route
- *   constraint): negotiation (406) → authentication (401/403) → route hooks → handler
- *   → 404 (or the refused version) → problem documents for every error (`plumblineErrors`)
+ *   metrics → request id → version headers → OPTIONS * → access log → HTTPS check → query length
+ *   → no-store (/oauth/*) → failure rate limit (not for /health, /ready) → neutral routes
+ *   → v1 | v2 (a prefix under the path strategy, else the `apiVersion` route constraint):
+ *   negotiation (406) → authentication (401/403) → rate limit per principal (429) → route hooks
+ *   → handler → 404 (or the refused version) → problem documents for every error
  *
  * The app never listens: `serverFactory` hands over Fastify's Node handler, which server.ts serves.
  */
@@ -18,23 +19,79 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { isKeySetUnavailable } from '@plumbline/auth';
-import { authenticate, requireHttps, revocationEndpoint, tokenEndpoint } from '@plumbline/auth/fastify';
-import { HttpError } from '@plumbline/errors';
-import { plumblineErrors } from '@plumbline/errors/fastify';
+import {
+  authenticate,
+  getPrincipal,
+  requireHttps,
+  revocationEndpoint,
+  tokenEndpoint,
+} from '@plumbline/auth/fastify';
+import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
+import { type NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiation } from '@plumbline/negotiation/fastify';
 import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
-import Fastify, { type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type onRequestHookHandler,
+  type RouteHandlerMethod,
+  type RouteOptions,
+} from 'fastify';
 import type { Logger } from 'pino';
-import { apiStrategy } from './api-versioning.js';
+import { API_VERSIONS, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from './docs.js';
+import { createDocsUi, DOCS_HEADERS } from './docs-ui.js';
 import type { ApiVersion } from './domain/model.js';
 import { otherMethods, versionRoutes } from './fastify-routes.js';
+import { frontDoorBody, frontDoorNegotiation } from './front-door.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from './html-pages.js';
+import {
+  addressKey,
+  checkQueryLength,
+  createServiceLimiters,
+  type Limiter,
+  NO_STORE_HEADERS,
+  NO_STORE_PATHS,
+  PROBES,
+  principalKey,
+} from './limits.js';
+import { createAccessLogger } from './logging.js';
+import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
+import type { PlainReply } from './plain-reply.js';
 import { checkReadiness, notReady } from './readiness.js';
+import { serverWideOptionsReply } from './request-target.js';
+import { unversionedRoute } from './unversioned.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
-const MAX_QUERY_BYTES = 4096;
+/** Sends a neutral core's answer as it is. */
+function sendPlain(reply: FastifyReply, plain: PlainReply): FastifyReply {
+  return reply.code(plain.status).headers(plain.headers).send(plain.body);
+}
+
+const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
+
+/**
+ * A rate limit as an `onRequest` hook (limits.ts decides): its headers go on the response, a spent
+ * limit is the 429 problem, and the hit is settled when the response has finished.
+ */
+function rateLimit(
+  limiter: Limiter,
+  keyOf: (request: FastifyRequest) => string,
+  skip: (request: FastifyRequest) => boolean = () => false,
+): onRequestHookHandler {
+  return async (request, reply) => {
+    if (skip(request)) return;
+    const decision = await limiter.consume(keyOf(request));
+    if (decision === undefined) return;
+    reply.headers(decision.headers);
+    reply.raw.once('finish', () => void decision.settle(reply.raw.statusCode));
+    if (decision.exceeded) throw decision.error;
+  };
+}
 
 /**
  * The `apiVersion` route constraint: the version the policy resolves for the request (the
@@ -104,11 +161,18 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     },
   });
 
+  // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  app.addHook('onRequest', async (request, reply) => metrics.track(request.raw, reply.raw, pathOf(request)));
   await app.register(plumblineErrors, {
     onError: ({ error, original, req }) => {
+      metrics.recordError(req.raw, error);
       // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
-      if (error.status >= 500 && !isKeySetUnavailable(original))
-        logger.child({ request_id: req.requestId }).error({ err: original }, 'request failed');
+      if (error.status >= 500 && !isKeySetUnavailable(original)) {
+        const log = (req.raw as { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
+        log.error({ err: original }, 'request failed');
+      }
     },
   });
   // Version headers go on before anything can refuse the request; a refused version is refused
@@ -116,9 +180,18 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   app.addHook('onRequest', async (request, reply) => {
     const { headers } = outcomeOf(request.raw);
     for (const name in headers) {
-      const current = reply.getHeader(name) as string | undefined;
-      reply.header(name, combineHeader(name, current, headers[name]!));
+      reply.header(name, combineHeader(name, reply.getHeader(name) as string | undefined, headers[name]!));
     }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    const plain = serverWideOptionsReply(request.method, request.raw.url);
+    if (plain) return sendPlain(reply, plain);
+  });
+  const requestIds = new WeakMap<IncomingMessage, string | undefined>();
+  const accessLog = createAccessLogger(logger, (req) => requestIds.get(req));
+  app.addHook('onRequest', async (request, reply) => {
+    requestIds.set(request.raw, getRequestId(request));
+    accessLog(request.raw, reply.raw);
   });
   if (config.tls) {
     app.addHook('onRequest', async (_request, reply) => {
@@ -129,18 +202,23 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     'onRequest',
     requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }),
   );
-  // docs/design.md#d-limits: a query string longer than 4 KiB is refused before anything parses it.
-  app.addHook('onRequest', async (request) => {
-    const at = request.url.indexOf('?');
-    if (at >= 0 && request.url.length - at - 1 > MAX_QUERY_BYTES)
-      throw new HttpError('query_too_long', { params: { max: MAX_QUERY_BYTES } });
-  });
-  // Token and revocation answers are never cached, including the 405, 413 and 429 ones (RFC 6749 5.1).
+  app.addHook('onRequest', async (request) => checkQueryLength(request.url));
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?', 1)[0];
-    if (path === '/oauth/token' || path === '/oauth/revoke')
-      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+    if (NO_STORE_PATHS.includes(pathOf(request))) reply.headers(NO_STORE_HEADERS);
   });
+  // Failed requests count per client address, before authentication (limits.ts).
+  const limiters = createServiceLimiters(ctx);
+  app.addHook(
+    'onRequest',
+    rateLimit(
+      limiters.failures,
+      (request) => addressKey(request.ip),
+      (request) => PROBES.has(pathOf(request)),
+    ),
+  );
+  const principalLimit = rateLimit(limiters.principal, (request) =>
+    principalKey(getPrincipal(request)?.clientId, request.ip),
+  );
   // A refused version (unknown, sunset) is refused after the neutral routes, where Express's
   // version router refuses it: in front of the version's routes, and where no route matched.
   const refuseVersion = async (request: FastifyRequest) => {
@@ -151,33 +229,91 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     if (request.is404) await refuseVersion(request);
   });
 
-  // Neutral routes.
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async () => {
+  // Neutral routes. Each takes every method (unversioned.ts answers OPTIONS and 405 first, then
+  // negotiates), so no other method of its path reaches a version's routes.
+  const neutral = (
+    url: string,
+    handle: RouteHandlerMethod,
+    negotiated: NegotiatorOptions | undefined = unversionedRoute(url)?.negotiation,
+  ) =>
+    app.register(async (scope) => {
+      const contract = unversionedRoute(url.replace(':code', 'code'));
+      if (contract) {
+        scope.addHook('onRequest', async (request, reply) => {
+          const plain = contract.methodAnswer(request.method);
+          if (plain) return sendPlain(reply, plain);
+        });
+      }
+      if (negotiated) await scope.register(negotiation, negotiated);
+      scope.route({
+        method: contract ? scope.supportedMethods : 'GET',
+        exposeHeadRoute: !contract,
+        url,
+        handler: handle,
+      });
+    });
+  neutral('/health', async () => ({ status: 'ok' }));
+  neutral('/ready', async () => {
     const readiness = await checkReadiness(ctx);
     if (!readiness.ready) throw notReady(readiness);
     return { status: 'ready', checks: readiness.checks };
   });
-  const openapi = documentForStrategy(api, buildOpenApi(ctx));
-  app.get('/openapi.json', async () => openapi);
-  app.get('/.well-known/jwks.json', async (_request, reply) => {
+  neutral('/openapi.json', async () => openapi);
+  neutral('/.well-known/jwks.json', async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=300');
     return ctx.issuer.jwks();
   });
   const clients = ctx.findClient;
-  await app.register(tokenEndpoint({ issuer: ctx.issuer, clients }));
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', principalLimit);
+    await scope.register(tokenEndpoint({ issuer: ctx.issuer, clients }));
+    await scope.register(
+      revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
+    );
+  });
   otherMethods(app, '/oauth/token', ['POST']);
-  await app.register(
-    revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
-  );
   otherMethods(app, '/oauth/revoke', ['POST']);
+  neutral('/errors', async (request, reply) => {
+    const catalogue = errorCatalogue(request.headers['accept-language']);
+    reply.header('Content-Language', catalogue.language);
+    return catalogue.body;
+  });
+  neutral(
+    '/errors/:code',
+    async (request, reply) =>
+      reply
+        .headers(PAGE_HEADERS)
+        .represent(
+          errorCodeDocument((request.params as { code: string }).code, request.headers['accept-language']),
+        ),
+    ERROR_PAGE_NEGOTIATION,
+  );
+  for (const [path, page] of Object.entries(TEXT_PAGES)) neutral(path, async (_request, reply) => sendPlain(reply, page));
+  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
+  const href = (v: string) => (api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects'));
+  await app.register(async (scope) => {
+    await scope.register(negotiation, frontDoorNegotiation(openapi));
+    scope.get('/', async (_request, reply) =>
+      reply.headers(PAGE_HEADERS).represent(frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
+    );
+  });
+  otherMethods(app, '/', ['GET']);
+  app.get('/assets/site.css', async (_request, reply) => sendPlain(reply, SITE_CSS_REPLY));
+  const ui = createDocsUi({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly });
+  neutral('/docs', async (_request, reply) => sendPlain(reply, ui.page));
+  app.get('/docs/init.js', async (_request, reply) => sendPlain(reply, ui.init));
+  app.get('/docs/assets/:file', async (request, reply) => {
+    reply.headers(DOCS_HEADERS);
+    return sendPlain(reply, ui.asset((request.params as { file: string }).file));
+  });
+  neutral('/metrics', async (_request, reply) => sendPlain(reply, await metrics.render()));
 
   // The versions.
   const xml = xmlSerializerFor(openapi);
   for (const version of [1, 2] as const satisfies readonly ApiVersion[]) {
     const path = api.strategy === 'path';
     await app.register(
-      async (scope) => {
+      async (scope: FastifyInstance) => {
         scope.addHook('onRequest', refuseVersion);
         const types = api.mediaTypes(version);
         await scope.register(negotiation, {
@@ -187,6 +323,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
           serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
         });
         scope.addHook('onRequest', authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+        scope.addHook('onRequest', principalLimit);
         await scope.register(
           versionRoutes(ctx, version, (options: RouteOptions) =>
             path ? options : { ...options, constraints: { apiVersion: String(version) } },

@@ -147,7 +147,22 @@ export function versionRoutes(
     // the route's own checks (415 first) decide.
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-    // The Plumbline hooks, configured once.
+    // The Plumbline hooks, configured once. Under the query strategy the collection query reads
+    // the request target without `version=` (it would be an unknown parameter), as on Express.
+    const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) => {
+      const hooks = collectionQuery(collection, options);
+      if (api.strategy !== 'query') return hooks;
+      const preHandler: preHandlerHookHandler = function (this: FastifyInstance, request, reply, done) {
+        const { raw } = request;
+        const url = raw.url;
+        raw.url = api.withoutVersion(url ?? '/');
+        hooks.preHandler.call(this, request, reply, (error?: Error) => {
+          raw.url = url;
+          done(error);
+        });
+      };
+      return { onRequest: hooks.onRequest, preHandler };
+    };
     const noQuery =
       (collection: Collection): Hook =>
       async (request) => {
@@ -252,7 +267,7 @@ export function versionRoutes(
       before: Hook[] = [],
       options?: Parameters<typeof collectionQuery>[1],
     ) => {
-      const query = collectionQuery(collection, options);
+      const query = parsedQuery(collection, options);
       app.register(async (search) => {
         await search.register(idempotency, idempotent);
         add(search, {
@@ -314,7 +329,7 @@ export function versionRoutes(
       options?: Parameters<typeof collectionQuery>[1],
     ) => {
       const collection = collections[resource];
-      const query = collectionQuery(collection, options);
+      const query = parsedQuery(collection, options);
       add(app, {
         method: 'GET',
         url,
