@@ -26,6 +26,7 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/fastify';
+import { HttpError } from '@plumbline/errors';
 import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
 import { type NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiation } from '@plumbline/negotiation/fastify';
@@ -190,7 +191,14 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   const requestIds = new WeakMap<IncomingMessage, string | undefined>();
   const accessLog = createAccessLogger(logger, (req) => requestIds.get(req));
   app.addHook('onRequest', async (request, reply) => {
-    requestIds.set(request.raw, getRequestId(request));
+    const id = getRequestId(request);
+    requestIds.set(request.raw, id);
+    // The access log and the metrics read Node's response, but Fastify hands every header to
+    // writeHead at once, where getHeaders() never sees them; with one header set on Node's
+    // response first, writeHead merges the others into it.
+    if (id !== undefined) reply.raw.setHeader('X-Request-Id', id);
+    // The access log masks credentials in the parsed query, which Express leaves on Node's request.
+    (request.raw as IncomingMessage & { query?: unknown }).query = request.query;
     accessLog(request.raw, reply.raw);
   });
   if (config.tls) {
@@ -227,6 +235,8 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   };
   app.addHook('onRequest', async (request) => {
     if (request.is404) await refuseVersion(request);
+    // `GET *` and other targets that are not a path: no resource (OPTIONS * was answered above).
+    if (!request.raw.url?.startsWith('/')) throw new HttpError('not_found');
   });
 
   // Neutral routes. Each takes every method (unversioned.ts answers OPTIONS and 405 first, then
