@@ -166,7 +166,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   const openapi = documentForStrategy(api, buildOpenApi(ctx));
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.addHook('onRequest', async (request, reply) => metrics.track(request.raw, reply.raw, pathOf(request)));
+  // Every path answers its other methods itself (otherMethods, unversioned.ts): what no route
+  // matched is 404, as on Express, not the plugin's 405 for a path some method has.
   await app.register(plumblineErrors, {
+    methodNotAllowed: false,
     onError: ({ error, original, req }) => {
       metrics.recordError(req.raw, error);
       // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
