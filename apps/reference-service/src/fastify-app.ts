@@ -28,14 +28,12 @@ import {
 } from '@plumbline/auth/fastify';
 import { HttpError } from '@plumbline/errors';
 import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
-import { type NegotiatorOptions } from '@plumbline/negotiation';
+import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiation } from '@plumbline/negotiation/fastify';
 import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
 import Fastify, {
   type FastifyInstance,
-  type FastifyReply,
   type FastifyRequest,
-  type onRequestHookHandler,
   type RouteHandlerMethod,
   type RouteOptions,
 } from 'fastify';
@@ -45,14 +43,14 @@ import type { AppContext } from './context.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from './docs.js';
 import { createDocsUi, DOCS_HEADERS } from './docs-ui.js';
 import type { ApiVersion } from './domain/model.js';
-import { otherMethods, versionRoutes } from './fastify-routes.js';
+import { otherMethods, rateLimit, sendPlain } from './fastify-http.js';
+import { versionRoutes } from './fastify-routes.js';
 import { frontDoorBody, frontDoorNegotiation } from './front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from './html-pages.js';
 import {
   addressKey,
   checkQueryLength,
   createServiceLimiters,
-  type Limiter,
   NO_STORE_HEADERS,
   NO_STORE_PATHS,
   PROBES,
@@ -62,37 +60,12 @@ import { createAccessLogger } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
-import type { PlainReply } from './plain-reply.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptionsReply } from './request-target.js';
 import { unversionedRoute } from './unversioned.js';
 import { xmlSerializerFor } from './xml-representation.js';
 
-/** Sends a neutral core's answer as it is. */
-function sendPlain(reply: FastifyReply, plain: PlainReply): FastifyReply {
-  return reply.code(plain.status).headers(plain.headers).send(plain.body);
-}
-
 const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
-
-/**
- * A rate limit as an `onRequest` hook (limits.ts decides): its headers go on the response, a spent
- * limit is the 429 problem, and the hit is settled when the response has finished.
- */
-function rateLimit(
-  limiter: Limiter,
-  keyOf: (request: FastifyRequest) => string,
-  skip: (request: FastifyRequest) => boolean = () => false,
-): onRequestHookHandler {
-  return async (request, reply) => {
-    if (skip(request)) return;
-    const decision = await limiter.consume(keyOf(request));
-    if (decision === undefined) return;
-    reply.headers(decision.headers);
-    reply.raw.once('finish', () => void decision.settle(reply.raw.statusCode));
-    if (decision.exceeded) throw decision.error;
-  };
-}
 
 /**
  * The `apiVersion` route constraint: the version the policy resolves for the request (the
@@ -301,9 +274,11 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
         ),
     ERROR_PAGE_NEGOTIATION,
   );
-  for (const [path, page] of Object.entries(TEXT_PAGES)) neutral(path, async (_request, reply) => sendPlain(reply, page));
+  for (const [path, page] of Object.entries(TEXT_PAGES))
+    neutral(path, async (_request, reply) => sendPlain(reply, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
-  const href = (v: string) => (api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects'));
+  const href = (v: string) =>
+    api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
   await app.register(async (scope) => {
     await scope.register(negotiation, frontDoorNegotiation(openapi));
     scope.get('/', async (_request, reply) =>
@@ -312,7 +287,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   otherMethods(app, '/', ['GET']);
   app.get('/assets/site.css', async (_request, reply) => sendPlain(reply, SITE_CSS_REPLY));
-  const ui = createDocsUi({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly });
+  const ui = createDocsUi({
+    title: 'Plumbline reference service',
+    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+  });
   neutral('/docs', async (_request, reply) => sendPlain(reply, ui.page));
   app.get('/docs/init.js', async (_request, reply) => sendPlain(reply, ui.init));
   app.get('/docs/assets/:file', async (request, reply) => {

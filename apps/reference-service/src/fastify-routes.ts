@@ -10,7 +10,7 @@
  * a path no route matches is 404 there too, as the Express version router does.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
-import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
+import { HttpError } from '@plumbline/errors';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/fastify';
 import {
   conditional,
@@ -19,7 +19,12 @@ import {
   requireContentType,
 } from '@plumbline/negotiation/fastify';
 import type { Collection } from '@plumbline/query-parser';
-import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/fastify';
+import {
+  type CollectionQueryOptions,
+  collectionQuery,
+  getCollectionQuery,
+  setPageHeaders,
+} from '@plumbline/query-parser/fastify';
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -27,13 +32,13 @@ import type {
   FastifyRequest,
   onRequestHookHandler,
   preHandlerHookHandler,
-  preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
 import { apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import type { ApiVersion } from './domain/model.js';
-import type { Checked, Member } from './preconditions.js';
+import { expressBodies, otherMethods, withoutVersionParameter } from './fastify-http.js';
+import type { Checked, Member, Params } from './preconditions.js';
 import type { Outcome } from './representation.js';
 import { commentHandlers } from './resources/comments.js';
 import {
@@ -51,10 +56,8 @@ import { taskHandlers } from './resources/tasks.js';
 import type { Db } from './storage/db.js';
 
 type Hook = onRequestHookHandler;
-
-/** What `express.json` (strict) accepts: an object or an array, after JSON whitespace. */
-const STRICT_JSON = /^[ \t\n\r]*[{[]/;
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+const params = (request: FastifyRequest) => request.params as Params;
 
 /** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
 function send(reply: FastifyReply, outcome: Outcome): FastifyReply {
@@ -69,39 +72,6 @@ const handle =
   <I>(input: (request: FastifyRequest) => I, handler: (input: I) => Promise<Outcome>): Handler =>
   async (request, reply) =>
     send(reply, await handler(input(request)));
-
-/** A check that runs before the body is read (the parent of a nested resource exists). */
-const step =
-  (check: (request: FastifyRequest) => Promise<void>): Hook =>
-  async (request) => {
-    await check(request);
-  };
-
-/**
- * Answers every method but `allowed` on `url` (OPTIONS 204 with `Allow`, the others 405), after
- * the hooks of the scope it is added to, as Express's `.all(methodNotAllowed(...))` does.
- * `onRequest` runs first (the Accept-Patch of a member).
- */
-export function otherMethods(
-  scope: FastifyInstance,
-  url: string,
-  allowed: readonly string[],
-  options: Partial<RouteOptions> = {},
-): void {
-  const guard = createMethodGuard(allowed);
-  const taken = new Set(guard.allow.split(', ').filter((method) => method !== 'OPTIONS'));
-  scope.route({
-    ...options,
-    exposeHeadRoute: false,
-    method: scope.supportedMethods.filter((method) => !taken.has(method)),
-    url,
-    handler: async (request, reply) => {
-      const answer = guard.answer(request.method);
-      if (isHttpError(answer)) throw answer;
-      return reply.code(204).header('Allow', answer.headers.Allow).send();
-    },
-  });
-}
 
 /**
  * The routes of one API version as a Fastify plugin. The scope registering it has the version's
@@ -122,47 +92,12 @@ export function versionRoutes(
     const tasks = taskHandlers(deps);
     const comments = commentHandlers(deps);
 
-    // Bodies: JSON (Express's strict `express.json`: an object or an array, an empty body is none)
-    // for application/json and, on PATCH, application/merge-patch+json. BODY_LIMIT_BYTES is the app's bodyLimit.
-    const json = app.getDefaultJsonParser('error', 'error');
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser(
-      ['application/json', 'application/merge-patch+json'],
-      { parseAs: 'string' },
-      (request, body, done) => {
-        if (body === '') return done(null, undefined);
-        if (typeof body !== 'string' || !STRICT_JSON.test(body)) return done(new HttpError('malformed_json'));
-        json(request, body, done);
-      },
-    );
-    // A search body is read as text (the query-parser adapter parses it), strict as above.
-    app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    const strictSearch: preValidationHookHandler = (request, _reply, done) =>
-      done(
-        request.body === '' || STRICT_JSON.test(String(request.body))
-          ? undefined
-          : new HttpError('malformed_json'),
-      );
-    // Any other body is left unread, as Express leaves it where no parser runs (405, 404, DELETE):
-    // the route's own checks (415 first) decide.
-    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    // Bodies as express.json reads them (fastify-http.ts); BODY_LIMIT_BYTES is the app's bodyLimit.
+    const strictSearch = expressBodies(app);
 
-    // The Plumbline hooks, configured once. Under the query strategy the collection query reads
-    // the request target without `version=` (it would be an unknown parameter), as on Express.
-    const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) => {
-      const hooks = collectionQuery(collection, options);
-      if (api.strategy !== 'query') return hooks;
-      const preHandler: preHandlerHookHandler = function (this: FastifyInstance, request, reply, done) {
-        const { raw } = request;
-        const url = raw.url;
-        raw.url = api.withoutVersion(url ?? '/');
-        hooks.preHandler.call(this, request, reply, (error?: Error) => {
-          raw.url = url;
-          done(error);
-        });
-      };
-      return { onRequest: hooks.onRequest, preHandler };
-    };
+    // The Plumbline hooks, configured once.
+    const parsedQuery = (collection: Collection, options?: CollectionQueryOptions) =>
+      withoutVersionParameter(api, collectionQuery(collection, options));
     const noQuery =
       (collection: Collection): Hook =>
       async (request) => {
@@ -199,7 +134,7 @@ export function versionRoutes(
     const preconditions = <T>(member: Member<T>): preHandlerHookHandler =>
       conditional({
         current: async (request, reply) => {
-          const row = await member.load(request.params as Record<string, unknown>);
+          const row = await member.load(params(request));
           checkedRows.set(request, row);
           const modified = member.modified(row);
           return {
@@ -214,10 +149,7 @@ export function versionRoutes(
     const commentChecked = preconditions(comments.member);
 
     // The handlers' inputs, read from the request once the hooks ran.
-    const input = (request: FastifyRequest): RouteInput => ({
-      version,
-      params: request.params as Record<string, unknown>,
-    });
+    const input = (request: FastifyRequest): RouteInput => ({ version, params: params(request) });
     const listing =
       (collection: Collection) =>
       (request: FastifyRequest): ListInput => ({
@@ -265,7 +197,7 @@ export function versionRoutes(
       collection: Collection,
       list: (input: ListInput) => Promise<Outcome>,
       before: Hook[] = [],
-      options?: Parameters<typeof collectionQuery>[1],
+      options?: CollectionQueryOptions,
     ) => {
       const query = parsedQuery(collection, options);
       app.register(async (search) => {
@@ -326,7 +258,7 @@ export function versionRoutes(
         once: (scope: FastifyInstance) => unknown;
       },
       before: Hook[] = [],
-      options?: Parameters<typeof collectionQuery>[1],
+      options?: CollectionQueryOptions,
     ) => {
       const collection = collections[resource];
       const query = parsedQuery(collection, options);
@@ -362,12 +294,8 @@ export function versionRoutes(
 
     // Tasks of a project
 
-    const existingProject = step((request) =>
-      tasks.requireProject(request.params as Record<string, unknown>),
-    );
-    const ofProject = {
-      scope: (request: FastifyRequest) => tasks.projectScope(request.params as Record<string, unknown>),
-    };
+    const existingProject: Hook = async (request) => tasks.requireProject(params(request));
+    const ofProject = { scope: (request: FastifyRequest) => tasks.projectScope(params(request)) };
     collectionRoute(
       '/projects/:projectId/tasks',
       'tasks',
@@ -395,10 +323,8 @@ export function versionRoutes(
 
     // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
 
-    const existingTask = step((request) => comments.requireTask(request.params as Record<string, unknown>));
-    const ofTask = {
-      scope: (request: FastifyRequest) => comments.taskScope(request.params as Record<string, unknown>),
-    };
+    const existingTask: Hook = async (request) => comments.requireTask(params(request));
+    const ofTask = { scope: (request: FastifyRequest) => comments.taskScope(params(request)) };
     collectionRoute(
       '/tasks/:taskId/comments',
       'comments',
