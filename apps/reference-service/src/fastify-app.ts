@@ -127,10 +127,12 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    // Express routes `/projects/` and `/PROJECTS` as `/projects`; ids stay as sent.
+    // Express routes `/projects/` and `/PROJECTS` as `/projects`, ids stay as sent, and an id of
+    // any length reaches its route (which answers 404 after its own checks).
     routerOptions: {
       ignoreTrailingSlash: true,
       caseSensitive: false,
+      maxParamLength: 16_384,
       constraints: { apiVersion: versionConstraint(outcomeOf) },
     },
   });
@@ -223,7 +225,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     negotiated: NegotiatorOptions | undefined = unversionedRoute(url)?.negotiation,
   ) =>
     app.register(async (scope) => {
-      const contract = unversionedRoute(url.replace(':code', 'code'));
+      const contract = unversionedRoute(url);
       if (contract) {
         scope.addHook('onRequest', async (request, reply) => {
           const plain = contract.methodAnswer(request.method);
