@@ -75,8 +75,8 @@ const handle =
 
 /**
  * The routes of one API version as a Fastify plugin. The scope registering it has the version's
- * negotiation, authentication and per-principal rate limit; `route` adds the version's prefix or
- * constraint to every route.
+ * prefix (path strategy), negotiation, authentication and per-principal rate limit; `route` adds
+ * the version's constraint (the other strategies) to every route.
  */
 export function versionRoutes(
   ctx: AppContext,
