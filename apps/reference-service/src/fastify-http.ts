@@ -29,7 +29,9 @@ const STRICT_JSON = /^[ \t\n\r]*[{[]/;
  * reading it; a route's own 415 comes first). Returns the strict check for a search body.
  */
 export function expressBodies(scope: FastifyInstance): preValidationHookHandler {
-  const json = scope.getDefaultJsonParser('error', 'error');
+  // As JSON.parse in express.json: `__proto__` and `constructor` keys are data for the domain's
+  // validation to judge, not a parse error (Fastify's default refuses them with 400).
+  const json = scope.getDefaultJsonParser('ignore', 'ignore');
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
     ['application/json', 'application/merge-patch+json'],
