@@ -70,9 +70,16 @@ export interface ServiceMetrics {
    * Times the request and, when the response finishes, counts it by method, route template and
    * status (and the error, idempotency and rate-limit families). Call first, before anything can
    * answer; `path` is the request path as received, without the query string (the route template
-   * is matched from it, `unmatched` when no template fits).
+   * is matched from it, `unmatched` when no template fits). `responseHeader` reads a header of the
+   * response as sent; by default `res.getHeader`, which does not see headers a framework hands to
+   * `writeHead` (@hono/node-server sends every header that way).
    */
-  track(req: IncomingMessage, res: ServerResponse, path: string): void;
+  track(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    responseHeader?: (name: string) => unknown,
+  ): void;
   /** Records the error a response was answered with; call from the error handler, before it sends. */
   recordError(req: IncomingMessage, error: HttpError): void;
   /** The `/metrics` answer: the registry in the Prometheus text format, never cached. */
@@ -154,7 +161,13 @@ export function createMetrics(
     return matcher(path);
   };
 
-  const observe = (req: IncomingMessage, res: ServerResponse, path: string, started: bigint) => {
+  const observe = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    responseHeader: (name: string) => unknown,
+    started: bigint,
+  ) => {
     const labels = { method: req.method ?? 'GET', route: route(path), status: String(res.statusCode) };
     requests.inc(labels);
     duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
@@ -163,7 +176,7 @@ export function createMetrics(
     if (code === 'rate_limited') rateLimited.inc();
     if (req.method === 'POST' && (req.headers['idempotency-key'] || req.headers['x-idempotency-key'])) {
       const outcome =
-        res.getHeader('idempotent-replayed') === 'true'
+        responseHeader('idempotent-replayed') === 'true'
           ? 'replayed'
           : code === 'idempotency_key_in_use'
             ? 'in_flight'
@@ -178,9 +191,14 @@ export function createMetrics(
     }
   };
 
-  const track = (req: IncomingMessage, res: ServerResponse, path: string) => {
+  const track = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    responseHeader: (name: string) => unknown = (name) => res.getHeader(name),
+  ) => {
     const started = process.hrtime.bigint();
-    res.once('finish', () => observe(req, res, path, started));
+    res.once('finish', () => observe(req, res, path, responseHeader, started));
   };
   const render = async (): Promise<PlainReply> => ({
     status: 200,

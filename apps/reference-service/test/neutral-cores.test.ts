@@ -10,6 +10,7 @@ import { HttpError } from '@plumbline/errors';
 import { createNegotiator } from '@plumbline/negotiation';
 import { MemoryStore, rateLimit } from 'express-rate-limit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AppContext } from '../src/context.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/docs.js';
 import { createDocsUi, DOCS_HEADERS } from '../src/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../src/front-door.js';
@@ -24,6 +25,7 @@ import {
   rateLimitedError,
 } from '../src/limits.js';
 import { createAccessLogger, createLogger } from '../src/logging.js';
+import { createMetrics } from '../src/metrics.js';
 import { serverWideOptionsReply } from '../src/request-target.js';
 import { unversionedRoute } from '../src/unversioned.js';
 
@@ -268,5 +270,33 @@ describe('createAccessLogger', () => {
       trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
       req: { url: '/v2/projects?api_key=[REDACTED]' },
     });
+  });
+});
+
+describe('createMetrics track', () => {
+  it('reads Idempotent-Replayed through the getter it is given: writeHead headers are not in getHeader()', async () => {
+    const metrics = createMetrics({ db: {}, redis: undefined } as unknown as AppContext, ['/v2/projects']);
+    const server = createServer((req, res) => {
+      let sent: Record<string, string> = {};
+      metrics.track(req, res, '/v2/projects', (name) => sent[name]);
+      sent = { 'idempotent-replayed': 'true' };
+      res.writeHead(201, { 'Idempotent-Replayed': 'true' });
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/v2/projects`, {
+        method: 'POST',
+        headers: { 'idempotency-key': 'k1' },
+      });
+      await vi.waitFor(async () =>
+        expect((await metrics.render()).body).toContain(
+          'plumbline_idempotency_outcomes_total{outcome="replayed"} 1',
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

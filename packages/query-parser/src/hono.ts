@@ -40,7 +40,8 @@ export interface CollectionQueryOptions {
 
 /**
  * Middleware that parses the collection query into `c.get('collectionQuery')`. `GET` reads the
- * raw query string; `POST` (for `/<collection>/search`) reads the JSON body (at most 1 MiB) and
+ * raw query string; `POST` (for `/<collection>/search`) reads the JSON body (at most 1 MiB, or
+ * as an earlier middleware read it through `c.req`) and
  * answers 415 `unsupported_media_type` to any other `Content-Type`. Problems are thrown as one
  * 400 `HttpError` for the `@plumbline/errors/hono` error handler.
  * @example
@@ -65,7 +66,10 @@ export function collectionQuery(
     });
   const search: MiddlewareHandler = async (c, next) => {
     assertSearchContentType(c.req.header('content-type'));
-    c.set('collectionQuery', parse(c, parseSearchText(await readLimitedText(c.req.raw.body))));
+    // A body that middleware before this one read (a JSON parser, idempotency) is in Hono's body
+    // cache and its stream is spent: read it from there, as the Express adapter reads `req.body`.
+    const text = c.req.raw.bodyUsed ? await c.req.text() : await readLimitedText(c.req.raw.body);
+    c.set('collectionQuery', parse(c, parseSearchText(text)));
     await next();
   };
   // Not async: a GET has nothing to wait for, so it hands Hono next()'s promise (a throw still

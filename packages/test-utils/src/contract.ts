@@ -401,19 +401,25 @@ export function recordExchanges(handler: Handler): { handler: Handler; exchanges
       );
     req.on = tap as typeof req.on;
     req.addListener = tap as typeof req.addListener;
-    // Headers given to writeHead (Fastify sends them all there) never show in getHeaders().
-    const given: Record<string, unknown> = {};
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    // Headers handed to writeHead() (as @hono/node-server sends them) never show in getHeaders().
+    const written: Record<string, string | string[]> = {};
     const writeHead = res.writeHead.bind(res);
     res.writeHead = ((status: number, ...rest: unknown[]) => {
       const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
-      const entries = Array.isArray(headers)
-        ? Array.from({ length: headers.length / 2 }, (_, i) => [headers[2 * i], headers[2 * i + 1]])
+      const pairs: [unknown, unknown][] = Array.isArray(headers)
+        ? Array.isArray(headers[0])
+          ? (headers as [unknown, unknown][])
+          : headers.flatMap((name, i) => (i % 2 === 0 ? [[name, headers[i + 1]] as [unknown, unknown]] : []))
         : Object.entries(headers ?? {});
-      for (const [name, value] of entries) given[String(name).toLowerCase()] = value;
+      for (const [name, value] of pairs) {
+        if (value !== undefined)
+          written[String(name).toLowerCase()] =
+            typeof value === 'number' ? String(value) : (value as string | string[]);
+      }
       return (writeHead as (...a: unknown[]) => ServerResponse)(status, ...rest);
     }) as typeof res.writeHead;
-    const write = res.write.bind(res);
-    const end = res.end.bind(res);
     const keep = (chunk: unknown, encoding?: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
       responseChunks.push(
@@ -434,7 +440,7 @@ export function recordExchanges(handler: Handler): { handler: Handler; exchanges
         requestHeaders: { ...req.headers },
         requestBody: Buffer.concat(requestChunks).toString('utf8'),
         status: res.statusCode,
-        responseHeaders: { ...res.getHeaders(), ...given } as Exchange['responseHeaders'],
+        responseHeaders: { ...written, ...res.getHeaders() } as Exchange['responseHeaders'],
         responseBody: Buffer.concat(responseChunks).toString('utf8'),
       });
       return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
