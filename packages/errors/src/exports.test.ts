@@ -67,6 +67,10 @@ describe('public exports', () => {
       'methodNotAllowed',
       'problemDetails',
       'requestHeader',
+      'responseParts',
+      'sentHeaders',
+      'setResponseHeaders',
+      'withResponseHeaders',
     ]);
   });
 

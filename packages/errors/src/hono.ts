@@ -18,7 +18,11 @@ import {
 export type { MethodNotAllowedOptions, RequestIdOptions };
 
 import { rawXHeader, requestHeader } from './hono-headers.js';
+import { nodeResponse, responseHeader } from './hono-node.js';
+import { setResponseHeaders } from './hono-response.js';
 
+export { responseParts, sentHeaders } from './hono-node.js';
+export { setResponseHeaders, withResponseHeaders } from './hono-response.js';
 export { requestHeader };
 
 declare module 'hono' {
@@ -71,16 +75,20 @@ export function problemDetails(options: ProblemDetailsOptions = {}): {
   const xHeader = ids?.lowerHeader.startsWith('x-') ?? false;
 
   const answer = (thrown: unknown, c: Context): Response => {
-    const headers = c.res.headers;
     const rendered = render(thrown, {
       accept: c.req.header('accept'),
       acceptLanguage: c.req.header('accept-language'),
       instance: c.req.path,
       requestId: c.get('requestId'),
-      responseHeader: (name) => headers.get(name) ?? undefined,
+      // Headers set so far, on Hono's response and (on @hono/node-server) on Node's.
+      responseHeader: (name) => responseHeader(c, name),
     });
     reportError(options.onError, { error: rendered.error, original: thrown, req: c, headersSent: false });
-    for (const name of rendered.removeHeaders) c.header(name, undefined);
+    const out = nodeResponse(c);
+    for (const name of rendered.removeHeaders) {
+      c.header(name, undefined);
+      out?.removeHeader(name);
+    }
     for (const [name, value] of Object.entries(rendered.headers)) c.header(name, value);
     return c.body(rendered.body, rendered.status as 400);
   };
@@ -90,7 +98,7 @@ export function problemDetails(options: ProblemDetailsOptions = {}): {
       if (ids) {
         const id = ids.idFor(xHeader ? rawXHeader(c, ids.lowerHeader) : c.req.header(ids.lowerHeader));
         c.set('requestId', id);
-        c.header(ids.header, id);
+        setResponseHeaders(c, { [ids.header]: id });
       }
       try {
         await next();

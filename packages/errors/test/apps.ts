@@ -36,6 +36,8 @@ const THROWERS: Readonly<Record<string, () => never>> = {
   },
 };
 
+/** The request id a route sets itself, over the one the middleware set. */
+export const OWN_ID = 'set-by-the-route';
 const FAILED_HEADERS = { ETag: '"abc"', Location: '/x', 'API-Supported-Versions': '1, 2', Vary: 'Origin' };
 const TOKEN_ERROR = () =>
   new HttpError('invalid_token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
@@ -50,6 +52,10 @@ export const errorApps: FrameworkApps = {
     for (const [path, thrower] of Object.entries(THROWERS)) app.get(path, thrower);
     app.get('/id', (req: Request, res: Response) => {
       res.json({ id: expressAdapter.getRequestId(req) });
+    });
+    app.get('/own-id', (_req: Request, res: Response) => {
+      res.setHeader('X-Request-Id', OWN_ID);
+      res.json({ ok: true });
     });
     app.get('/with-headers', (_req: Request, res: Response) => {
       for (const [name, value] of Object.entries(FAILED_HEADERS)) res.setHeader(name, value);
@@ -74,6 +80,10 @@ export const errorApps: FrameworkApps = {
     });
     for (const [path, thrower] of Object.entries(THROWERS)) app.get(path, async () => thrower());
     app.get('/id', async (request) => ({ id: request.requestId }));
+    app.get('/own-id', async (_request, reply) => {
+      reply.header('X-Request-Id', OWN_ID);
+      return { ok: true };
+    });
     app.get('/with-headers', async (_request, reply) => {
       reply.headers(FAILED_HEADERS);
       throw TOKEN_ERROR();
@@ -93,6 +103,10 @@ export const errorApps: FrameworkApps = {
     });
     for (const [path, thrower] of Object.entries(THROWERS)) app.get(path, thrower);
     app.get('/id', (c) => c.json({ id: c.get('requestId') }));
+    app.get('/own-id', (c) => {
+      c.header('X-Request-Id', OWN_ID);
+      return c.json({ ok: true });
+    });
     app.get('/with-headers', (c) => {
       for (const [name, value] of Object.entries(FAILED_HEADERS)) c.header(name, value);
       throw TOKEN_ERROR();

@@ -12,7 +12,7 @@ import {
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { expect } from 'vitest';
 import { ERROR_CODES, HttpError, renderProblem } from '../src/index.js';
-import { errorApps } from './apps.js';
+import { errorApps, OWN_ID } from './apps.js';
 
 interface Case {
   readonly name: string;
@@ -255,11 +255,19 @@ describeAdapters(
       status: 200,
       body: 'uuid',
     },
+    {
+      name: 'an id the route sets itself wins over the middleware’s',
+      request: get('/own-id', {}, 'abc-123'),
+      status: 200,
+      body: { ok: true },
+      id: OWN_ID,
+    },
   ],
   frameworkRunners(errorApps, (c: { request: HttpRequestSpec }) => c.request),
   (outcome, c) => {
     expect(outcome.status).toBe(c.status);
     if ('allow' in c) expect(outcome.headers['allow']).toBe(c.allow);
+    if ('id' in c) expect(outcome.headers['x-request-id']).toBe(c.id);
     if (c.body === 'uuid') {
       const id = (outcome.body as { id: string }).id;
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -11,7 +11,7 @@ import { getRequestListener } from '@hono/node-server';
 import { HttpError } from '@plumbline/errors';
 import * as errorsExpress from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
-import { problemDetails } from '@plumbline/errors/hono';
+import { problemDetails, setResponseHeaders } from '@plumbline/errors/hono';
 import {
   EXPRESS_VERSIONS,
   FRAMEWORKS,
@@ -80,6 +80,13 @@ function harness(): Harness {
 
 const onError = () => {};
 const silent = { onError };
+
+/**
+ * Headers earlier middleware sets before the handler (as versioning and negotiation do), from the
+ * request's `X-Test-Version`: they are replayed as the original response carried them.
+ */
+const earlyHeaders = (version: unknown): Record<string, string> | undefined =>
+  typeof version === 'string' ? { 'API-Version': version, 'Content-Language': `v${version}` } : undefined;
 const webStream = (chunks: readonly (string | Uint8Array)[], fail = false) =>
   new ReadableStream<Uint8Array>({
     start(controller) {
@@ -107,6 +114,10 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
   if (framework === 'fastify') {
     const app = Fastify();
     await app.register(plumblineErrors, silent);
+    app.addHook('onRequest', async (r, reply) => {
+      const early = earlyHeaders(r.headers['x-test-version']);
+      if (early) reply.headers(early);
+    });
     const principal = (r: import('fastify').FastifyRequest) => r.headers['x-client'] as string | undefined;
     await app.register(async (scope) => {
       await scope.register(fastifyIdempotency, { ...options, principal });
@@ -186,6 +197,11 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
     app.use(problems.middleware);
     app.onError(problems.onError);
     app.notFound(problems.notFound);
+    app.use(async (c, next) => {
+      const early = earlyHeaders(c.req.header('x-test-version'));
+      if (early) setResponseHeaders(c, early);
+      await next();
+    });
     const idem = honoIdempotency({ ...options, principal: (c) => c.req.header('x-client') });
     const create = (name: string) => async (c: import('hono').Context) => {
       const n = h.count(name);
@@ -247,6 +263,11 @@ async function serve(framework: Framework, store: IdempotencyStore, h: Harness):
   const express = EXPRESS_VERSIONS.find(([name]) => name === framework)![1];
   const app = express();
   app.use(errorsExpress.requestId());
+  app.use((req, res, next) => {
+    const early = earlyHeaders(req.headers['x-test-version']);
+    if (early) res.set(early);
+    next();
+  });
   app.use(express.json());
   const idem = ex.idempotency({ ...options, principal: (req) => req.get('x-client') });
   const create =
@@ -773,6 +794,22 @@ const scenarios: Scenario[] = [
       ];
     },
     expected: [[201, true, undefined], [201, true], true],
+  },
+  {
+    name: 'headers earlier middleware set before the handler are stored and replayed as the original had them',
+    run: async (t) => {
+      const key = t.key();
+      const first = await t.post('/orders', key).set('X-Test-Version', '1').send({ a: 1 });
+      const retry = await t.post('/orders', key).set('X-Test-Version', '2').send({ a: 1 });
+      const pick = (r: Reply) => [
+        r.status,
+        r.headers['api-version'],
+        r.headers['content-language'],
+        r.headers['idempotent-replayed'],
+      ];
+      return [pick(first), pick(retry), retry.text === first.text];
+    },
+    expected: [[201, '1', 'v1', undefined], [201, '1', 'v1', 'true'], true],
   },
   {
     name: 'a replayed 400 problem: body request_id and X-Request-Id agree (the original request); the retry id is in Replayed-By-Request-Id',

@@ -11,6 +11,7 @@
  * as anything reads the body, so its presence also means nothing has consumed or replaced it.
  * Anything else (a stream, a `Blob`, another runtime's `Response`) is recorded as it streams.
  */
+import { responseParts } from '@plumbline/errors/hono';
 
 /** The status, body and headers the server will send for this response, when it keeps them (see above). */
 export interface KnownResponse {
@@ -21,22 +22,6 @@ export interface KnownResponse {
   readonly headers: Record<string, string>;
 }
 
-// The server's symbol, found on the first lightweight response and then read directly.
-let cacheSymbol: symbol | undefined;
-
-function parts(res: Response): unknown {
-  if (cacheSymbol !== undefined) {
-    const cached = (res as unknown as Record<symbol, unknown>)[cacheSymbol];
-    if (cached !== undefined) return cached;
-  }
-  for (const symbol of Object.getOwnPropertySymbols(res)) {
-    if (symbol.description !== 'cache') continue;
-    cacheSymbol = symbol;
-    return (res as unknown as Record<symbol, unknown>)[symbol];
-  }
-  return undefined;
-}
-
 /**
  * The status, body and headers of `res` without reading it, or undefined when they are not known
  * (then the body must be read from its stream). Only a shape the server writes as it is counts: a
@@ -45,7 +30,7 @@ function parts(res: Response): unknown {
  * turn a plain header object into a `Headers` (the server then sends the names in lower case).
  */
 export function knownResponse(res: Response): KnownResponse | undefined {
-  const tuple = parts(res);
+  const tuple = responseParts(res);
   if (!Array.isArray(tuple) || tuple.length !== 3) return undefined;
   const [status, body, init] = tuple as [unknown, unknown, unknown];
   if (typeof status !== 'number' || status !== res.status) return undefined;

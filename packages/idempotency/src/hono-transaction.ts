@@ -3,6 +3,7 @@
  * transaction, takes the key in it, runs the handler in it (`getTransaction(c)`), and lets the
  * `Response` out only after the record is written and the transaction committed.
  */
+import { sentHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { IdempotencyRequestOptions } from './adapter.js';
@@ -18,6 +19,7 @@ import {
   webRequestBody,
 } from './adapter.js';
 import { createTransactionalIdempotency, type TransactionalIdempotencyOptions } from './core.js';
+import { headerRecord } from './hono-response.js';
 
 /**
  * Options for {@link idempotencyTransaction}: the core options, how to open a transaction and run
@@ -69,9 +71,12 @@ export function honoReplay(c: Context, replay: Replay): Response {
   return c.res;
 }
 
-/** The request id `@plumbline/errors/hono` set on the response, for the replay's headers. */
+/**
+ * The request id `@plumbline/errors/hono` set on the response (on Hono's or, on @hono/node-server,
+ * on Node's), for the replay's headers.
+ */
 export const honoRequestId = (c: Context, header: string | false | undefined): string | undefined =>
-  currentRequestId(header, (name) => c.res.headers.get(name) ?? undefined);
+  currentRequestId(header, (name) => sentHeaders(c, headerRecord(c.res.headers))[name.toLowerCase()]);
 
 const TRANSACTION = Symbol('@plumbline/idempotency.transaction');
 type Slots = Record<symbol, unknown>;
@@ -117,10 +122,8 @@ export function idempotencyTransaction<Tx>(options: IdempotencyTransactionOption
         (c as unknown as Slots)[TRANSACTION] = tx;
         await next();
         const res = c.res;
-        const headers: Record<string, string> = {};
-        res.headers.forEach((value, name) => {
-          headers[name] = value;
-        });
+        // With the headers middleware wrote to Node's response on @hono/node-server.
+        const headers = sentHeaders(c, headerRecord(res.headers));
         return { status: res.status, headers, body: new Uint8Array(await res.arrayBuffer()) };
       });
     } catch (error) {

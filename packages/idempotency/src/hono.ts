@@ -3,6 +3,7 @@
  * the handler, then records the `Response` the handler produced as its body streams to the client.
  * @packageDocumentation
  */
+import { sentHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { IdempotencyRequestOptions } from './adapter.js';
 import { isSafeMethod, middlewareSettings, replayOf, requestReader } from './adapter.js';
@@ -62,14 +63,15 @@ export function idempotency(options: IdempotencyMiddlewareOptions): MiddlewareHa
       // The server writes exactly these bytes, and the handler produced them in full: stored now,
       // as Express stores a response at `end()`. The response itself is left as it is.
       recording.status = known.status;
-      recording.headers = known.headers;
+      // With the headers middleware wrote to Node's response on @hono/node-server (request id, ...).
+      recording.headers = sentHeaders(c, known.headers);
       const { body } = known;
       if (body !== null) recording.record(typeof body === 'string' ? utf8.encode(body) : body);
       recording.settle('complete');
       return;
     }
     recording.status = res.status;
-    recording.headers = headerRecord(res.headers);
+    recording.headers = sentHeaders(c, headerRecord(res.headers));
     if (res.body === null) recording.settle('complete');
     else {
       const tapped = new Response(recording.tapWeb(res.body), res);

@@ -3,8 +3,7 @@
  * middleware, `represent(c, data)` and `requireContentType()`. The core decides everything;
  * nothing here needs Node. @packageDocumentation
  */
-import { mergeVary } from '@plumbline/errors';
-import { requestHeader } from '@plumbline/errors/hono';
+import { requestHeader, setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { createNegotiator, type Negotiation, type NegotiatorOptions, negotiatorOf } from './negotiator.js';
 import { ROUTE_ETAG } from './negotiators.js';
@@ -18,20 +17,7 @@ declare module 'hono' {
   }
 }
 
-// Reading c.res before the handler makes Hono build and copy extra Responses (it more than doubled the
-// cost of a request), so Vary is appended blind and its members de-duplicated on the final response.
-function tidyVary(c: Context): void {
-  const vary = c.res.headers.get('vary');
-  // Only negotiate() appended to Vary (the usual case): nothing to tidy, and no string work.
-  if (vary === null || vary === NEGOTIATION_VARY) return;
-  const tidy = mergeVary(undefined, vary);
-  if (tidy === vary) return;
-  try {
-    c.res.headers.set('Vary', tidy);
-  } catch {
-    // Immutable headers (a Response from fetch()): the appended value stays, duplicates and all.
-  }
-}
+const VARY_ONLY = Object.freeze({ Vary: NEGOTIATION_VARY });
 
 /**
  * Options for {@link negotiate}: the core options of `createNegotiator`.
@@ -55,17 +41,19 @@ export type NegotiateOptions = NegotiatorOptions;
  */
 export function negotiate(options: NegotiateOptions = {}): MiddlewareHandler {
   const negotiator = createNegotiator(options);
-  return async (c, next) => {
+  return (c, next) => {
     const result = negotiator.negotiate({
       accept: requestHeader(c, 'accept'),
       acceptLanguage: requestHeader(c, 'accept-language'),
     });
-    c.header('Vary', NEGOTIATION_VARY, { append: true });
-    if (!result.ok) throw result.error;
+    // Where headers go (Node's response on @hono/node-server, so c.json() keeps the server's fast
+    // path) is decided by @plumbline/errors/hono, which also merges Vary with other middleware's.
+    if (!result.ok) {
+      setResponseHeaders(c, VARY_ONLY);
+      throw result.error;
+    }
     c.set('negotiation', result);
-    c.header('Content-Language', result.language);
-    await next();
-    tidyVary(c);
+    return withResponseHeaders(c, { Vary: NEGOTIATION_VARY, 'Content-Language': result.language }, next);
   };
 }
 

@@ -1,5 +1,5 @@
 // The same negotiation app on Express 5, Express 4, Fastify 5 and Hono, for the four-framework tables.
-import { mergeVary } from '@plumbline/errors';
+import { HttpError, mergeVary } from '@plumbline/errors';
 import { errorHandler } from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
 import { problemDetails } from '@plumbline/errors/hono';
@@ -72,6 +72,19 @@ export const negotiationApps: FrameworkApps = {
     app.get('/empty', main, (_req: Request, res: Response) => {
       ex.represent(res, undefined, 204);
     });
+    // The handler's own headers after negotiate(): its Content-Language wins, its Vary is added to.
+    app.get('/own-language', main, (_req: Request, res: Response) => {
+      res.setHeader('Content-Language', 'fr');
+      res.json({ ok: true });
+    });
+    app.get('/vary-added', main, (_req: Request, res: Response) => {
+      res.vary('Origin');
+      res.json({ ok: true });
+    });
+    app.get('/vary-added-then-fail', main, (_req: Request, res: Response) => {
+      res.vary('Origin');
+      throw new HttpError('conflict');
+    });
     app.use(errorHandler(silent));
     return app;
   },
@@ -109,6 +122,18 @@ export const negotiationApps: FrameworkApps = {
         return reply.represent({ ok: true });
       });
       scope.get('/empty', async (_request, reply) => reply.represent(undefined, 204));
+      scope.get('/own-language', async (_request, reply) => {
+        reply.header('Content-Language', 'fr');
+        return { ok: true };
+      });
+      scope.get('/vary-added', async (_request, reply) => {
+        reply.header('Vary', mergeVary(reply.getHeader('vary') as string, 'Origin'));
+        return { ok: true };
+      });
+      scope.get('/vary-added-then-fail', async (_request, reply) => {
+        reply.header('Vary', mergeVary(reply.getHeader('vary') as string, 'Origin'));
+        throw new HttpError('conflict');
+      });
     });
     return app;
   },
@@ -145,6 +170,18 @@ export const negotiationApps: FrameworkApps = {
       return ho.represent(c, { ok: true });
     });
     app.get('/empty', main, (c) => ho.represent(c, undefined, 204));
+    app.get('/own-language', main, (c) => {
+      c.header('Content-Language', 'fr');
+      return c.json({ ok: true });
+    });
+    app.get('/vary-added', main, (c) => {
+      c.header('Vary', 'Origin', { append: true });
+      return c.json({ ok: true });
+    });
+    app.get('/vary-added-then-fail', main, (c) => {
+      c.header('Vary', 'Origin', { append: true });
+      throw new HttpError('conflict');
+    });
     return app;
   },
 };

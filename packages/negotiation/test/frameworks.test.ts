@@ -32,6 +32,22 @@ describe.each(FRAMEWORKS)('negotiation on %s', (name) => {
   });
 
   it.each([
+    ['/own-language', 200, 'fr', 'Accept, Accept-Language'],
+    ['/vary-added', 200, 'en', 'Accept, Accept-Language, Origin'],
+    ['/vary-added-then-fail', 409, 'en', 'Accept, Accept-Language, Origin'],
+  ] as const)(
+    'the handler after negotiate(), %s: its Content-Language wins, its Vary adds to ours',
+    async (path, status, language, vary) => {
+      const outcome = await send({ path });
+      expect([outcome.status, outcome.headers['content-language'], outcome.headers['vary']]).toEqual([
+        status,
+        language,
+        vary,
+      ]);
+    },
+  );
+
+  it.each([
     [undefined, 'en'],
     ['de-CH, en;q=0.5', 'de'],
     ['fr', 'en'],

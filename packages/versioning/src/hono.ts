@@ -4,8 +4,7 @@
  * (errors included) and types `c.var.apiVersion`. The core decides everything; nothing here needs
  * Node. @packageDocumentation
  */
-import { mergeVary } from '@plumbline/errors';
-import { requestHeader } from '@plumbline/errors/hono';
+import { requestHeader, setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { VersionPolicy } from './policy.js';
 import { createRequestVersioning, type VersioningOptions } from './request.js';
@@ -21,19 +20,6 @@ declare module 'hono' {
 }
 
 const NO_HEADERS = Object.freeze({});
-const APPEND = Object.freeze({ append: true });
-
-function tidyVary(c: Context): void {
-  const vary = c.res.headers.get('vary');
-  if (vary === null) return;
-  const tidy = mergeVary(undefined, vary);
-  if (tidy === vary) return;
-  try {
-    c.res.headers.set('Vary', tidy);
-  } catch {
-    // Immutable headers (a Response from fetch()): the appended value stays as it is.
-  }
-}
 
 /**
  * Resolves the API version once per request under the policy's strategy (the core's
@@ -66,19 +52,15 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
       // On @hono/node-server read from Node's header table, not a Web Headers built for the request.
       headers: header === undefined ? NO_HEADERS : { [header]: requestHeader(c, header) },
     });
-    // Vary and Link are lists other middleware share: appended (no read of c.res, which would make
-    // Hono build extra Responses), Vary de-duplicated on the final response.
-    const record = outcome.headers;
-    for (const name in record) {
-      if (name === 'Vary' || name === 'Link') c.header(name, record[name]!, APPEND);
-      else c.header(name, record[name]!);
+    // Where these go (Node's response on @hono/node-server, so c.json() keeps the server's fast
+    // path) is decided by @plumbline/errors/hono; Vary and Link are merged with other middleware's.
+    if (outcome.kind === 'error') {
+      setResponseHeaders(c, outcome.headers);
+      throw outcome.error;
     }
-    if (outcome.kind === 'error') throw outcome.error;
     if (outcome.kind === 'resolved') c.set('apiVersion', outcome.resolved);
-    // No async frame of its own unless Vary needs tidying after the handler (a throw above still
-    // reaches Hono's onError: compose calls this inside its try).
-    if (record['Vary'] === undefined) return next();
-    return next().then(() => tidyVary(c));
+    // A throw above still reaches Hono's onError: compose calls this inside its try.
+    return withResponseHeaders(c, outcome.headers, next);
   };
 }
 

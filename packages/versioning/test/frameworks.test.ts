@@ -53,6 +53,10 @@ function answer(path: string, version: string | undefined): { version: string | 
   return { version: version ?? null };
 }
 
+// A `/paged` route adds a next-page Link of its own, after versioning's.
+const NEXT = '<?page=2>; rel="next"';
+const paged = (path: string) => path.endsWith('/paged');
+
 // Earlier middleware that sets Vary and Link, as CORS or pagination would.
 function preset(header: (name: string) => string | undefined, set: (name: string, value: string) => void) {
   for (const name of ['Vary', 'Link']) {
@@ -75,6 +79,7 @@ function apps(versionPolicy: VersionPolicy): FrameworkApps {
       });
       app.use(ex.versioning(versionPolicy));
       app.use((req: Request, res: Response) => {
+        if (paged(req.path)) res.append('Link', NEXT);
         res.json(answer(req.path, ex.getApiVersion(req)));
       });
       app.use(errorHandler(silent));
@@ -90,7 +95,11 @@ function apps(versionPolicy: VersionPolicy): FrameworkApps {
         );
       });
       await app.register(fa.versioning, { policy: versionPolicy });
-      app.get('/*', async (request) => answer(request.url, fa.getApiVersion(request)));
+      app.get('/*', async (request, reply) => {
+        const link = reply.getHeader('link');
+        if (paged(request.url)) reply.header('Link', link === undefined ? NEXT : `${link}, ${NEXT}`);
+        return answer(request.url, fa.getApiVersion(request));
+      });
       return app;
     },
     hono: () => {
@@ -107,7 +116,10 @@ function apps(versionPolicy: VersionPolicy): FrameworkApps {
         await next();
       });
       app.use(ho.versioning(versionPolicy));
-      app.get('*', (c) => c.json(answer(c.req.path, ho.getApiVersion(c))));
+      app.get('*', (c) => {
+        if (paged(c.req.path)) c.header('Link', NEXT, { append: true });
+        return c.json(answer(c.req.path, ho.getApiVersion(c)));
+      });
       return app;
     },
   };
@@ -143,6 +155,14 @@ const cases: Case[] = [
       link: `${DOCS}, ${SUNSET_DOCS}, </v2/projects/7>; rel="successor-version"`,
       vary: undefined,
     },
+  },
+  {
+    name: "a deprecated version's Link is kept when the handler adds its own",
+    app: 'pathDuring',
+    request: { path: '/v1/paged' },
+    status: 200,
+    version: '1',
+    headers: { ...V1_DURING, link: `${DOCS}, ${SUNSET_DOCS}, </v2/paged>; rel="successor-version", ${NEXT}` },
   },
   {
     name: 'a 500 in a deprecated version keeps every deprecation header',
