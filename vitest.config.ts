@@ -9,7 +9,7 @@ const root = dirname(fileURLToPath(import.meta.url));
 // The reference service's suites (in-process and system) run once per framework it can be wired on
 // (FRAMEWORK=...): the same requests must get the same answers. The unsuffixed projects are Express,
 // the default; `reference-service:fastify`, `system-tests:hono` and so on are the others.
-const OTHER_FRAMEWORKS: readonly string[] = ['hono'];
+const OTHER_FRAMEWORKS: readonly string[] = ['fastify', 'hono'];
 const FRAMEWORKS = ['express', ...OTHER_FRAMEWORKS];
 
 // The three-minute soak runs on one framework per run, rotating by day (UTC), to keep CI in its time;

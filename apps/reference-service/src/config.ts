@@ -4,7 +4,7 @@
  */
 
 /** The HTTP frameworks the service can run on (`FRAMEWORK`); each has one wiring file (listener.ts). */
-const FRAMEWORKS = ['express', 'hono'] as const;
+const FRAMEWORKS = ['express', 'fastify', 'hono'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
 export interface ServiceConfig {

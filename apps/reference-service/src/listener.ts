@@ -10,11 +10,13 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Framework } from './config.js';
 import type { AppContext } from './context.js';
+import { createFastifyListener } from './fastify-app.js';
 import { createHonoListener } from './hono-app.js';
 
 /** The framework's name as the start banner prints it. */
 export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = {
   express: 'Express 5',
+  fastify: 'Fastify 5',
   hono: 'Hono 4 (@hono/node-server)',
 };
 
@@ -30,6 +32,8 @@ export async function createListener(ctx: AppContext, logger: Logger): Promise<R
   switch (ctx.config.framework) {
     case 'express':
       return createApp(ctx, logger);
+    case 'fastify':
+      return createFastifyListener(ctx, logger);
     case 'hono':
       return createHonoListener(ctx, logger);
   }

@@ -5,7 +5,15 @@
  */
 import { HttpError } from '@plumbline/errors';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { isPending, MAX_FORM_BYTES, queryOf, realmOf, scopeCheck, setRealm } from './adapter.js';
+import {
+  authorizationLines,
+  isPending,
+  MAX_FORM_BYTES,
+  queryOf,
+  realmOf,
+  scopeCheck,
+  setRealm,
+} from './adapter.js';
 import { type AuthenticateOptions, createAuthenticatorCore } from './authenticate.js';
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import { nodeConnection } from './node.js';
@@ -105,7 +113,8 @@ function formEndpoint(endpoint: TokenEndpoint, path: string): FastifyPluginAsync
     );
     instance.post(path, async (request, reply) => {
       const response = await endpoint({
-        authorization: request.headers.authorization,
+        // Every Authorization line (Node keeps only the first in headers): two are refused.
+        authorization: authorizationLines(request.raw.rawHeaders),
         contentType: request.headers['content-type'],
         body: request.body as string | undefined,
       });

@@ -12,12 +12,13 @@ import {
   type FrameworkApps,
   frameworkRunners,
   type HttpRequestSpec,
+  send,
 } from '@plumbline/test-utils';
 import type { Request, Response } from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { SignJWT } from 'jose';
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as ex from './express.js';
 import * as fa from './fastify.js';
 import * as ho from './hono.js';
@@ -355,3 +356,21 @@ describeAdapters(
       expect(outcome.headers['content-type']).toBe('application/json; charset=utf-8');
   },
 );
+
+// Node keeps only the first Authorization line in request.headers; the endpoint must see both.
+describe('Fastify token endpoint', () => {
+  it('refuses two Authorization lines, good then bad, with 400 invalid_request', async () => {
+    const app = await apps.fastify!();
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const port = (app.server.address() as { port: number }).port;
+      const outcome = await send(port, {
+        ...form('/oauth/token', 'grant_type=client_credentials'),
+        headers: { Authorization: [basic, `Basic ${btoa('cli:nope')}`], 'Content-Type': FORM },
+      });
+      expect([outcome.status, (outcome.body as { error?: string }).error]).toEqual([400, 'invalid_request']);
+    } finally {
+      await app.close();
+    }
+  });
+});

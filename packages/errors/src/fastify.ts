@@ -74,8 +74,13 @@ const plugin: FastifyPluginCallback<PlumblineErrorsOptions> = (fastify, options,
     });
     const headersSent = reply.raw.headersSent;
     reportError(onError, { error: rendered.error, original: thrown, req: request, headersSent });
-    // The response has started: a second one cannot follow, so the connection is closed.
-    if (headersSent) return reply.raw.destroy();
+    // The response has started (a second one cannot follow), or the client's connection is gone
+    // (it closed mid-body: nobody reads an answer): the connection is closed, nothing is sent.
+    // Returning nothing: a returned value is what Fastify would then send.
+    if (headersSent || request.raw.socket?.destroyed) {
+      reply.raw.destroy();
+      return undefined;
+    }
     for (const name of rendered.removeHeaders) reply.removeHeader(name);
     return reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
   };

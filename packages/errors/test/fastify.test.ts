@@ -1,4 +1,5 @@
 // What only Fastify forces: its content-type parser, schema validation and 404 become our problems.
+import { connect } from 'node:net';
 import { send } from '@plumbline/test-utils';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -97,5 +98,34 @@ describe('plumblineErrors on Fastify', () => {
     if (outcome.ok) expect((outcome as { text: string }).text).not.toMatch(/problem|internal_error/);
     else expect((outcome as { message: string }).message).toMatch(/aborted|socket hang up|ECONNRESET/i);
     expect(events).toEqual([true]);
+  });
+
+  it('sends nothing to a client whose connection closed mid-body, and still reports the error', async () => {
+    let report: (code: string | undefined) => void = () => {};
+    const reported = new Promise<string | undefined>((resolve) => {
+      report = resolve;
+    });
+    let sent = 0;
+    const fastify = Fastify();
+    await fastify.register(plumblineErrors, {
+      onError: (event) => report((event.original as { code?: string }).code),
+    });
+    fastify.addHook('onSend', async (_request, _reply, payload) => {
+      sent += 1;
+      return payload;
+    });
+    fastify.post('/upload', async (request) => request.body);
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = fastify.server.address() as { port: number };
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a"',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    const code = await reported;
+    await fastify.close();
+    expect([code, sent]).toEqual(['ECONNRESET', 0]);
   });
 });
