@@ -3,28 +3,12 @@
  * handler (resources/*.ts) → send. The handlers read no request and write no response: this file
  * reads their input from the request and sends their {@link Outcome}, and does nothing else.
  *
- * A Fastify or Hono wiring maps the same handlers with the same steps in the same order per route
- * (the order decides which error wins, e.g. 403 before 404 before 415 before 400). It provides:
- * - Plumbline adapters, `/fastify` or `/hono` instead of `/express`: auth (requireScopes,
- *   getPrincipal); negotiation (negotiate or the `negotiation` plugin, represent or
- *   `reply.represent`, requireContentType, conditional, entityTagOf, getPreconditions);
- *   query-parser (collectionQuery, getCollectionQuery, setPageHeaders); idempotency (idempotency,
- *   idempotencyTransaction with {@link transactionStatements}, getTransaction); errors (Hono:
- *   methodNotAllowed; Fastify: the `plumblineErrors` plugin's `methodNotAllowed` option);
- *   versioning: `versionedRouter` is Express-only, so there `versioning` + getApiVersion give the
- *   handlers' `version`, and under the query strategy the collection query must not see
- *   `version=`: give it the request target through `api.withoutVersion(url)` (api-versioning.ts).
- * - A JSON body parser in place of `express.json` (limit BODY_LIMIT_BYTES, the two media types of
- *   PATCH) whose bad JSON and oversize bodies become the same 400 and 413 problems: Fastify's
- *   own parser with `bodyLimit` plus a parser for application/merge-patch+json; Hono's
- *   `hono/body-limit` with `c.req.json()`.
- * - The service's own steps, through their neutral cores (plain values in and out; the Express
- *   binding beside each shows how to call it): limits.ts (query length, `createServiceLimiters`
- *   with `addressKey`/`principalKey`, `PROBES`, `NO_STORE_HEADERS`; the rate limiter is one
- *   implementation for every framework, over the same stores); logging.ts `createAccessLogger` and
- *   metrics.ts `track`/`recordError`/`render` on Node's req/res; request-target.ts
- *   `serverWideOptionsReply`; unversioned.ts `unversionedRoute`; docs.ts, docs-ui.ts,
- *   front-door.ts and html-pages.ts as `PlainReply` values or negotiation options plus a body.
+ * fastify-routes.ts and hono-routes.ts map the same handlers with the same steps in the same order
+ * per route (the order decides which error wins, e.g. 403 before 404 before 415 before 400); read
+ * the three side by side. What each framework lacks and its wiring adds is said at the top of
+ * fastify-http.ts (express.json's strict parser, `.all(methodNotAllowed)`) and hono-routes.ts (the
+ * JSON body parser with express.json's 400/413/415 answers). The service's own steps (limits,
+ * access log, metrics, the neutral routes) are neutral cores that all three call.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
