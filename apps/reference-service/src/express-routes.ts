@@ -32,6 +32,7 @@ import { commentHandlers } from './resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
+  type EditableMemberHandlers,
   type ListInput,
   memberFields,
   type ReadInput,
@@ -212,12 +213,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const editableMember = <T>(
     path: string,
     resource: 'projects' | 'tasks',
-    handlers: {
-      read(input: ReadInput): Promise<Outcome>;
-      replace(input: WriteInput<T>): Promise<Outcome>;
-      patch(input: WriteInput<T>): Promise<Outcome>;
-      remove(input: WriteInput<T>): Promise<Outcome>;
-    },
+    handlers: EditableMemberHandlers<T>,
     checkedRow: RequestHandler,
   ) => {
     const collection = collections[resource];

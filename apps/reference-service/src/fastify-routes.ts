@@ -44,6 +44,7 @@ import { commentHandlers } from './resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
+  type EditableMemberHandlers,
   type ListInput,
   memberFields,
   type ReadInput,
@@ -218,12 +219,7 @@ export function versionRoutes(
     const editableMember = <T>(
       url: string,
       resource: 'projects' | 'tasks',
-      handlers: {
-        read(input: ReadInput): Promise<Outcome>;
-        replace(input: WriteInput<T>): Promise<Outcome>;
-        patch(input: WriteInput<T>): Promise<Outcome>;
-        remove(input: WriteInput<T>): Promise<Outcome>;
-      },
+      handlers: EditableMemberHandlers<T>,
       checkedRow: preHandlerHookHandler,
     ) => {
       const collection = collections[resource];

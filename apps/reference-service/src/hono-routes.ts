@@ -38,6 +38,7 @@ import { commentHandlers } from './resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
+  type EditableMemberHandlers,
   type ListInput,
   memberFields,
   type ReadInput,
@@ -255,12 +256,7 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const editableMember = <T>(
     path: string,
     resource: 'projects' | 'tasks',
-    handlers: {
-      read(input: ReadInput): Promise<Outcome>;
-      replace(input: WriteInput<T>): Promise<Outcome>;
-      patch(input: WriteInput<T>): Promise<Outcome>;
-      remove(input: WriteInput<T>): Promise<Outcome>;
-    },
+    handlers: EditableMemberHandlers<T>,
     checkedRow: MiddlewareHandler<ApiEnv>,
   ) => {
     const collection = collections[resource];

@@ -73,6 +73,14 @@ export interface WriteInput<T> extends RouteInput {
   readonly body?: unknown;
 }
 
+/** The handlers of a member that can be read, replaced, patched and deleted (projects, tasks). */
+export interface EditableMemberHandlers<T> {
+  read(input: ReadInput): Promise<Outcome>;
+  replace(input: WriteInput<T>): Promise<Outcome>;
+  patch(input: WriteInput<T>): Promise<Outcome>;
+  remove(input: WriteInput<T>): Promise<Outcome>;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const READ_ONLY = ['id', 'created_at', 'updated_at', 'project_id', 'task_id', 'author'] as const;
 
