@@ -19,7 +19,7 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/hono';
-import { getRequestId, methodNotAllowed, problemDetails } from '@plumbline/errors/hono';
+import { getRequestId, methodNotAllowed, problemDetails, setResponseHeaders } from '@plumbline/errors/hono';
 import { negotiate, represent } from '@plumbline/negotiation/hono';
 import { rawQueryOf } from '@plumbline/query-parser';
 import { versioning } from '@plumbline/versioning/hono';
@@ -67,11 +67,14 @@ const reply = (c: Context, answer: PlainReply) => {
 const json = (c: Context, data: unknown) =>
   c.body(JSON.stringify(data), 200, { 'Content-Type': 'application/json; charset=utf-8' });
 
-/** Sets headers, then goes on. */
+/**
+ * Sets headers, then goes on. On @hono/node-server they go to Node's response, which keeps the
+ * server's fast path for the handler's answer (@plumbline/errors/hono).
+ */
 const headers =
   (set: Readonly<Record<string, string>>): MiddlewareHandler =>
   async (c, next) => {
-    for (const [name, value] of Object.entries(set)) c.header(name, value);
+    setResponseHeaders(c, set);
     await next();
   };
 
@@ -191,7 +194,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     async (c, next) => {
       const decision = skip(c) ? undefined : await limiter.consume(keyOf(c));
       if (decision === undefined) return next();
-      for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
+      setResponseHeaders(c, decision.headers);
       const { outgoing } = c.env;
       outgoing.once('finish', () => void decision.settle(outgoing.statusCode));
       if (decision.exceeded) throw decision.error;

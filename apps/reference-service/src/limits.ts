@@ -73,8 +73,8 @@ export interface RateDecision {
   readonly exceeded: boolean;
   /** Headers to set on the response now, whatever it becomes (draft-8, when the limiter sends them). */
   readonly headers: Readonly<Record<string, string>>;
-  /** The 429 `rate_limited` problem (with `Retry-After`) to throw when `exceeded`. */
-  readonly error: HttpError;
+  /** The 429 `rate_limited` problem (with `Retry-After`) to throw; present only when `exceeded`. */
+  readonly error: HttpError | undefined;
   /**
    * Call once the response is finished, with its status. The failure limiter takes the hit back
    * for a status below 400; otherwise this does nothing.
@@ -124,10 +124,18 @@ function quotaName(limit: number, windowMs: number): string {
   return `${limit}-in-${duration}`;
 }
 
+const partitionKeys = new Map<string, string>();
 /** The draft-8 partition key: base64 of the first 12 hex digits of the key's sha256. */
 function partitionKey(key: string): string {
-  const hex = createHash('sha256').update(key).digest('hex').slice(0, 12);
-  return Buffer.from(hex).toString('base64');
+  let value = partitionKeys.get(key);
+  if (value === undefined) {
+    const hex = createHash('sha256').update(key).digest('hex').slice(0, 12);
+    value = Buffer.from(hex).toString('base64');
+    // Keys are clients and addresses: a few repeat all the time. Bounded, so many never pile up.
+    if (partitionKeys.size >= 1024) partitionKeys.clear();
+    partitionKeys.set(key, value);
+  }
+  return value;
 }
 
 /**
@@ -188,7 +196,8 @@ export function createLimiter(options: LimiterOptions): Limiter {
       return {
         exceeded,
         headers,
-        error: rateLimitedError(resetTime, now()),
+        // Made only when thrown: an Error records a stack trace, a cost every passing request paid.
+        error: exceeded ? rateLimitedError(resetTime, now()) : undefined,
         async settle(status) {
           if (!options.skipSuccessful || settled || status >= 400) return;
           settled = true;
