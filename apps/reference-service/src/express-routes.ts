@@ -33,11 +33,11 @@ import {
   assertNoQuery,
   type CreateInput,
   type EditableMemberHandlers,
+  idempotencyStores,
   type ListInput,
   memberFields,
   type ReadInput,
   type RouteInput,
-  transactionStatements,
   type WriteInput,
 } from './resources/common.js';
 import { projectHandlers } from './resources/projects.js';
@@ -116,23 +116,14 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     express.json({ limit, type: ['application/merge-patch+json', 'application/json'] }),
   ];
   const principal = (req: Request) => getPrincipal(req)?.clientId;
-  const leaseMs = ctx.config.idempotencyLeaseMs;
-  // Search POSTs change nothing: the shared store (Redis or memory) is enough for them.
-  const idempotent = idempotency({ store: ctx.idempotencyStore, principal, leaseMs });
-  // Creating POSTs: with the database store, the key and the response are written in the same
-  // transaction as the new row, so a crash commits both or neither (and the response is sent only
-  // after the commit). With IDEMPOTENCY_STORE=shared, Redis (or memory) keeps them instead.
-  const sqlStore = ctx.transactionalIdempotencyStore;
+  // Search POSTs use the shared store; creating POSTs the new row's transaction when configured.
+  const stores = idempotencyStores(ctx);
+  const idempotent = idempotency({ ...stores.shared, principal });
+  const { transactional } = stores;
   const creating = (required: boolean): RequestHandler =>
-    sqlStore
-      ? idempotencyTransaction<Db>({
-          store: sqlStore,
-          transaction: (work) => ctx.db.transaction(work),
-          query: transactionStatements,
-          principal,
-          required,
-        })
-      : idempotency({ store: ctx.idempotencyStore, principal, required, leaseMs });
+    transactional
+      ? idempotencyTransaction<Db>({ ...transactional, principal, required })
+      : idempotency({ ...stores.shared, principal, required });
   const createOnce = creating(false);
   const createOnceRequired = creating(true);
   const acceptPatch: RequestHandler = (_req, res, next) => {

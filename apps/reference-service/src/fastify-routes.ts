@@ -45,11 +45,11 @@ import {
   assertNoQuery,
   type CreateInput,
   type EditableMemberHandlers,
+  idempotencyStores,
   type ListInput,
   memberFields,
   type ReadInput,
   type RouteInput,
-  transactionStatements,
   type WriteInput,
 } from './resources/common.js';
 import { projectHandlers } from './resources/projects.js';
@@ -107,23 +107,12 @@ export function versionRoutes(
     const jsonBody = requireContentType('application/json');
     const patchBody = requireContentType('application/merge-patch+json', 'application/json');
     const principal = (request: FastifyRequest) => getPrincipal(request)?.clientId;
-    const leaseMs = ctx.config.idempotencyLeaseMs;
-    // Search POSTs change nothing: the shared store (Redis or memory) is enough for them.
-    const idempotent = { store: ctx.idempotencyStore, principal, leaseMs };
-    // Creating POSTs: with the database store, the key and the response are written in the same
-    // transaction as the new row (express-routes.ts explains); otherwise the shared store.
-    const sqlStore = ctx.transactionalIdempotencyStore;
+    const stores = idempotencyStores(ctx);
+    const idempotent = { ...stores.shared, principal };
+    const { transactional } = stores;
     const creating = (required: boolean) => (scope: FastifyInstance) =>
-      sqlStore
-        ? scope.register(
-            idempotencyTransaction<Db>({
-              store: sqlStore,
-              transaction: (work) => ctx.db.transaction(work),
-              query: transactionStatements,
-              principal,
-              required,
-            }),
-          )
+      transactional
+        ? scope.register(idempotencyTransaction<Db>({ ...transactional, principal, required }))
         : scope.register(idempotency, { ...idempotent, required });
     const createOnce = creating(false);
     const createOnceRequired = creating(true);

@@ -39,11 +39,11 @@ import {
   assertNoQuery,
   type CreateInput,
   type EditableMemberHandlers,
+  idempotencyStores,
   type ListInput,
   memberFields,
   type ReadInput,
   type RouteInput,
-  transactionStatements,
   type WriteInput,
 } from './resources/common.js';
 import { projectHandlers } from './resources/projects.js';
@@ -166,21 +166,13 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const jsonBodies = jsonBody(limit, 'application/json');
   const patchBodies = jsonBody(limit, 'application/merge-patch+json', 'application/json');
   const principal = (c: Context) => getPrincipal(c)?.clientId;
-  const leaseMs = ctx.config.idempotencyLeaseMs;
-  // Search POSTs change nothing: the shared store (Redis or memory) is enough for them.
-  const idempotent = idempotency({ store: ctx.idempotencyStore, principal, leaseMs });
-  // Creating POSTs: the key and the response in the new row's transaction (express-routes.ts).
-  const sqlStore = ctx.transactionalIdempotencyStore;
+  const stores = idempotencyStores(ctx);
+  const idempotent = idempotency({ ...stores.shared, principal });
+  const { transactional } = stores;
   const creating = (required: boolean): MiddlewareHandler =>
-    sqlStore
-      ? idempotencyTransaction<Db>({
-          store: sqlStore,
-          transaction: (work) => ctx.db.transaction(work),
-          query: transactionStatements,
-          principal,
-          required,
-        })
-      : idempotency({ store: ctx.idempotencyStore, principal, required, leaseMs });
+    transactional
+      ? idempotencyTransaction<Db>({ ...transactional, principal, required })
+      : idempotency({ ...stores.shared, principal, required });
   const createOnce = creating(false);
   const createOnceRequired = creating(true);
   const acceptPatch: MiddlewareHandler = async (c, next) => {

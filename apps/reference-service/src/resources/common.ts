@@ -18,6 +18,7 @@ import {
   type SqlOptions,
   toSql,
 } from '@plumbline/query-parser';
+import type { AppContext } from '../context.js';
 import type { ApiVersion } from '../domain/model.js';
 import type { Checked, Params } from '../preconditions.js';
 import { type Outcome, pageOutcome } from '../representation.js';
@@ -106,7 +107,7 @@ export const writer = (repo: Repository, transaction: Db | undefined): Repositor
  * (`idempotencyTransaction({ query })`): rows back from PostgreSQL always, from SQLite for a
  * SELECT or a RETURNING statement.
  */
-export const transactionStatements =
+const transactionStatements =
   (tx: Db): SqlQuery =>
   async (text, params) => {
     if (tx.dialect === 'postgres' || /^\s*SELECT|\bRETURNING\b/i.test(text))
@@ -114,6 +115,30 @@ export const transactionStatements =
     await tx.run(text, params);
     return [];
   };
+
+/**
+ * The stores the idempotency adapters of every wiring get (add `principal` and `required`). Search
+ * POSTs change nothing: `shared` (Redis or memory) is enough for them. Creating POSTs use
+ * `transactional` when IDEMPOTENCY_STORE=database: the key and the response are written in the same
+ * transaction as the new row, so a crash commits both or neither, and the response is sent only
+ * after the commit. With IDEMPOTENCY_STORE=shared it is `undefined` and they use `shared` too.
+ */
+export function idempotencyStores(
+  ctx: Pick<AppContext, 'config' | 'db' | 'idempotencyStore' | 'transactionalIdempotencyStore'>,
+) {
+  const store = ctx.transactionalIdempotencyStore;
+  return {
+    shared: { store: ctx.idempotencyStore, leaseMs: ctx.config.idempotencyLeaseMs },
+    transactional:
+      store === undefined
+        ? undefined
+        : {
+            store,
+            transaction: <T>(work: (tx: Db) => Promise<T>) => ctx.db.transaction(work),
+            query: transactionStatements,
+          },
+  };
+}
 
 /** RFC 7396 JSON merge patch. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
