@@ -5,7 +5,7 @@ export default defineConfig({
   entry: ['src/main.ts'],
   format: ['esm'],
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.13',
   dts: false,
   sourcemap: true,
   clean: true,

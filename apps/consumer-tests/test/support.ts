@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -149,9 +149,15 @@ export interface Registry {
 
 /**
  * The environment of a user's shell pointed at the local registry: the runner's own variables
- * (pnpm's npm_config_*, Vitest's, NODE_OPTIONS) are dropped so they cannot change what npm does.
+ * (pnpm's npm_config_*, Vitest's, NODE_OPTIONS, the NODE_PATH of pnpm's command shims) are dropped so
+ * they cannot change what npm or Node does, and so are the workspace's `node_modules/.bin` folders on
+ * PATH: `node` is the given binary (default: the Node running the tests), never the workspace's shim.
  */
-export function userEnv(registry: Registry, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function userEnv(
+  registry: Registry,
+  extra: Record<string, string> = {},
+  node: string = process.execPath,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     const lower = name.toLowerCase();
@@ -161,6 +167,7 @@ export function userEnv(registry: Registry, extra: Record<string, string> = {}):
       lower.startsWith('vitest') ||
       lower.startsWith('turbo_') ||
       name === 'NODE_OPTIONS' ||
+      name === 'NODE_PATH' ||
       name === 'NODE_ENV' ||
       name === 'TEST' ||
       name === 'INIT_CWD'
@@ -169,8 +176,12 @@ export function userEnv(registry: Registry, extra: Record<string, string> = {}):
     }
     env[name] = value;
   }
+  const path = (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter((entry) => entry && !entry.startsWith(repoRoot));
   return {
     ...env,
+    PATH: [dirname(node), ...path].join(delimiter),
     npm_config_userconfig: registry.npmrc,
     npm_config_registry: registry.url,
     npm_config_cache: registry.npmCache,
@@ -180,6 +191,39 @@ export function userEnv(registry: Registry, extra: Record<string, string> = {}):
     npm_config_loglevel: 'error',
     ...extra,
   };
+}
+
+const nodeInstalls = new Map<number, Promise<string>>();
+
+/**
+ * A Node.js of the given major, installed from the registry as users can (the `node` package, whose
+ * install script fetches the platform's binary package); resolves to the binary. Once per run and major.
+ */
+export function nodeBinary(registry: Registry, major: number): Promise<string> {
+  let install = nodeInstalls.get(major);
+  if (!install) {
+    install = (async () => {
+      const dir = projectDir(registry, `node${major}`);
+      writeJson(join(dir, 'package.json'), {
+        name: `runtime-node${major}`,
+        version: '1.0.0',
+        private: true,
+        dependencies: { node: `^${major}.0.0` },
+      });
+      await runOk('npm', ['install', '--no-package-lock'], {
+        cwd: dir,
+        env: userEnv(registry),
+        timeoutMs: 600_000,
+      });
+      const binary = join(dir, 'node_modules/node/bin/node');
+      const version = await runOk(binary, ['--version'], { cwd: dir, env: userEnv(registry, {}, binary) });
+      if (!version.stdout.startsWith(`v${major}.`))
+        throw new Error(`node@${major} installed ${version.stdout}`);
+      return binary;
+    })();
+    nodeInstalls.set(major, install);
+  }
+  return install;
 }
 
 /** A fresh directory for a generated project, outside the workspace. */

@@ -79,6 +79,19 @@ const VERSIONING_STRATEGIES = ['path', 'query', 'header', 'media-type'] as const
 export type VersioningStrategy = (typeof VERSIONING_STRATEGIES)[number];
 
 /** Thrown when an environment variable has an invalid value; the message names it. */
+/** The oldest Node.js the service runs on: node:sqlite is built in, without a flag, from 22.13. */
+const MIN_NODE = '22.13.0';
+
+/**
+ * Why the service cannot run on this Node.js version (`process.versions.node`), or undefined when it can.
+ */
+export function unsupportedNode(version: string): string | undefined {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const [minMajor = 0, minMinor = 0] = MIN_NODE.split('.').map(Number);
+  if (major > minMajor || (major === minMajor && minor >= minMinor)) return undefined;
+  return `The Plumbline reference service needs Node.js ${MIN_NODE} or newer (it stores data with the built-in node:sqlite); this is Node.js ${version}. In the repository, \`npx -y pnpm@10 start\` runs it on the workspace's own Node.js 24, whatever Node.js the machine has.`;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -1,5 +1,5 @@
 import { keySetErrorLogger } from './app.js';
-import { ConfigError, helpText, loadConfig, type ServiceConfig } from './config.js';
+import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './config.js';
 import { createContext } from './context.js';
 import { createListener, FRAMEWORK_NAMES } from './listener.js';
 import { createLogger } from './logging.js';
@@ -36,6 +36,11 @@ async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(helpText());
     return;
+  }
+  const tooOld = unsupportedNode(process.versions.node);
+  if (tooOld) {
+    console.error(tooOld);
+    process.exit(1);
   }
   const config = readConfig();
   // JSON lines in production and whenever stdout is not a terminal; one readable line per entry otherwise.

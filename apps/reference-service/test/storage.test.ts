@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { isHttpError } from '@plumbline/errors';
 import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-utils';
 import pg from 'pg';
@@ -159,20 +163,49 @@ describe.skipIf(!pgUp)('postgres', () => {
 describe('driver errors', () => {
   it.each([
     ['unique violation (pg)', { code: '23505' }, 409],
-    ['unique violation (sqlite)', { code: 'SQLITE_CONSTRAINT_UNIQUE' }, 409],
     ['admin shutdown', { code: '57P01' }, 503],
     ['connection failure', { code: '08006' }, 503],
     ['refused', { code: 'ECONNREFUSED' }, 503],
     ['terminated', new Error('Connection terminated unexpectedly'), 503],
     ['statement_timeout cancelled the statement', { code: '57014' }, 503],
     ['lock_timeout', { code: '55P03' }, 503],
-    ['sqlite busy_timeout ran out', { code: 'SQLITE_BUSY' }, 503],
     ['pg client read timeout', new Error('Query read timeout'), 503],
     ['pool acquire timeout', new Error('timeout exceeded when trying to connect'), 503],
     ['connect timeout', new Error('Connection terminated due to connection timeout'), 503],
   ])('%s → %i', (_name, error, status) => {
     const mapped = mapDbError(error);
     expect(isHttpError(mapped) && mapped.status).toBe(status);
+  });
+
+  it('maps what node:sqlite throws: UNIQUE and PRIMARY KEY violations → 409, a lock held past busy_timeout → 503, a bad statement left alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plumbline-sqlite-'));
+    const file = join(dir, 'errors.db');
+    const holder = new DatabaseSync(file);
+    const waiter = new DatabaseSync(file, { timeout: 0 });
+    const statusOf = (work: () => void) => {
+      try {
+        work();
+      } catch (error) {
+        const mapped = mapDbError(error);
+        return isHttpError(mapped) ? mapped.status : `unmapped ${(error as Error).message}`;
+      }
+      return 'no error';
+    };
+    try {
+      holder.exec('CREATE TABLE t (id TEXT PRIMARY KEY, name TEXT UNIQUE)');
+      holder.exec("INSERT INTO t VALUES ('a', 'one')");
+      holder.exec('BEGIN IMMEDIATE');
+      expect({
+        primaryKey: statusOf(() => holder.exec("INSERT INTO t VALUES ('a', 'two')")),
+        unique: statusOf(() => holder.exec("INSERT INTO t VALUES ('b', 'one')")),
+        busy: statusOf(() => waiter.exec("INSERT INTO t VALUES ('c', 'three')")),
+        syntax: statusOf(() => holder.exec('SELEC 1')),
+      }).toEqual({ primaryKey: 409, unique: 409, busy: 503, syntax: 'unmapped near "SELEC": syntax error' });
+    } finally {
+      holder.close();
+      waiter.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('leaves other errors alone', () => {

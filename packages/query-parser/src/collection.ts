@@ -112,7 +112,11 @@ export interface CollectionOptions<F extends Readonly<Record<string, FieldSpec>>
   readonly searchMaxLength?: number;
   /** Unknown parameters: `strict` answers 400 `unknown_parameter`; `passthrough` keeps them in `extra`. Default strict. */
   readonly unknownParameters?: 'strict' | 'passthrough';
-  /** HMAC-SHA256 key for cursors (at least 32 bytes). Default: random per process (cursors die on restart). */
+  /**
+   * HMAC-SHA256 key for cursors (at least 32 bytes). Default: random per process, drawn when the first
+   * cursor is signed or read (never at definition time, so a module may define collections at top level
+   * on Cloudflare Workers); such cursors die on restart and do not cross instances.
+   */
   readonly cursorSecret?: string | Uint8Array;
   /** Most values in one `[in]` list or repeated filter. Default 50. */
   readonly maxInValues?: number;
@@ -412,9 +416,10 @@ export function defineCollection<const F extends Readonly<Record<string, FieldSp
   const searchMinLength = positiveInt('searchMinLength', options.searchMinLength, 3);
   const searchMaxLength = positiveInt('searchMaxLength', options.searchMaxLength, 200);
   if (searchMinLength > searchMaxLength) fail('searchMinLength exceeds searchMaxLength');
-  let cursorKey: Uint8Array;
-  if (options.cursorSecret === undefined) cursorKey = randomBytes(32);
-  else {
+  // No secret: the random key is drawn on first use (cursorKeyOf), not here. Workers forbid random
+  // values in global scope, where collections are usually defined.
+  let cursorKey: Uint8Array | undefined;
+  if (options.cursorSecret !== undefined) {
     cursorKey =
       typeof options.cursorSecret === 'string' ? Buffer.from(options.cursorSecret) : options.cursorSecret;
     if (cursorKey.byteLength < 32) fail('cursorSecret must be at least 32 bytes');
@@ -445,18 +450,22 @@ export function defineCollection<const F extends Readonly<Record<string, FieldSp
     selectable: pick((f) => f.selectable),
     selectableSet: new Set([...fields.values()].filter((f) => f.selectable).map((f) => f.name)),
   });
-  CURSOR_KEYS.set(collection, cursorKey);
+  CURSOR_KEYS.set(collection, cursorKey ?? null);
   return collection;
 }
 
 // The HMAC key lives outside the collection object, so logging or serializing a collection
-// can never leak it.
-const CURSOR_KEYS = new WeakMap<Collection, Uint8Array>();
+// can never leak it. null: no secret was given and no cursor has been made or read yet.
+const CURSOR_KEYS = new WeakMap<Collection, Uint8Array | null>();
 
-/** The cursor HMAC key of a collection (package-internal). */
+/** The cursor HMAC key of a collection (package-internal); a random one is drawn on first use. */
 export function cursorKeyOf(collection: Collection): Uint8Array {
-  const key = CURSOR_KEYS.get(collection);
+  let key = CURSOR_KEYS.get(collection);
   if (key === undefined) throw new TypeError('not a collection made by defineCollection');
+  if (key === null) {
+    key = randomBytes(32);
+    CURSOR_KEYS.set(collection, key);
+  }
   return key;
 }
 

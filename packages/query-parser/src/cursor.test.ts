@@ -1,5 +1,5 @@
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-utils';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedMemo } from './cursor.js';
@@ -76,17 +76,17 @@ describe('cursor pagination over 10 000 rows visits every row exactly once under
   });
 
   it('on SQLite', async () => {
-    const db = new Database(':memory:');
+    const db = new DatabaseSync(':memory:');
     db.exec('CREATE TABLE events (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, kind TEXT NOT NULL)');
     db.exec('CREATE INDEX events_keyset ON events (created_at DESC, id)');
     const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?)');
-    db.transaction(() => {
-      for (let i = 0; i < ROWS; i++) insert.run(i + 1, timeOf(i), 'a');
-    })();
+    db.exec('BEGIN');
+    for (let i = 0; i < ROWS; i++) insert.run(i + 1, timeOf(i), 'a');
+    db.exec('COMMIT');
     let next = ROWS + 1;
     try {
       const seen = await walk(
-        async (text, params) => db.prepare(text).all(...params) as Row[],
+        async (text, params) => db.prepare(text).all(...(params as SQLInputValue[])) as Row[],
         { dialect: 'sqlite', table: 'events' },
         async () => {
           for (let k = 0; k < 7; k++, next++) insert.run(next, timeOf(next * 31), 'b');
@@ -94,7 +94,9 @@ describe('cursor pagination over 10 000 rows visits every row exactly once under
       );
       checkVisits(seen);
       const first = toSql(parseQuery(events, 'limit=5'), { dialect: 'sqlite', table: 'events' });
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${first.text}`).all(...first.params) as {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${first.text}`)
+        .all(...(first.params as SQLInputValue[])) as {
         detail: string;
       }[];
       expect(plan.map((p) => p.detail).join(' ')).not.toMatch(/TEMP B-TREE/);

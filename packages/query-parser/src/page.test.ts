@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { tasks } from '../test/fixtures.js';
 import {
@@ -215,7 +215,7 @@ describe('toSql', () => {
   });
 
   it('orders NULLs like applyToArray on SQLite for nullable fields', () => {
-    const db = new Database(':memory:');
+    const db = new DatabaseSync(':memory:');
     db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, title_text TEXT, done INTEGER, rank INTEGER)');
     const data = [
       { id: 1, title: 'a', done: true, rank: null },
@@ -228,7 +228,9 @@ describe('toSql', () => {
     for (const sort of ['rank', '-rank']) {
       const query = parseQuery(items, `sort=${sort}`);
       const sql = toSql(query, { dialect: 'sqlite', table: 'items' });
-      const fromSql = (db.prepare(sql.text).all(...sql.params) as { id: number }[]).map((r) => r.id);
+      const fromSql = (db.prepare(sql.text).all(...(sql.params as SQLInputValue[])) as { id: number }[]).map(
+        (r) => r.id,
+      );
       expect(fromSql).toEqual(applyToArray(query, data).map((r) => r.id));
     }
     db.close();
@@ -248,11 +250,11 @@ describe('applyToArray string order', () => {
   ])('sort=%s orders by code point, as SQLite does', (sort, expected) => {
     const query = parseQuery(items, `sort=${sort}`);
     expect(applyToArray(query, data).map((r) => r.title)).toEqual(expected);
-    const db = new Database(':memory:');
+    const db = new DatabaseSync(':memory:');
     db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, title_text TEXT, done INTEGER, rank INTEGER)');
     for (const r of data) db.prepare('INSERT INTO items VALUES (?, ?, 0, ?)').run(r.id, r.title, r.rank);
     const sql = toSql(query, { dialect: 'sqlite', table: 'items' });
-    const fromSql = db.prepare(sql.text).all(...sql.params) as { title: string }[];
+    const fromSql = db.prepare(sql.text).all(...(sql.params as SQLInputValue[])) as { title: string }[];
     db.close();
     expect(fromSql.map((r) => r.title)).toEqual(expected);
   });

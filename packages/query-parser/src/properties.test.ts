@@ -1,6 +1,6 @@
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { isHttpError } from '@plumbline/errors';
 import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-utils';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,19 +194,24 @@ const COLUMNS = [
 
 describe('applyToArray and toSql agree', () => {
   it('on SQLite (in-process)', async () => {
-    const db = new Database(':memory:');
+    const db = new DatabaseSync(':memory:');
     db.exec(SQLITE_TABLE);
     const insert = db.prepare(`INSERT INTO tasks VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-    const load = db.transaction((rows: readonly Row[]) => {
+    const load = (rows: readonly Row[]) => {
+      db.exec('BEGIN');
       db.exec('DELETE FROM tasks');
       for (const row of rows)
-        insert.run(...COLUMNS.map((c) => (typeof row[c] === 'boolean' ? Number(row[c]) : row[c])));
-    });
+        insert.run(
+          ...COLUMNS.map((c) => (typeof row[c] === 'boolean' ? Number(row[c]) : row[c]) as SQLInputValue),
+        );
+      db.exec('COMMIT');
+    };
+
     try {
       await checkAgreement(
         {
           load: async (rows) => load(rows),
-          all: async (text, params) => db.prepare(text).all(...params) as Row[],
+          all: async (text, params) => db.prepare(text).all(...(params as SQLInputValue[])) as Row[],
           options: { dialect: 'sqlite', table: 'tasks' },
         },
         400,

@@ -1,10 +1,11 @@
 /**
- * The smallest database interface the service needs, over SQLite (better-sqlite3, the embedded
- * default) and PostgreSQL (pg). Statements are written once with `?` placeholders and rewritten to
+ * The smallest database interface the service needs, over SQLite (Node's own `node:sqlite`, the
+ * embedded default) and PostgreSQL (pg). Statements are written once with `?` placeholders and rewritten to
  * `$n` for PostgreSQL; collection queries come ready-made from @plumbline/query-parser's `toSql`.
  */
+
+import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import { HttpError } from '@plumbline/errors';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -41,19 +42,30 @@ const NET_UNAVAILABLE = new Set([
   'EHOSTUNREACH',
 ]);
 
+// SQLite's extended result codes, as node:sqlite reports them (`errcode`): a UNIQUE or PRIMARY KEY
+// constraint, and SQLITE_BUSY (5) with its extended forms in the high bits.
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+const SQLITE_BUSY = 5;
+
 /**
  * Maps driver errors onto HTTP errors: a lost connection is 503 (retry later), a unique-constraint
  * violation is 409; anything else stays an internal error. The driver's message never reaches the client.
  */
 export function mapDbError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string') {
-    if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+  const { code, errcode, message } = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') {
+    if (errcode === SQLITE_CONSTRAINT_UNIQUE || errcode === SQLITE_CONSTRAINT_PRIMARYKEY)
       return new HttpError('conflict', { cause: error });
-    }
-    // SQLite: another connection held the lock for longer than busy_timeout.
-    if (PG_UNAVAILABLE.test(code) || NET_UNAVAILABLE.has(code) || code.startsWith('SQLITE_BUSY')) {
+    // Another connection held the lock for longer than busy_timeout.
+    if ((errcode & 0xff) === SQLITE_BUSY)
+      return new HttpError('service_unavailable', { cause: error, headers: { 'Retry-After': '1' } });
+    return error;
+  }
+  if (typeof code === 'string') {
+    if (code === '23505') return new HttpError('conflict', { cause: error });
+    if (PG_UNAVAILABLE.test(code) || NET_UNAVAILABLE.has(code)) {
       return new HttpError('service_unavailable', { cause: error, headers: { 'Retry-After': '1' } });
     }
   }
@@ -71,17 +83,20 @@ export function mapDbError(error: unknown): unknown {
 }
 
 /**
- * SQLite through better-sqlite3 (`:memory:` or a file). Synchronous driver, promise interface.
+ * SQLite through Node's own `node:sqlite` (`:memory:` or a file): no native addon to build, and nothing
+ * to rebuild when Node is upgraded. Synchronous driver, promise interface.
  * `busyTimeoutMs` bounds how long a statement waits for a lock another process holds; the driver
  * waits synchronously, so the whole process waits with it: keep it short when several processes
  * share one file. Past it the statement fails with SQLITE_BUSY, answered 503.
  */
 export function openSqlite(file: string, options: { busyTimeoutMs?: number } = {}): Db {
-  const database = new Database(file);
-  database.pragma('journal_mode = WAL');
-  database.pragma('foreign_keys = ON');
-  database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-  const statements = new Map<string, Database.Statement>();
+  // Loaded here rather than imported: on a Node without node:sqlite (20), a static import would fail
+  // before main() could say which Node the service needs.
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+  const database = new DatabaseSync(file, { timeout: Math.trunc(options.busyTimeoutMs ?? 5000) });
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec('PRAGMA foreign_keys = ON');
+  const statements = new Map<string, StatementSync>();
   let queue: Promise<void> = Promise.resolve();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
@@ -95,7 +110,7 @@ export function openSqlite(file: string, options: { busyTimeoutMs?: number } = {
     dialect: 'sqlite',
     async all<T>(sql: string, params: readonly unknown[] = []) {
       try {
-        return prepare(sql).all(...params) as T[];
+        return prepare(sql).all(...(params as SQLInputValue[])) as T[];
       } catch (error) {
         throw mapDbError(error);
       }
@@ -105,7 +120,7 @@ export function openSqlite(file: string, options: { busyTimeoutMs?: number } = {
     },
     async run(sql: string, params: readonly unknown[] = []) {
       try {
-        return prepare(sql).run(...params).changes;
+        return Number(prepare(sql).run(...(params as SQLInputValue[])).changes);
       } catch (error) {
         throw mapDbError(error);
       }

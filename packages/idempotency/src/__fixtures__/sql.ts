@@ -1,8 +1,8 @@
 /**
- * Tiny transaction runners over better-sqlite3 and pg for the SQL store's tests: the shape an
+ * Tiny transaction runners over node:sqlite and pg for the SQL store's tests: the shape an
  * application's own data layer has (`transaction(work)` plus a statement runner).
  */
-import Database from 'better-sqlite3';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import pg from 'pg';
 import type { SqlDialect, SqlQuery } from '../sql-store.js';
 
@@ -15,11 +15,13 @@ export interface TestDb {
 }
 
 export function sqliteDb(): TestDb {
-  const db = new Database(':memory:');
+  const db = new DatabaseSync(':memory:');
   const query: SqlQuery = async (sql, params) => {
     const statement = db.prepare(sql);
-    if (statement.reader) return statement.all(...params) as Record<string, unknown>[];
-    statement.run(...params);
+    const values = params as SQLInputValue[];
+    // A statement that returns rows: a SELECT, or a write with RETURNING.
+    if (statement.columns().length > 0) return statement.all(...values) as Record<string, unknown>[];
+    statement.run(...values);
     return [];
   };
   let queue: Promise<unknown> = Promise.resolve();
