@@ -8,12 +8,14 @@
  * has the framework (the peer a user of that subpath has), every other entry in one without any peer.
  * The result table is written to docs/consumers.md; every failing cell fails its test.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   frameworkOf,
+  nodeBinary,
   npmProject,
   type PublicPackage,
   projectDir,
@@ -41,6 +43,8 @@ const packages = publicPackages();
 
 interface Setup {
   readonly id: string;
+  /** The table the setup's column is in (a Node major, or the tools). */
+  readonly group: string;
   readonly title: string;
   /** Whether the setup applies to a package (an Express app needs an /express subpath). */
   readonly applies: (pkg: PublicPackage) => boolean;
@@ -139,6 +143,7 @@ async function loadIn(
   subpaths: readonly string[],
   style: 'esm' | 'cjs',
   use: boolean,
+  node: string,
 ) {
   const specs = subpaths.map((s) => specifier(pkg, s));
   const load = style === 'esm' ? 'const load = (s) => import(s);' : 'const load = async (s) => require(s);';
@@ -166,21 +171,21 @@ ${load}
       ? "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n"
       : '';
   writeFileSync(file, prefix + body);
-  const result = await run(process.execPath, [file], {
+  const result = await run(node, [file], {
     cwd: dir,
-    env: userEnv(registry),
+    env: userEnv(registry, {}, node),
     timeoutMs: 120_000,
   });
   if (result.code !== 0) return [`${style}: exited ${result.code}: ${result.summary}`];
   return JSON.parse(result.stdout) as string[];
 }
 
-async function nodeCheck(pkg: PublicPackage, style: 'esm' | 'cjs'): Promise<string[]> {
+async function nodeCheck(pkg: PublicPackage, style: 'esm' | 'cjs', node: string): Promise<string[]> {
   const core = pkg.subpaths.filter((s) => !frameworkOf(s));
   const adapters = pkg.subpaths.filter((s) => frameworkOf(s));
   return [
-    ...(await loadIn(projects.bare, pkg, core, style, true)),
-    ...(adapters.length ? await loadIn(projects.frameworks, pkg, adapters, style, false) : []),
+    ...(await loadIn(projects.bare, pkg, core, style, true, node)),
+    ...(adapters.length ? await loadIn(projects.frameworks, pkg, adapters, style, false, node) : []),
   ];
 }
 
@@ -393,7 +398,7 @@ describe('${pkg.name}', () => {
 // ---------------------------------------------------------------------------------------------
 // Express 4 (a CommonJS app) and Express 5 (an ES module app)
 
-async function expressCheck(pkg: PublicPackage, major: 4 | 5): Promise<string[]> {
+async function expressCheck(pkg: PublicPackage, major: 4 | 5, node: string): Promise<string[]> {
   const app = EXPRESS_APPS[pkg.dir];
   if (!app) return [`no Express app defined for ${pkg.name} in uses.ts`];
   const dir = major === 4 ? projects.express4 : projects.frameworks;
@@ -418,9 +423,9 @@ if (!version.startsWith('${major}.')) throw new Error('express ' + version + ' i
         : "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nconst version",
     ),
   );
-  const result = await run(process.execPath, [file], {
+  const result = await run(node, [file], {
     cwd: dir,
-    env: userEnv(registry),
+    env: userEnv(registry, {}, node),
     timeoutMs: 120_000,
   });
   return result.code === 0 && result.stdout === 'ok' ? [] : [result.summary];
@@ -490,7 +495,12 @@ function appDiagnostics(framework: AppFramework): Map<string, string[]> {
   return byApp;
 }
 
-async function appCheck(pkg: PublicPackage, framework: AppFramework, style: AppStyle): Promise<string[]> {
+async function appCheck(
+  pkg: PublicPackage,
+  framework: AppFramework,
+  style: AppStyle,
+  node: string,
+): Promise<string[]> {
   if (!FRAMEWORK_APPS[pkg.dir]) return [`no ${framework} app defined for ${pkg.name} in uses.ts`];
   const id = `${pkg.dir}-${style}`;
   const diagnostics = appDiagnostics(framework).get(id) ?? [];
@@ -506,9 +516,9 @@ async function appCheck(pkg: PublicPackage, framework: AppFramework, style: AppS
   });
   const file = join(dir, `app-${id}.${style === 'esm' ? 'mjs' : 'cjs'}`);
   writeFileSync(file, out.outputText);
-  const result = await run(process.execPath, [file], {
+  const result = await run(node, [file], {
     cwd: dir,
-    env: userEnv(registry),
+    env: userEnv(registry, {}, node),
     timeoutMs: 120_000,
   });
   return result.code === 0 && result.stdout === 'ok' ? [] : [result.summary];
@@ -530,49 +540,119 @@ async function spectralCheck(): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 
 const hasExpress = (pkg: PublicPackage) => pkg.subpaths.includes('./express');
+
+/**
+ * The Node.js majors users run: 24 (the workspace's own, the Node running these tests), 22, and 20
+ * (end of life since April 2026; the packages still declare and keep `engines.node >= 20.19`).
+ */
+const NODES = [
+  { major: 24, binary: async () => process.execPath },
+  { major: 22, binary: () => nodeBinary(registry, 22) },
+  { major: 20, binary: () => nodeBinary(registry, 20) },
+] as const;
+
+/** The exact version of each Node major that ran (`v22.23.3`), for the generated document. */
+const nodeVersions = new Map<number, string>();
+function versioned(major: number, binary: () => Promise<string>): () => Promise<string> {
+  return async () => {
+    const path = await binary();
+    if (!nodeVersions.has(major))
+      nodeVersions.set(
+        major,
+        execFileSync(path, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, ''),
+      );
+    return path;
+  };
+}
+
+/** What runs on every Node major: loading every subpath (plus a real use) and an app per framework. */
+function runtimeSetups(major: number, binary: () => Promise<string>): Setup[] {
+  const group = `Node ${major}`;
+  return [
+    {
+      id: `node${major}-esm`,
+      group,
+      title: 'ESM',
+      applies: () => true,
+      check: async (p) => nodeCheck(p, 'esm', await binary()),
+    },
+    {
+      id: `node${major}-cjs`,
+      group,
+      title: 'CJS',
+      applies: () => true,
+      check: async (p) => nodeCheck(p, 'cjs', await binary()),
+    },
+    {
+      id: `node${major}-express4`,
+      group,
+      title: 'Express 4 app',
+      applies: hasExpress,
+      check: async (p) => expressCheck(p, 4, await binary()),
+    },
+    {
+      id: `node${major}-express5`,
+      group,
+      title: 'Express 5 app',
+      applies: hasExpress,
+      check: async (p) => expressCheck(p, 5, await binary()),
+    },
+    ...(['fastify', 'hono'] as const).flatMap((framework) =>
+      (['esm', 'cjs'] as const).map(
+        (style): Setup => ({
+          id: `node${major}-${framework}-${style}`,
+          group,
+          title: `${framework === 'fastify' ? 'Fastify 5' : 'Hono'} app (TS ${style === 'esm' ? 'ESM' : 'CJS'})`,
+          applies: (p) => p.subpaths.includes(`./${framework}`),
+          check: async (p) => appCheck(p, framework, style, await binary()),
+        }),
+      ),
+    ),
+  ];
+}
+
+const TOOLS = 'Types and tools';
 const SETUPS: readonly Setup[] = [
-  { id: 'esm', title: 'Node 20 ESM', applies: () => true, check: (p) => nodeCheck(p, 'esm') },
-  { id: 'cjs', title: 'Node 20 CJS', applies: () => true, check: (p) => nodeCheck(p, 'cjs') },
+  ...NODES.flatMap((node) => runtimeSetups(node.major, versioned(node.major, node.binary))),
   {
     id: 'ts-nodenext',
+    group: TOOLS,
     title: 'TS nodenext',
     applies: () => true,
     check: async (p) => tsCheck(p, 'nodenext'),
   },
   {
     id: 'ts-node10',
+    group: TOOLS,
     title: 'TS commonjs (node10)',
     applies: () => true,
     check: async (p) => tsCheck(p, 'node10'),
   },
-  { id: 'ts-bundler', title: 'TS bundler', applies: () => true, check: async (p) => tsCheck(p, 'bundler') },
-  { id: 'attw', title: 'attw (all profiles)', applies: () => true, check: attwCheck },
+  {
+    id: 'ts-bundler',
+    group: TOOLS,
+    title: 'TS bundler',
+    applies: () => true,
+    check: async (p) => tsCheck(p, 'bundler'),
+  },
+  { id: 'attw', group: TOOLS, title: 'attw (all profiles)', applies: () => true, check: attwCheck },
   {
     id: 'jest',
+    group: TOOLS,
     title: 'Jest 30',
     applies: () => true,
     check: async (p) => reportFailures(await runJest(), `${p.dir}.test.js`),
   },
   {
     id: 'vitest',
+    group: TOOLS,
     title: 'Vitest 4',
     applies: () => true,
     check: async (p) => reportFailures(await runVitest(), `${p.dir}.test.js`),
   },
-  { id: 'express4', title: 'Express 4 app', applies: hasExpress, check: (p) => expressCheck(p, 4) },
-  { id: 'express5', title: 'Express 5 app', applies: hasExpress, check: (p) => expressCheck(p, 5) },
-  ...(['fastify', 'hono'] as const).flatMap((framework) =>
-    (['esm', 'cjs'] as const).map(
-      (style): Setup => ({
-        id: `${framework}-${style}`,
-        title: `${framework === 'fastify' ? 'Fastify 5' : 'Hono'} app (TS ${style === 'esm' ? 'ESM' : 'CJS'})`,
-        applies: (p) => p.subpaths.includes(`./${framework}`),
-        check: (p) => appCheck(p, framework, style),
-      }),
-    ),
-  ),
   {
     id: 'spectral',
+    group: TOOLS,
     title: 'Spectral (README command)',
     applies: (p) => p.subpaths.includes('./ruleset'),
     check: () => spectralCheck(),
@@ -581,7 +661,7 @@ const SETUPS: readonly Setup[] = [
 
 for (const setup of SETUPS) {
   const cases = packages.filter(setup.applies);
-  describe(setup.title, () => {
+  describe(setup.group === TOOLS ? setup.title : `${setup.group} ${setup.title}`, () => {
     it.each(cases.map((p) => [p.name, p] as const))('%s', async (name, pkg) => {
       let failures: string[];
       try {
@@ -599,47 +679,73 @@ for (const setup of SETUPS) {
   });
 }
 
-afterAll(() => {
-  const header = `| package | ${SETUPS.map((s) => s.title).join(' | ')} |`;
-  const rule = `| --- | ${SETUPS.map(() => '---').join(' | ')} |`;
-  const rows = packages.map((pkg) => {
-    const cells = SETUPS.map((setup) => {
-      if (!setup.applies(pkg)) return '—';
-      const cell = results.get(key(setup.id, pkg.name));
-      return cell ? (cell.ok ? 'pass' : '**FAIL**') : 'not run';
+describe('the reference service on a Node.js it does not support', () => {
+  it('Node 20 is refused at start with the version it needs, not a module error', async () => {
+    const node = await nodeBinary(registry, 20);
+    const result = await run(node, [join(repoRoot, 'apps/reference-service/dist/main.mjs')], {
+      cwd: join(repoRoot, 'apps/reference-service'),
+      env: userEnv(registry, { PORT: '0', HOST: '127.0.0.1' }, node),
+      timeoutMs: 60_000,
     });
-    return `| \`${pkg.name}\` | ${cells.join(' | ')} |`;
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr.trim() }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^The Plumbline reference service needs Node\.js 22\.13\.0 or newer \(it stores data with the built-in node:sqlite\); this is Node\.js 20\.\d+\.\d+\. In the repository, `npx -y pnpm@10 start` runs it on the workspace's own Node\.js 24, whatever Node\.js the machine has\.$/,
+      ),
+    });
+  });
+});
+
+afterAll(() => {
+  const tables = [...new Set(SETUPS.map((s) => s.group))].map((group) => {
+    const setups = SETUPS.filter((s) => s.group === group);
+    const header = `| package | ${setups.map((s) => s.title).join(' | ')} |`;
+    const rule = `| --- | ${setups.map(() => '---').join(' | ')} |`;
+    const rows = packages.map((pkg) => {
+      const cells = setups.map((setup) => {
+        if (!setup.applies(pkg)) return '—';
+        const cell = results.get(key(setup.id, pkg.name));
+        return cell ? (cell.ok ? 'pass' : '**FAIL**') : 'not run';
+      });
+      return `| \`${pkg.name}\` | ${cells.join(' | ')} |`;
+    });
+    return `### ${group}\n\n${header}\n${rule}\n${rows.join('\n')}\n`;
   });
   const failures = [...results.entries()]
     .filter(([, cell]) => !cell.ok)
     .map(([id, cell]) => {
       const [setup, name] = id.split(' ');
-      const title = SETUPS.find((s) => s.id === setup)?.title;
+      const found = SETUPS.find((s) => s.id === setup);
+      const title = found && (found.group === TOOLS ? found.title : `${found.group} ${found.title}`);
       const lines = cell.failures
         .flatMap((f) => f.split('\n'))
         .slice(0, 12)
         .map((line) => `    ${line.slice(0, 300)}`);
       return `- ${title} × \`${name}\`\n\n${lines.join('\n')}\n`;
     });
+  const versions = NODES.map((n) => `Node ${nodeVersions.get(n.major) ?? `${n.major} (not run)`}`).join(', ');
   const doc = `# Consumer matrix
 
 Generated by \`pnpm test:consumers\` (apps/consumer-tests); do not edit by hand.
 
 Each public package is released through a local registry (\`changeset version\`, \`changeset publish\`)
-and installed from it with npm into projects outside the workspace: Node 20 (\`import\` and \`require\`
-of every export subpath plus a small real use), TypeScript ${ts.version} with \`skipLibCheck: false\` and no
-optional peer installed (framework subpaths are checked with their framework installed), attw on the
-published tarball with every resolution profile, Jest 30 and Vitest 4 with no configuration, an Express 4
-and an Express 5 app through the \`/express\` adapters, a Fastify 5 and a Hono (\`@hono/node-server\`) app through
-the \`/fastify\` and \`/hono\` adapters (TypeScript, type-checked with \`skipLibCheck: false\` (the Hono project with
-the DOM lib, which Hono's own declarations need) and run both as an ES module and as CommonJS, in a fresh project per
-framework, real requests on 127.0.0.1), and the Spectral CLI with the ruleset exactly as the
-conformance README loads it, on the reference service's OpenAPI document. "—": the setup does not apply.
+and installed from it with npm into projects outside the workspace, then run on every Node.js major users
+run (${versions}; each installed from the registry as the \`node\` package, 24 being the workspace's own):
+\`import\` and \`require\` of every export subpath plus a small real use, an Express 4 and an Express 5 app
+through the \`/express\` adapters, and a Fastify 5 and a Hono (\`@hono/node-server\`) app through the
+\`/fastify\` and \`/hono\` adapters (TypeScript, type-checked with \`skipLibCheck: false\` (the Hono project
+with the DOM lib, which Hono's own declarations need) and run both as an ES module and as CommonJS, in a
+fresh project per framework, real requests on 127.0.0.1). Once, on Node 24: TypeScript ${ts.version} with
+\`skipLibCheck: false\`, \`@types/node\` 20 and no optional peer installed (framework subpaths are checked
+with their framework installed), attw on the published tarball with every resolution profile, Jest 30 and
+Vitest 4 with no configuration, and the Spectral CLI with the ruleset exactly as the conformance README
+loads it, on the reference service's OpenAPI document. "—": the setup does not apply.
 
-${header}
-${rule}
-${rows.join('\n')}
-${failures.length ? `\n## Failures\n\n${failures.join('\n')}` : ''}`;
+The same Hono app on Bun, Deno and Cloudflare Workers (workerd), and every entry point evaluated inside
+workerd: [runtimes.md](runtimes.md).
+
+${tables.join('\n')}${failures.length ? `\n## Failures\n\n${failures.join('\n')}` : ''}`;
   mkdirSync(join(repoRoot, 'docs'), { recursive: true });
   writeFileSync(join(repoRoot, 'docs/consumers.md'), doc);
 });
