@@ -23,7 +23,10 @@ declare module 'vitest' {
 
 // Ports of this project's range (17300-17399); the first free one is used.
 const PORTS = [17301, 17302, 17303, 17304, 17305];
-const VERDACCIO = join(repoRoot, 'apps/consumer-tests/node_modules/.bin/verdaccio');
+// Verdaccio's own script, run by this process's Node binary: through the node_modules/.bin shims the
+// process would sit under a shell (the workspace's `node` shim does not exec), and SIGTERM would stop
+// the shell and leave Verdaccio running.
+const VERDACCIO = join(repoRoot, 'apps/consumer-tests/node_modules/verdaccio/bin/verdaccio');
 
 function verdaccioConfig(storage: string): string {
   // @plumbline/* is served only from what this run publishes (anonymous publish allowed); everything
@@ -101,8 +104,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const url = `http://127.0.0.1:${port}/`;
   let output = '';
   const child = spawn(
-    VERDACCIO,
-    ['--config', join(verdaccioDir, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
+    process.execPath,
+    [VERDACCIO, '--config', join(verdaccioDir, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
     { cwd: verdaccioDir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout?.on('data', (chunk: Buffer) => {
