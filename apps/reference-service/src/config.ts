@@ -78,7 +78,6 @@ export interface ServiceConfig {
 const VERSIONING_STRATEGIES = ['path', 'query', 'header', 'media-type'] as const;
 export type VersioningStrategy = (typeof VERSIONING_STRATEGIES)[number];
 
-/** Thrown when an environment variable has an invalid value; the message names it. */
 /** The oldest Node.js the service runs on: node:sqlite is built in, without a flag, from 22.13. */
 const MIN_NODE = '22.13.0';
 
@@ -92,6 +91,7 @@ export function unsupportedNode(version: string): string | undefined {
   return `The Plumbline reference service needs Node.js ${MIN_NODE} or newer (it stores data with the built-in node:sqlite); this is Node.js ${version}. In the repository, \`npx -y pnpm@10 start\` runs it on the workspace's own Node.js 24, whatever Node.js the machine has.`;
 }
 
+/** Thrown when an environment variable has an invalid value; the message names it. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

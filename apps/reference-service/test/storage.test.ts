@@ -208,6 +208,31 @@ describe('driver errors', () => {
     }
   });
 
+  it('openSqlite: a write waiting on a lock another connection holds past busyTimeoutMs is 503, after about that long', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plumbline-sqlite-'));
+    const file = join(dir, 'busy.db');
+    const holder = openSqlite(file);
+    const waiter = openSqlite(file, { busyTimeoutMs: 200 });
+    try {
+      await holder.run('CREATE TABLE t (id TEXT PRIMARY KEY)');
+      const outcome = await holder.transaction(async (tx) => {
+        await tx.run("INSERT INTO t VALUES ('held')");
+        const started = performance.now();
+        const status = await waiter.run("INSERT INTO t VALUES ('waits')").then(
+          () => 'written',
+          (error: unknown) => (isHttpError(error) ? error.status : String(error)),
+        );
+        return { status, waitedAtLeastTimeout: performance.now() - started >= 150 };
+      });
+      expect(outcome).toEqual({ status: 503, waitedAtLeastTimeout: true });
+      expect(await waiter.all('SELECT id FROM t')).toEqual([{ id: 'held' }]);
+    } finally {
+      await holder.close();
+      await waiter.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('leaves other errors alone', () => {
     const error = Object.assign(new Error('syntax error'), { code: '42601' });
     expect(mapDbError(error)).toBe(error);

@@ -93,9 +93,11 @@ export function openSqlite(file: string, options: { busyTimeoutMs?: number } = {
   // Loaded here rather than imported: on a Node without node:sqlite (20), a static import would fail
   // before main() could say which Node the service needs.
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
-  const database = new DatabaseSync(file, { timeout: Math.trunc(options.busyTimeoutMs ?? 5000) });
+  const database = new DatabaseSync(file);
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA foreign_keys = ON');
+  // A pragma rather than the constructor's `timeout` option, which Node 22 has only from 22.16.
+  database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   const statements = new Map<string, StatementSync>();
   let queue: Promise<void> = Promise.resolve();
   const prepare = (sql: string) => {
