@@ -223,7 +223,11 @@ const DENO_ENTRY = `import { createApp } from './app.mjs';
 
 const app = createApp(JSON.parse(Deno.env.get('APP_CONFIG')));
 Deno.serve(
-  { port: 0, hostname: '127.0.0.1', onListen: ({ port }) => console.log('listening ' + port) },
+  {
+    port: 0,
+    hostname: '127.0.0.1',
+    onListen: ({ port }) => Deno.stdout.writeSync(new TextEncoder().encode('listening ' + port + '\\n')),
+  },
   app.fetch,
 );
 `;
