@@ -35,6 +35,7 @@ import {
 } from './runtime-requests.js';
 import {
   frameworkOf,
+  nodeBinary,
   npmProject,
   projectDir,
   publicPackages,
@@ -53,8 +54,10 @@ interface Runtime {
   readonly title: string;
   /** The runtime's own project (installed with its install scripts, as a user's npm runs them). */
   readonly install?: Readonly<Record<string, string>>;
-  /** Executable, from the runtime's project directory. */
-  readonly bin: (dir: string) => string;
+  /** A Node major, installed by the consumer tests' shared `nodeBinary()` (the matrix uses the same). */
+  readonly node?: number;
+  /** Executable, from what the install gave: the runtime's project directory, or Node's binary. */
+  readonly bin: (installed: string) => string;
   readonly version: (bin: string, app: string) => Promise<string>;
   readonly args: readonly string[];
   /** Extra environment variables for the server. */
@@ -72,8 +75,8 @@ const RUNTIMES: readonly Runtime[] = [
     (major): Runtime => ({
       id: `node${major}`,
       title: `Node ${major} (@hono/node-server)`,
-      install: { node: major },
-      bin: (dir) => join(dir, 'node_modules/.bin/node'),
+      node: Number(major),
+      bin: (binary) => binary,
       version: (bin, app) => firstLine(bin, ['--version'], app),
       args: ['src/node.mjs'],
     }),
@@ -143,14 +146,14 @@ const results = new Map<string, RuntimeResult>();
 const installs = new Map<string, Promise<string>>();
 
 async function installRuntime(runtime: Runtime): Promise<string> {
+  if (runtime.node !== undefined) return nodeBinary(registry, runtime.node);
   if (!runtime.install) return app;
   const dir = projectDir(registry, `runtime-${runtime.id}`);
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({ name: `runtime-${runtime.id}`, private: true, dependencies: runtime.install }),
   );
-  // No --ignore-scripts: the `node` package fetches its binary package in preinstall, Bun and Deno
-  // link theirs in postinstall.
+  // No --ignore-scripts: Bun and Deno link their platform binaries in postinstall.
   await runOk('npm', ['install', '--no-package-lock'], {
     cwd: dir,
     env: userEnv(registry),
