@@ -80,6 +80,8 @@ function projects(): TestProjectInlineConfiguration[] {
               name: `${name}:${framework}`,
               root: join(groupDir, name),
               include: ['test/**/*.test.ts'],
+              // The differential suite starts all three frameworks itself.
+              exclude: ['test/differential.test.ts'],
               env: { FRAMEWORK: framework },
             },
           });

@@ -31,7 +31,7 @@ import {
 import { negotiate } from '@plumbline/negotiation/express';
 import { versionHeaders } from '@plumbline/versioning';
 import { versionedRouter, versioning } from '@plumbline/versioning/express';
-import express, { type Express, type Request, Router } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import { API_VERSIONS, apiStrategy } from './api-versioning.js';
 import type { VersioningStrategy } from './config.js';
@@ -40,6 +40,7 @@ import { docsRouter } from './docs.js';
 import { docsUiRouter } from './docs-ui.js';
 import type { ApiVersion } from './domain/model.js';
 import { limitQueryString, noStore, rateLimitMiddleware } from './express-limits.js';
+import { exactRouter } from './express-reply.js';
 import { versionRouter } from './express-routes.js';
 import { frontDoorRouter } from './front-door.js';
 import { addressKey, createServiceLimiters, NO_STORE_PATHS, PROBES, principalKey } from './limits.js';
@@ -47,6 +48,7 @@ import { accessLog } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
+import { notModified } from './preconditions.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptions } from './request-target.js';
 import { unversionedContract } from './unversioned.js';
@@ -78,6 +80,23 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
+  // No automatic weak ETag: representations that have one compute it (preconditions.ts), the same
+  // on every framework; Fastify and Hono send none elsewhere, so Express does not either.
+  app.set('etag', false);
+  // Paths match exactly, as on Fastify and Hono: /PROJECTS and /projects/ are 404 (express-reply.ts).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  // res.send's 304 decision is the one every route makes on Fastify and Hono (preconditions.ts),
+  // not the `fresh` package's, which ignores If-None-Match when the request says
+  // `Cache-Control: no-cache` (as fetch does whenever it revalidates).
+  Object.defineProperty(app.request, 'fresh', {
+    configurable: true,
+    get(this: Request) {
+      return notModified(this.method, this.res?.statusCode ?? 200, this.headers, (name) =>
+        this.res?.getHeader(name),
+      );
+    },
+  });
 
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
@@ -115,7 +134,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     principalKey(getPrincipal(req)?.clientId, req.ip),
   );
 
-  const neutral = Router();
+  const neutral = exactRouter();
   neutral.use(unversionedContract());
   neutral
     .route('/health')
@@ -174,7 +193,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
 
   const xml = xmlSerializerFor(openapi);
   const versioned = (version: 1 | 2) => {
-    const router = Router();
+    const router = exactRouter();
     const types = api.mediaTypes(version);
     router.use(
       negotiate({

@@ -13,8 +13,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpError } from '@plumbline/errors';
 import { methodNotAllowed } from '@plumbline/errors/express';
-import { Router } from 'express';
-import { sendReply } from './express-reply.js';
+import type { Router } from 'express';
+import { exactRouter, sendReply } from './express-reply.js';
 import { escapeHtml } from './html-pages.js';
 import type { PlainReply } from './plain-reply.js';
 
@@ -165,19 +165,25 @@ export function docsUiRouter(options: {
   readonly demoApiKey?: string | undefined;
 }): Router {
   const ui = createDocsUi(options);
-  const router = Router();
+  const router = exactRouter();
   router
     .route('/docs')
     .get((_req, res) => {
       sendReply(res, ui.page);
     })
     .all(methodNotAllowed(['GET']));
-  router.get('/docs/init.js', (_req, res) => {
-    sendReply(res, ui.init);
-  });
-  router.get('/docs/assets/:file', (req, res) => {
-    for (const [name, value] of Object.entries(DOCS_HEADERS)) res.setHeader(name, value);
-    sendReply(res, ui.asset(String(req.params['file'])));
-  });
+  router
+    .route('/docs/init.js')
+    .get((_req, res) => {
+      sendReply(res, ui.init);
+    })
+    .all(methodNotAllowed(['GET']));
+  router
+    .route('/docs/assets/:file')
+    .get((req, res) => {
+      for (const [name, value] of Object.entries(DOCS_HEADERS)) res.setHeader(name, value);
+      sendReply(res, ui.asset(String(req.params['file'])));
+    })
+    .all(methodNotAllowed(['GET']));
   return router;
 }

@@ -14,8 +14,8 @@ import {
 } from '@plumbline/errors';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiate, represent } from '@plumbline/negotiation/express';
-import { type Request, type Response, Router } from 'express';
-import { sendReply } from './express-reply.js';
+import type { Request, Response, Router } from 'express';
+import { exactRouter, sendReply } from './express-reply.js';
 import { errorCodePage, htmlHeaders } from './html-pages.js';
 import type { PlainReply } from './plain-reply.js';
 
@@ -139,7 +139,7 @@ export const TEXT_PAGES: Readonly<Record<string, PlainReply>> = {
 
 /** `/errors`, `/errors/{code}` and {@link TEXT_PAGES} on Express. */
 export function docsRouter(): Router {
-  const router = Router();
+  const router = exactRouter();
   router.get('/errors', (req: Request, res: Response) => {
     const catalogue = errorCatalogue(req.headers['accept-language']);
     res.setHeader('Content-Language', catalogue.language);

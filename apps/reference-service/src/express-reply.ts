@@ -1,9 +1,9 @@
 /**
- * Sends a {@link PlainReply} on Express. `res.send` keeps Express's own additions (a weak `ETag`
- * for bodies, `Content-Length`, HEAD without a body), so the Express wiring answers as it did
- * before the neutral cores.
+ * Express helpers the wiring shares: {@link sendReply} sends a {@link PlainReply} (`res.send` adds
+ * `Content-Length` and answers HEAD without a body), and {@link exactRouter} makes routers that
+ * match paths as Fastify and Hono do.
  */
-import type { Response } from 'express';
+import { type Response, Router } from 'express';
 import type { PlainReply } from './plain-reply.js';
 
 /** Sets the reply's headers in order, then its status and body. */
@@ -11,4 +11,12 @@ export function sendReply(res: Response, reply: PlainReply): void {
   for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
   const { body } = reply;
   res.status(reply.status).send(typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body));
+}
+
+/**
+ * A router whose paths match exactly: case-sensitive (RFC 3986 6.2.2.1) and with a trailing slash
+ * being another path, so `/PROJECTS` and `/projects/` are 404 on every framework.
+ */
+export function exactRouter(): Router {
+  return Router({ caseSensitive: true, strict: true });
 }

@@ -22,10 +22,11 @@ import {
 } from '@plumbline/negotiation/express';
 import type { Collection } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/express';
-import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { type ApiStrategy, apiStrategy } from './api-versioning.js';
 import type { AppContext } from './context.js';
 import type { ApiVersion } from './domain/model.js';
+import { exactRouter } from './express-reply.js';
 import type { Checked, Member } from './preconditions.js';
 import type { Outcome } from './representation.js';
 import { commentHandlers } from './resources/comments.js';
@@ -89,7 +90,7 @@ const step =
 
 export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const { collections } = ctx;
-  const router = Router();
+  const router = exactRouter();
   // Links and the version parameter follow VERSIONING_STRATEGY (api-versioning.ts).
   const api = apiStrategy(ctx.config.versioningStrategy);
   const deps = { repo: ctx.repo, db: ctx.db, links: api };

@@ -14,6 +14,7 @@
 import {
   createServer,
   type IncomingMessage,
+  METHODS,
   type RequestListener,
   type Server,
   type ServerResponse,
@@ -60,6 +61,7 @@ import { createAccessLogger } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
+import { notModified } from './preconditions.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptionsReply } from './request-target.js';
 import { unversionedRoute } from './unversioned.js';
@@ -127,14 +129,31 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    // Express routes `/projects/` and `/PROJECTS` as `/projects`, ids stay as sent, and an id of
-    // any length reaches its route (which answers 404 after its own checks).
+    // Paths match exactly on every framework (`/PROJECTS` and `/projects/` are 404), ids stay as
+    // sent, and an id of any length reaches its route (which answers 404 after its own checks).
     routerOptions: {
-      ignoreTrailingSlash: true,
-      caseSensitive: false,
+      ignoreTrailingSlash: false,
+      caseSensitive: true,
       maxParamLength: 16_384,
       constraints: { apiVersion: versionConstraint(outcomeOf) },
     },
+  });
+
+  // Every method Node's parser accepts is routable, so a path answers PROPFIND or SEARCH with 405
+  // and its Allow, as on Express and Hono, rather than Fastify's 404 for a method it does not know.
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
+      app.addHttpMethod(method, { hasBody: true });
+  }
+
+  // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
+  // route (RFC 9110 13.2.2; `If-None-Match: *` matches any current representation), as Express's
+  // res.send and the negotiation adapters' represent() answer it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!notModified(request.method, reply.statusCode, request.headers, (name) => reply.getHeader(name)))
+      return payload;
+    reply.code(304).removeHeader('content-type').removeHeader('content-length');
+    return null;
   });
 
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
@@ -268,12 +287,14 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   neutral(
     '/errors/:code',
-    async (request, reply) =>
-      reply
+    async (request, reply) => {
+      const { code } = request.params as { code: string };
+      // `/errors/` is another path (Fastify hands this route an empty code), 404 as elsewhere.
+      if (code === '') throw new HttpError('not_found');
+      return reply
         .headers(PAGE_HEADERS)
-        .represent(
-          errorCodeDocument((request.params as { code: string }).code, request.headers['accept-language']),
-        ),
+        .represent(errorCodeDocument(code, request.headers['accept-language']));
+    },
     ERROR_PAGE_NEGOTIATION,
   );
   for (const [path, page] of Object.entries(TEXT_PAGES))
@@ -295,10 +316,12 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   neutral('/docs', async (_request, reply) => sendPlain(reply, ui.page));
   app.get('/docs/init.js', async (_request, reply) => sendPlain(reply, ui.init));
+  otherMethods(app, '/docs/init.js', ['GET']);
   app.get('/docs/assets/:file', async (request, reply) => {
     reply.headers(DOCS_HEADERS);
     return sendPlain(reply, ui.asset((request.params as { file: string }).file));
   });
+  otherMethods(app, '/docs/assets/:file', ['GET']);
   neutral('/metrics', async (_request, reply) => sendPlain(reply, await metrics.render()));
 
   // The versions.
@@ -317,6 +340,11 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
         });
         scope.addHook('onRequest', authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
         scope.addHook('onRequest', principalLimit);
+        // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path (404).
+        scope.addHook('onRequest', async (request) => {
+          if (Object.values(request.params as Record<string, string>).includes(''))
+            throw new HttpError('not_found');
+        });
         await scope.register(
           versionRoutes(ctx, version, (options: RouteOptions) =>
             path ? options : { ...options, constraints: { apiVersion: String(version) } },

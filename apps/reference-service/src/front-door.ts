@@ -6,7 +6,8 @@
 import { methodNotAllowed } from '@plumbline/errors/express';
 import type { NegotiatorOptions, SerializeContext } from '@plumbline/negotiation';
 import { negotiate, represent } from '@plumbline/negotiation/express';
-import { Router } from 'express';
+import type { Router } from 'express';
+import { exactRouter } from './express-reply.js';
 import { escapeHtml, htmlHeaders, page, siteCss } from './html-pages.js';
 import { asXmlSchema, xmlSerializerFor } from './xml-representation.js';
 
@@ -158,7 +159,7 @@ export function frontDoorRouter(
   versions: readonly VersionEntry[],
   href: (version: string) => string = (version) => `/v${version}`,
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   const negotiated = negotiate(frontDoorNegotiation(openapi));
   router
     .route('/')

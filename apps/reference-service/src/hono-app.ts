@@ -19,7 +19,13 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/hono';
-import { getRequestId, methodNotAllowed, problemDetails, setResponseHeaders } from '@plumbline/errors/hono';
+import {
+  getRequestId,
+  methodNotAllowed,
+  problemDetails,
+  requestPath,
+  setResponseHeaders,
+} from '@plumbline/errors/hono';
 import { negotiate, represent } from '@plumbline/negotiation/hono';
 import { rawQueryOf } from '@plumbline/query-parser';
 import { versioning } from '@plumbline/versioning/hono';
@@ -48,6 +54,7 @@ import { createMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { documentForStrategy } from './openapi-strategy.js';
 import type { PlainReply } from './plain-reply.js';
+import { notModified } from './preconditions.js';
 import { checkReadiness, notReady } from './readiness.js';
 import { serverWideOptionsReply } from './request-target.js';
 import { unversionedRoute } from './unversioned.js';
@@ -114,7 +121,7 @@ function routable(req: IncomingMessage): void {
  */
 export async function createHonoListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
   const { config } = ctx;
-  const app = new Hono<Env>({ strict: false });
+  const app = new Hono<Env>({ strict: true });
   const api = apiStrategy(config.versioningStrategy);
   const openapi = documentForStrategy(api, buildOpenApi(ctx));
   // Route templates are the OpenAPI document's paths.
@@ -125,6 +132,27 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     // The response's headers are read from Hono's response: @hono/node-server hands them to writeHead.
     metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/', (name) => c.res.headers.get(name));
     await next();
+  });
+  // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
+  // route, as on Express and Fastify; a HEAD answer carries the Content-Length of the GET's body,
+  // as Node's server writes it for Express and Fastify (Hono drops the body before Node sees it).
+  app.use(async (c, next) => {
+    await next();
+    const { method } = c.req;
+    if (method !== 'GET' && method !== 'HEAD') return;
+    const res = c.res;
+    if (
+      notModified(method, res.status, c.env.incoming.headers, (name) => res.headers.get(name) ?? undefined)
+    ) {
+      const headers = new Headers(res.headers);
+      headers.delete('content-type');
+      headers.delete('content-length');
+      c.res = undefined;
+      c.res = new Response(null, { status: 304, headers });
+    } else if (method === 'HEAD' && res.body !== null && !res.headers.has('content-length')) {
+      const length = (await res.clone().arrayBuffer()).byteLength;
+      c.res.headers.set('Content-Length', String(length));
+    }
   });
   const problems = problemDetails({
     onError: ({ error, original, req: c }) => {
@@ -205,7 +233,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     limited(
       limiters.failures,
       (c) => addressKey(ip(c)),
-      (c) => PROBES.has(c.req.path),
+      (c) => PROBES.has(requestPath(c)),
     ),
   );
   const principalLimit = limited(limiters.principal, (c) => principalKey(getPrincipal(c)?.clientId, ip(c)));
@@ -213,7 +241,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   // The neutral routes: their method and negotiation contract first (unversioned.ts).
   const contracts = new Map<object, MiddlewareHandler>();
   app.use(async (c, next) => {
-    const route = unversionedRoute(c.req.path);
+    const route = unversionedRoute(requestPath(c));
     if (route === undefined) return next();
     const answer = route.methodAnswer(c.req.method);
     if (answer !== undefined) return reply(c, answer);
@@ -271,8 +299,10 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
   });
   app.get('/docs', (c) => reply(c, ui.page)).all('/docs', methodNotAllowed(['GET']));
-  app.get('/docs/init.js', (c) => reply(c, ui.init));
-  app.get('/docs/assets/:file', headers(DOCS_HEADERS), (c) => reply(c, ui.asset(c.req.param('file'))));
+  app.get('/docs/init.js', (c) => reply(c, ui.init)).all('/docs/init.js', methodNotAllowed(['GET']));
+  app
+    .get('/docs/assets/:file', headers(DOCS_HEADERS), (c) => reply(c, ui.asset(c.req.param('file'))))
+    .all('/docs/assets/:file', methodNotAllowed(['GET']));
   app
     .get('/metrics', async (c) => reply(c, await metrics.render()))
     .all('/metrics', methodNotAllowed(['GET']));
@@ -295,7 +325,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     });
   };
   const negotiators = { 1: negotiated(1), 2: negotiated(2) };
-  const versioned = new Hono<Env>({ strict: false });
+  const versioned = new Hono<Env>({ strict: true });
   versioned.use((c, next) => negotiators[versionOf(c)](c, next));
   versioned.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
   versioned.use(principalLimit);

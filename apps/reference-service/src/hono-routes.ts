@@ -9,7 +9,7 @@
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
 import { HttpError } from '@plumbline/errors';
-import { methodNotAllowed } from '@plumbline/errors/hono';
+import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/hono';
 import {
   conditional,
@@ -128,7 +128,7 @@ function jsonBody(limit: number, ...types: string[]): MiddlewareHandler<ApiEnv> 
 /** The versioned routes, for both versions (mounted by hono-app.ts behind negotiation and authentication). */
 export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { collections } = ctx;
-  const router = new Hono<ApiEnv>({ strict: false });
+  const router = new Hono<ApiEnv>({ strict: true });
   // Links and the version parameter follow VERSIONING_STRATEGY (api-versioning.ts).
   const api = apiStrategy(ctx.config.versioningStrategy);
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
@@ -201,7 +201,11 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const route = (c: Context): RouteInput => ({ version: versionOf(c), params: c.req.param() });
   const listing =
     (collection: Collection) =>
-    (c: Context): ListInput => ({ ...route(c), query: getCollectionQuery(c, collection), path: c.req.path });
+    (c: Context): ListInput => ({
+      ...route(c),
+      query: getCollectionQuery(c, collection),
+      path: requestPath(c),
+    });
   const reading =
     (collection: Collection) =>
     (c: Context): ReadInput => ({ ...route(c), fields: memberFields(api, collection, c.req.url) });

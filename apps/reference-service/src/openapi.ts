@@ -107,7 +107,8 @@ const PROBLEM_HEADERS: Readonly<Record<string, Json>> = {
   '405': { Allow: header('Allow') },
   // 409 idempotency_key_in_use: the first request with the key is still running; retry after a second.
   '409': { 'Retry-After': header('RetryAfter') },
-  '415': { 'Accept-Post': header('AcceptPost') },
+  // A 415 names what the method accepts: Accept-Post (POST), Accept-Patch (PATCH), Accept (PUT; RFC 9110 12.5.1).
+  '415': { 'Accept-Post': header('AcceptPost'), Accept: header('AcceptPut') },
   '429': { 'Retry-After': header('RetryAfter') },
   '503': { 'Retry-After': header('RetryAfter') },
 };
@@ -163,6 +164,7 @@ function headerComponents(): Json {
     Allow: { ...text('The methods this resource supports'), required: true },
     BearerChallenge: text('RFC 6750 3.1: error="invalid_request" or error="insufficient_scope" (scope=...)'),
     AcceptPost: text('Media types a POST accepts (on 415)'),
+    AcceptPut: text('Media types a PUT accepts (on 415)'),
     AcceptPatch: text('Media types a PATCH accepts (member resources)'),
     Deprecation: text('RFC 9745: when this version was deprecated (@<unix seconds>); v1 only'),
     Sunset: text('RFC 8594: after this HTTP-date the version answers 410; v1 only'),
@@ -665,8 +667,11 @@ function withSelections(document: Json): Json {
 function withCommonHeaders(document: Json): Json {
   for (const [path, item] of Object.entries(document['paths'] as Record<string, Json>)) {
     if (/^\/v\d+\//.test(path)) continue;
-    for (const operation of Object.values(item)) {
+    for (const [method, operation] of Object.entries(item)) {
       const declared = ((operation as Json)['responses'] ?? {}) as Record<string, Json>;
+      // A GET answers `If-None-Match: *` (any current representation) with 304 (RFC 9110 13.1.2).
+      if (method === 'get' && declared['304'] === undefined)
+        declared['304'] = { description: 'Not modified: If-None-Match is `*` (RFC 9110 13.1.2); no body' };
       (operation as Json)['responses'] = { ...errorResponses(['400', '403', '429', '500']), ...declared };
       for (const response of Object.values(declared)) {
         if (response['$ref'] !== undefined) continue;
@@ -780,10 +785,11 @@ function buildDocument(ctx: AppContext): Json {
           type: 'object',
           required: ['has_more'],
           properties: {
-            limit: { type: 'integer' },
-            offset: { type: 'integer' },
-            page: { type: 'integer' },
-            size: { type: 'integer' },
+            // Read like the GET query's values: a number or its decimal string.
+            limit: { type: ['integer', 'string'] },
+            offset: { type: ['integer', 'string'] },
+            page: { type: ['integer', 'string'] },
+            size: { type: ['integer', 'string'] },
             has_more: { type: 'boolean' },
             next_cursor: { type: 'string' },
             total: { type: 'integer' },
@@ -804,10 +810,11 @@ function buildDocument(ctx: AppContext): Json {
             filter: { type: 'object' },
             q: { type: 'string' },
             sort: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
-            limit: { type: 'integer' },
-            offset: { type: 'integer' },
-            page: { type: 'integer' },
-            size: { type: 'integer' },
+            // Read like the GET query's values: a number or its decimal string.
+            limit: { type: ['integer', 'string'] },
+            offset: { type: ['integer', 'string'] },
+            page: { type: ['integer', 'string'] },
+            size: { type: ['integer', 'string'] },
             cursor: { type: 'string' },
             fields: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
           },

@@ -9,7 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { clientErrorHandler } from '@plumbline/errors/node';
 import { commonHeaders } from './app.js';
 import type { ServiceConfig } from './config.js';
-import { toOriginForm } from './request-target.js';
+import { fillHost, refuseTarget, toOriginForm } from './request-target.js';
 
 const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' };
 
@@ -26,10 +26,13 @@ export function createServer(
   app: RequestListener,
   config: Pick<ServiceConfig, 'tls' | 'versioningStrategy'>,
 ): Server {
-  // Absolute-form targets are routed like origin-form (request-target.ts), for every route.
+  // Absolute-form targets are routed like origin-form, and targets each framework would read
+  // differently are refused before any of them routes (request-target.ts).
+  const common = commonHeaders(config.versioningStrategy);
   const listener: RequestListener = (req, res) => {
     toOriginForm(req);
-    app(req, res);
+    fillHost(req);
+    if (!refuseTarget(req, res, common)) app(req, res);
   };
   const server: Server = config.tls
     ? createHttpsServer(

@@ -67,6 +67,7 @@ describe('public exports', () => {
       'methodNotAllowed',
       'problemDetails',
       'requestHeader',
+      'requestPath',
       'responseParts',
       'sentHeaders',
       'setResponseHeaders',

@@ -2,8 +2,39 @@
 import type { Context } from 'hono';
 
 type NodeBindings =
-  | { incoming?: { headers?: Record<string, string | string[] | undefined>; rawHeaders?: unknown } }
+  | {
+      incoming?: {
+        headers?: Record<string, string | string[] | undefined>;
+        rawHeaders?: unknown;
+        url?: unknown;
+      };
+    }
   | undefined;
+
+/**
+ * The request path as the client sent it, percent-encoding kept (`/v2/projects/%3Cb%3E`), as
+ * Express's `req.path` and Fastify's `request.url` give it; Hono's `c.req.path` is decoded
+ * (`/v2/projects/<b>`), which must not be echoed into a problem's `instance` or a link. On
+ * `@hono/node-server` it is read from Node's request target; elsewhere from `c.req.url`.
+ *
+ * @example
+ * ```ts
+ * app.get('/v2/projects/:id', (c) => c.json({ self: requestPath(c) }));
+ * ```
+ */
+export function requestPath(c: Context): string {
+  const target = (c.env as NodeBindings)?.incoming?.url;
+  if (target === '*') return target;
+  if (typeof target === 'string' && target.startsWith('/')) {
+    const mark = target.indexOf('?');
+    return mark < 0 ? target : target.slice(0, mark);
+  }
+  const url = c.req.url;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const mark = url.indexOf('?', start);
+  return url.slice(start, mark < 0 ? undefined : mark);
+}
 
 /**
  * A request header, joined like `Headers.get` joins it, for headers Node keeps as one string

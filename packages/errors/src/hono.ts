@@ -17,13 +17,13 @@ import {
 
 export type { MethodNotAllowedOptions, RequestIdOptions };
 
-import { rawXHeader, requestHeader } from './hono-headers.js';
+import { rawXHeader, requestHeader, requestPath } from './hono-headers.js';
 import { nodeResponse, responseHeader } from './hono-node.js';
 import { setResponseHeaders } from './hono-response.js';
 
 export { responseParts, sentHeaders } from './hono-node.js';
 export { setResponseHeaders, withResponseHeaders } from './hono-response.js';
-export { requestHeader };
+export { requestHeader, requestPath };
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -78,7 +78,7 @@ export function problemDetails(options: ProblemDetailsOptions = {}): {
     const rendered = render(thrown, {
       accept: c.req.header('accept'),
       acceptLanguage: c.req.header('accept-language'),
-      instance: c.req.path,
+      instance: requestPath(c),
       requestId: c.get('requestId'),
       // Headers set so far, on Hono's response and (on @hono/node-server) on Node's.
       responseHeader: (name) => responseHeader(c, name),

@@ -8,6 +8,7 @@ describe('public exports', () => {
       'OPERATORS',
       'RESERVED_PARAMETERS',
       'applyToArray',
+      'assertIdentityCoding',
       'assertSearchContentType',
       'buildPage',
       'countInArray',

@@ -9,6 +9,7 @@ import type { Collection } from './collection.js';
 import type { Page } from './page.js';
 import type { CollectionQuery } from './parse.js';
 import {
+  assertIdentityCoding,
   assertSearchContentType,
   expectCollectionQuery,
   MAX_SEARCH_BODY_BYTES,
@@ -90,7 +91,9 @@ export function collectionQuery(
     }
     const run = async () => {
       assertSearchContentType(req.headers['content-type']);
-      const body = req.body === undefined && req.readable ? await readJsonBody(req) : req.body;
+      const unread = req.body === undefined && req.readable;
+      if (unread) assertIdentityCoding(req.headers['content-encoding']);
+      const body = unread ? await readJsonBody(req) : req.body;
       (req as unknown as Record<symbol, unknown>)[QUERY] = parse(req, body);
     };
     run().then(() => next(), next);

@@ -8,6 +8,7 @@ import type { Collection } from './collection.js';
 import type { Page } from './page.js';
 import type { CollectionQuery } from './parse.js';
 import {
+  assertIdentityCoding,
   assertSearchContentType,
   expectCollectionQuery,
   pageHeaders,
@@ -72,6 +73,7 @@ export function collectionQuery(
       const type = request.headers['content-type'];
       try {
         assertSearchContentType(type);
+        assertIdentityCoding(request.headers['content-encoding']);
       } catch (error) {
         return done(error as Error);
       }

@@ -10,6 +10,7 @@ import type { Collection } from './collection.js';
 import type { Page } from './page.js';
 import type { CollectionQuery } from './parse.js';
 import {
+  assertIdentityCoding,
   assertSearchContentType,
   expectCollectionQuery,
   pageHeaders,
@@ -68,6 +69,7 @@ export function collectionQuery(
     assertSearchContentType(c.req.header('content-type'));
     // A body that middleware before this one read (a JSON parser, idempotency) is in Hono's body
     // cache and its stream is spent: read it from there, as the Express adapter reads `req.body`.
+    if (!c.req.raw.bodyUsed) assertIdentityCoding(c.req.header('content-encoding'));
     const text = c.req.raw.bodyUsed ? await c.req.text() : await readLimitedText(c.req.raw.body);
     c.set('collectionQuery', parse(c, parseSearchText(text)));
     await next();

@@ -40,6 +40,7 @@ export {
   parseSearchBody,
 } from './parse.js';
 export {
+  assertIdentityCoding,
   assertSearchContentType,
   type CollectionRequest,
   expectCollectionQuery,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { tasks } from '../test/fixtures.js';
 import { defineCollection, parseQuery } from './index.js';
-import { PARSED_QUERY_CACHE_MAX_LENGTH, PARSED_QUERY_CACHE_SIZE, parseCollectionRequest } from './request.js';
+import {
+  assertIdentityCoding,
+  PARSED_QUERY_CACHE_MAX_LENGTH,
+  PARSED_QUERY_CACHE_SIZE,
+  parseCollectionRequest,
+  parseSearchText,
+} from './request.js';
 
 const get = (query: string, prefer?: string) =>
   parseCollectionRequest(tasks, { method: 'GET', query, ...(prefer ? { prefer } : {}) });
@@ -64,4 +70,33 @@ describe('parseCollectionRequest remembers parsed query strings (bounded)', () =
     expect(mine.collection).toBe(tasks);
     expect(parseCollectionRequest(other, { method: 'GET', query: 'sort=-id&limit=4' })).toBe(theirs);
   });
+});
+
+describe('search bodies read as text', () => {
+  it.each([
+    ['', {}],
+    ['{}', {}],
+    ['{"sort":"-id"}', { sort: '-id' }],
+  ])('parseSearchText(%j) → %j', (text, parsed) => {
+    expect(parseSearchText(text)).toEqual(parsed);
+  });
+
+  it.each([' ', '{', 'null x'])('parseSearchText(%j) is 400 malformed_json', (text) => {
+    expect(() => parseSearchText(text)).toThrow(
+      expect.objectContaining({ status: 400, code: 'malformed_json' }),
+    );
+  });
+
+  it.each([undefined, '', 'identity', ' Identity '])('assertIdentityCoding(%j) passes', (coding) => {
+    expect(() => assertIdentityCoding(coding)).not.toThrow();
+  });
+
+  it.each(['gzip', 'br', 'deflate', 'bogus', 'gzip, identity'])(
+    'assertIdentityCoding(%j) is 415',
+    (coding) => {
+      expect(() => assertIdentityCoding(coding)).toThrow(
+        expect.objectContaining({ status: 415, code: 'unsupported_media_type' }),
+      );
+    },
+  );
 });

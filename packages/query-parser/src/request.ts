@@ -50,14 +50,36 @@ export function assertSearchContentType(type: string | undefined | null): void {
 }
 
 /**
- * Parses a search body an adapter read as text: 400 `malformed_json` when it is not JSON.
+ * Refuses a search body in a content coding (`Content-Encoding: gzip`, ...) with 415
+ * `unsupported_media_type`: the adapters that read the body themselves read it as sent, so a coded
+ * body would otherwise be parsed as if it were plain JSON (RFC 9110 section 8.4). A body parser that
+ * ran before (express.json) has already decoded or refused it.
+ *
+ * @example
+ * ```ts
+ * assertIdentityCoding(undefined); // fine
+ * assertIdentityCoding('gzip'); // throws 415 unsupported_media_type
+ * ```
+ */
+export function assertIdentityCoding(coding: string | undefined): void {
+  if (coding === undefined || coding.trim().toLowerCase() === 'identity' || coding.trim() === '') return;
+  throw new HttpError('unsupported_media_type');
+}
+
+/**
+ * Parses a search body an adapter read as text: 400 `malformed_json` when it is not JSON. An empty
+ * body is `{}` (a search without criteria), as `express.json()` reads one, so every adapter
+ * answers it alike.
  *
  * @example
  * ```ts
  * parseSearchText('{"sort":"-id"}'); // { sort: '-id' }
+ * parseSearchText(''); // {}
  * ```
  */
 export function parseSearchText(text: string): unknown {
+  // No body at all is a search without criteria, as express.json reads an empty JSON body.
+  if (text === '') return {};
   try {
     return JSON.parse(text);
   } catch (cause) {

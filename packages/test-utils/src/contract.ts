@@ -144,8 +144,11 @@ export class ContractValidator {
         return [`OPTIONS * answered ${exchange.status}`];
       return allow === undefined || String(allow).trim() === '' ? ['OPTIONS * without an Allow header'] : [];
     }
-    const url = new URL(exchange.url, 'http://service.invalid');
-    const path = url.pathname;
+    // The target as received: `//projects` is a path, not a network-path reference, and a target
+    // URL cannot parse is still checked (it matches no documented route).
+    const mark = exchange.url.indexOf('?');
+    const path = mark < 0 ? exchange.url : exchange.url.slice(0, mark);
+    const url = new URL(`http://service.invalid${mark < 0 ? '' : exchange.url.slice(mark)}`);
     const method = exchange.method.toLowerCase();
     const status = exchange.status;
     const route = this.routes.find((r) => r.pattern.test(path));

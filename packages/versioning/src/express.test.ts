@@ -45,11 +45,11 @@ describe.each(EXPRESS_VERSIONS)('versionedRouter through %s', (_name, express) =
   it.each([
     ['path /v1', path, '/v1/projects', {}, { router: 'one', baseUrl: '/v1', originalUrl: '/v1/projects' }],
     [
-      'path /V2 with a query',
+      'path /v2 with a query',
       path,
-      '/V2/projects?limit=5',
+      '/v2/projects?limit=5',
       {},
-      { router: 'two', baseUrl: '/V2', originalUrl: '/V2/projects?limit=5' },
+      { router: 'two', baseUrl: '/v2', originalUrl: '/v2/projects?limit=5' },
     ],
     [
       'path under app.use("/api")',
@@ -182,7 +182,7 @@ describe.each(EXPRESS_VERSIONS)(
     >([
       // Same policy, same place: the router reuses what versioning() resolved (one resolution).
       ['same policy', '/v1/projects', {}, { router: 'one', version: '1', baseUrl: '/v1' }, 1],
-      ['same policy', '/V2/projects', {}, { router: 'two', version: '2', baseUrl: '/V2' }, 1],
+      ['same policy', '/v2/projects', {}, { router: 'two', version: '2', baseUrl: '/v2' }, 1],
       // Another policy (query strategy) decides for itself: ?version=2 wins over the path's v1.
       ['another policy', '/v1/projects?version=2', {}, { router: 'two', version: '2', baseUrl: '' }, 2],
       // Mounted below /v1, the router sees /v2/projects: its own resolution, not the app-level v1.

@@ -4,7 +4,7 @@
  * (errors included) and types `c.var.apiVersion`. The core decides everything; nothing here needs
  * Node. @packageDocumentation
  */
-import { requestHeader, setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
+import { requestHeader, requestPath, setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { VersionPolicy } from './policy.js';
 import { createRequestVersioning, type VersioningOptions } from './request.js';
@@ -47,7 +47,7 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
       if (mark !== -1) query = url.slice(mark + 1);
     }
     const outcome = resolve({
-      path: c.req.path,
+      path: requestPath(c),
       query,
       // On @hono/node-server read from Node's header table, not a Web Headers built for the request.
       headers: header === undefined ? NO_HEADERS : { [header]: requestHeader(c, header) },

@@ -422,7 +422,7 @@ function strategySettings(
       const prefix = (options.prefix ?? '').replace(/\/+$/, '');
       if (prefix !== '' && !/^\/[^?#\s]*$/.test(prefix))
         fail(`prefix must start with "/", got ${JSON.stringify(options.prefix)}`);
-      return { ...settings, prefix: prefix.toLowerCase() };
+      return { ...settings, prefix };
     }
     case 'query': {
       const parameter = options.parameter ?? 'version';

@@ -75,12 +75,13 @@ export function readPath(policy: ReaderSettings, path: string | undefined): Read
   const { prefix } = policy;
   if (prefix !== '') {
     if (path.length <= prefix.length || path[prefix.length] !== '/') return ABSENT;
-    if (path.slice(0, prefix.length).toLowerCase() !== prefix) return ABSENT;
+    // Paths are case-sensitive (RFC 3986 6.2.2.1): `/API/v1` is not under `/api`.
+    if (!path.startsWith(prefix)) return ABSENT;
   }
   const start = prefix.length + 1;
   if (path[start - 1] !== '/') return ABSENT;
   const first = path.charCodeAt(start);
-  if (first !== 0x76 && first !== 0x56) return ABSENT; // v or V
+  if (first !== 0x76) return ABSENT; // `v`: `/V2/x` is another path, not version 2
   let end = path.indexOf('/', start);
   if (end === -1) end = path.length;
   const segment = path.slice(start + 1, end);

@@ -68,7 +68,7 @@ const pathCases: Case[] = [
   ok('v2', { path: '/v2/projects/7' }, '2'),
   ok('major.minor v2.1', { path: '/v2.1/projects' }, '2.1'),
   ok('v2.0 is v2', { path: '/v2.0/projects' }, '2', '2.0'),
-  ok('upper-case V2', { path: '/V2/projects' }, '2'),
+  fails('upper-case V2 is another path', { path: '/V2/projects' }, 404, 'not_found'),
   ok('version segment alone', { path: '/v2' }, '2'),
   ok('version segment with trailing slash', { path: '/v1/' }, '1'),
   ok('query version is ignored', { path: '/v1/projects', query: 'version=2' }, '1'),
@@ -103,7 +103,8 @@ describeAdapters(
   'path strategy with prefix /api',
   [
     ok('/api/v1', { path: '/api/v1/projects' }, '1'),
-    ok('case-insensitive prefix and v', { path: '/API/V2/projects' }, '2'),
+    fails('prefix and v are case-sensitive', { path: '/API/v2/projects' }, 404, 'not_found'),
+    fails('upper-case V', { path: '/api/V2/projects' }, 404, 'not_found'),
     fails('no prefix', { path: '/v1/projects' }, 404, 'not_found'),
     fails('prefix without version', { path: '/api/projects' }, 404, 'not_found'),
     fails('prefix glued to the version', { path: '/apiv1/projects' }, 404, 'not_found'),
