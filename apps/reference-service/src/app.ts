@@ -34,6 +34,7 @@ import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import { API_VERSIONS, apiStrategy } from './api-versioning.js';
+import { proxyPolicy } from './client-address.js';
 import type { VersioningStrategy } from './config.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
@@ -78,7 +79,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const { config } = ctx;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   // No automatic weak ETag: representations that have one compute it (preconditions.ts), the same
   // on every framework; Fastify and Hono send none elsewhere, so Express does not either.
@@ -97,6 +97,11 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       );
     },
   });
+  // The client address and the trusted peers come from client-address.ts, as on Fastify and Hono;
+  // Express's `trust proxy` stays off, so `req.ip` is the socket's peer and is not used.
+  const proxies = proxyPolicy(config.trustProxy);
+  const clientIp = (req: Request) =>
+    proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
 
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
@@ -116,7 +121,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       next();
     });
   }
-  app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
+  app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
   app.use(limitQueryString);
 
   app.use([...NO_STORE_PATHS], noStore);
@@ -126,12 +131,12 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   app.use(
     rateLimitMiddleware(
       limiters.failures,
-      (req) => addressKey(req.ip),
+      (req) => addressKey(clientIp(req)),
       (req) => PROBES.has(req.path),
     ),
   );
   const principalLimit = rateLimitMiddleware(limiters.principal, (req) =>
-    principalKey(getPrincipal(req)?.clientId, req.ip),
+    principalKey(getPrincipal(req)?.clientId, clientIp(req)),
   );
 
   const neutral = exactRouter();

@@ -2,6 +2,7 @@
  * Service configuration from environment variables, validated once at start: a bad value stops the
  * process with a message naming the variable. `--help` prints {@link CONFIG_HELP}.
  */
+import { isProxyEntry, PROXY_RANGE_NAMES, type ProxyTrust } from './client-address.js';
 
 /** The HTTP frameworks the service can run on (`FRAMEWORK`); each has one wiring file (listener.ts). */
 const FRAMEWORKS = ['express', 'fastify', 'hono'] as const;
@@ -48,8 +49,11 @@ export interface ServiceConfig {
   readonly cursorSecret: string | undefined;
   readonly rateLimitPerMinute: number;
   readonly bodyLimitBytes: number;
-  /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` from the proxy in front (Express `trust proxy`). */
-  readonly trustProxy: boolean;
+  /**
+   * Which peers are proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed
+   * (`TRUST_PROXY`): how many there are, or their addresses; `{ hops: 0 }` (default) trusts none.
+   */
+  readonly trustProxy: ProxyTrust;
   readonly tls: { certFile: string; keyFile: string } | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly shutdownGraceMs: number;
@@ -178,7 +182,11 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   ],
   ['RATE_LIMIT_PER_MINUTE', '300', 'requests per minute per principal (per IP when anonymous)'],
   ['BODY_LIMIT_BYTES', '1048576', 'largest accepted request body; larger ones get 413'],
-  ['TRUST_PROXY', 'false', 'trust X-Forwarded-* headers from a proxy in front (true | false)'],
+  [
+    'TRUST_PROXY',
+    'false',
+    'the proxies in front, whose X-Forwarded-For and X-Forwarded-Proto are believed: false (none; the socket peer is the client) | their number (1: the peer is the one proxy, the last X-Forwarded-For entry the client) | their addresses and CIDR ranges, comma-separated (10.0.0.0/8,::1/128; also loopback, linklocal, uniquelocal); the client is the first address from the right that is not a trusted proxy',
+  ],
   [
     'TLS_CERT_FILE',
     '(unset)',
@@ -300,6 +308,41 @@ function redisClusterNodes(env: Env): { host: string; port: number }[] | undefin
   });
 }
 
+/** The largest hop count TRUST_PROXY takes. */
+const MAX_PROXY_HOPS = 32;
+
+/**
+ * TRUST_PROXY: `false`, a hop count, or a list of proxy addresses, CIDR ranges and names. `true`
+ * is refused: it used to believe the left-most X-Forwarded-For entry, which the client writes.
+ */
+function trustProxy(env: Env): ProxyTrust {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return { hops: 0 };
+  if (raw.toLowerCase() === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY=true is not accepted: it would believe whatever a client writes at the left of X-Forwarded-For. ' +
+        'Write how many proxies are in front (TRUST_PROXY=1 for one load balancer) or their addresses (TRUST_PROXY=10.0.0.0/8 or TRUST_PROXY=loopback)',
+    );
+  }
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) > MAX_PROXY_HOPS) {
+      throw new ConfigError(
+        `TRUST_PROXY as a number of proxies must be from 0 to ${MAX_PROXY_HOPS}, got "${raw}"`,
+      );
+    }
+    return { hops: Number(raw) };
+  }
+  const proxies = raw.split(',').map((entry) => entry.trim());
+  const bad = proxies.find((entry) => !isProxyEntry(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a number of proxies (0-${MAX_PROXY_HOPS}), or proxy addresses and CIDR ranges separated by commas ` +
+        `(10.0.0.0/8,::1/128; names: ${Object.keys(PROXY_RANGE_NAMES).join(', ')}), got "${raw}"${proxies.length > 1 ? ` ("${bad}" is none of those)` : ''}`,
+    );
+  }
+  return { proxies };
+}
+
 function cursorSecret(env: Env): string | undefined {
   const raw = read(env, 'CURSOR_SECRET');
   if (raw !== undefined && Buffer.byteLength(raw) < 32) {
@@ -371,7 +414,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     cursorSecret: cursorSecret(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 100 * 1_048_576),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     tls: cert && key ? { certFile: cert, keyFile: key } : undefined,
     logLevel: oneOf(
       env,

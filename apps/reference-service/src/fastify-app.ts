@@ -40,6 +40,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { API_VERSIONS, apiStrategy } from './api-versioning.js';
+import { proxyPolicy } from './client-address.js';
 import type { AppContext } from './context.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from './docs.js';
 import { createDocsUi, DOCS_HEADERS } from './docs-ui.js';
@@ -127,7 +128,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       handler = listener;
       return createServer();
     },
-    trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     // Paths match exactly on every framework (`/PROJECTS` and `/projects/` are 404), ids stay as
     // sent, and an id of any length reaches its route (which answers 404 after its own checks).
@@ -203,9 +203,14 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     });
   }
+  // The client address and the trusted peers come from client-address.ts, as on Express and Hono;
+  // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
+  const proxies = proxyPolicy(config.trustProxy);
+  const clientIp = (request: FastifyRequest) =>
+    proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
   app.addHook(
     'onRequest',
-    requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }),
+    requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }),
   );
   app.addHook('onRequest', async (request) => checkQueryLength(request.url));
   app.addHook('onRequest', async (request, reply) => {
@@ -217,12 +222,12 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     'onRequest',
     rateLimit(
       limiters.failures,
-      (request) => addressKey(request.ip),
+      (request) => addressKey(clientIp(request)),
       (request) => PROBES.has(pathOf(request)),
     ),
   );
   const principalLimit = rateLimit(limiters.principal, (request) =>
-    principalKey(getPrincipal(request)?.clientId, request.ip),
+    principalKey(getPrincipal(request)?.clientId, clientIp(request)),
   );
   // A refused version (unknown, sunset) is refused after the neutral routes, where Express's
   // version router refuses it: in front of the version's routes, and where no route matched.

@@ -32,6 +32,7 @@ import { versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { API_VERSIONS, apiStrategy } from './api-versioning.js';
+import { proxyPolicy } from './client-address.js';
 import type { AppContext } from './context.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from './docs.js';
 import { createDocsUi, DOCS_HEADERS } from './docs-ui.js';
@@ -84,13 +85,6 @@ const headers =
     setResponseHeaders(c, set);
     await next();
   };
-
-/** Express's `req.ip`: the socket's peer, or with TRUST_PROXY the first `X-Forwarded-For` address. */
-function clientAddress(incoming: IncomingMessage, trustProxy: boolean): string | undefined {
-  const forwarded = trustProxy ? incoming.headers['x-forwarded-for'] : undefined;
-  const first = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
-  return first || incoming.socket.remoteAddress;
-}
 
 /**
  * Request targets Hono cannot route as they are, sent on in a form it can and put back for the
@@ -204,7 +198,9 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     await next();
   });
   if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
-  app.use(requireHttps({ trustProxy: config.trustProxy, allowLoopback: config.env !== 'production' }));
+  // The client address and the trusted peers come from client-address.ts, as on Express and Fastify.
+  const proxies = proxyPolicy(config.trustProxy);
+  app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
   app.use(async (c, next) => {
     checkQueryLength(c.env.incoming.url ?? '');
     await next();
@@ -212,7 +208,8 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   for (const path of NO_STORE_PATHS) app.use(path, headers(NO_STORE_HEADERS));
 
   // Failed requests count per client address, before authentication; the principal limit after it (limits.ts).
-  const ip = (c: C) => clientAddress(c.env.incoming, config.trustProxy);
+  const ip = (c: C) =>
+    proxies.clientAddress(c.env.incoming.socket.remoteAddress, c.env.incoming.headers['x-forwarded-for']);
   const limited =
     (
       limiter: Limiter,

@@ -19,7 +19,7 @@ describe('HTTPS enforcement', () => {
   let behindProxy: RunningService;
   beforeAll(async () => {
     production = await startService(sqlite, { NODE_ENV: 'production' });
-    behindProxy = await startService(sqlite, { NODE_ENV: 'production', TRUST_PROXY: 'true' });
+    behindProxy = await startService(sqlite, { NODE_ENV: 'production', TRUST_PROXY: '1' });
   });
   afterAll(async () => {
     await production?.stop();
