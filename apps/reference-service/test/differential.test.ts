@@ -44,6 +44,8 @@ async function start(framework: Framework, strategy: VersioningStrategy): Promis
       SEED_DEMO_DATA: 'false',
       // The table is one client's traffic; the rate limit has its own tests.
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // One run reads the client address behind a proxy (the X-Forwarded-For cases pick the bucket).
+      ...(strategy === 'query' ? { TRUST_PROXY: '1' } : {}),
     },
   );
   const { apiKeys, clients } = service.credentials;

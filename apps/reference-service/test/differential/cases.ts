@@ -689,6 +689,30 @@ function tail(t: Table): void {
   t.api('mutation: GET deleted project v1', 'GET', 1, '/projects/{{p1}}', KEY);
 }
 
+/** Client addresses behind a proxy: anonymous requests are limited per address (limits.ts). */
+function forwardedCases(t: Table): void {
+  for (const [label, values] of [
+    ['one entry', ['203.0.113.7']],
+    ['rotating first entry', ['198.51.100.1, 203.0.113.7']],
+    ['rotating first entry again', ['198.51.100.2, 203.0.113.7']],
+    ['two lines', ['198.51.100.3', '203.0.113.8']],
+    ['port and spaces', [' 203.0.113.9:4711 ']],
+    ['garbage', ['unknown, ,']],
+    ['IPv6', ['2001:db8::1']],
+  ] as const)
+    t.api(
+      `forwarded: ${label}`,
+      'GET',
+      2,
+      '/projects',
+      values.map((value) => ['X-Forwarded-For', value] as const),
+    );
+  t.api('forwarded: with X-Forwarded-Proto http', 'GET', 2, '/projects', [
+    ['X-Forwarded-For', '203.0.113.7'],
+    ['X-Forwarded-Proto', 'http'],
+  ]);
+}
+
 /** Version selection: each strategy's ways of naming a version, and wrong ones. */
 function versionCases(t: Table): void {
   const get = (label: string, target: string, headers: Headers) =>
@@ -1057,6 +1081,7 @@ export function casesFor(strategy: VersioningStrategy, document: Json): Case[] {
   }
   collectionCases(t);
   idempotencyCases(t);
+  forwardedCases(t);
   versionCases(t);
   if (strategy === 'path') {
     pathCases(t);
