@@ -3,10 +3,11 @@ import { coreOutcome, describeAdapters, fromSupertest } from '@plumbline/test-ut
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXPRESS_VERSIONS, testApp } from '../test/app.js';
-import { SECRET, tasks } from '../test/fixtures.js';
+import { linkQueries, SECRET, tasks } from '../test/fixtures.js';
 import {
   applyToArray,
   buildPage,
+  type CollectionQuery,
   defineCollection,
   parseQuery,
   parseSearchBody,
@@ -202,6 +203,22 @@ describe('nothing reaches a handler and nothing is polluted', () => {
     }
     expect(({} as Record<string, unknown>)['x']).toBeUndefined();
     expect(Object.keys(Object.prototype)).toEqual([]);
+  });
+});
+
+describe('text no link can carry', () => {
+  it.each([
+    ['a lone high surrogate', 'name=a\ud800'],
+    ['a lone low surrogate', 'name=\udc00a'],
+    ['a lone surrogate in a name', 'na\ud800me=a'],
+  ])('%s is 400 invalid_value, never a crash when the links are written', (_name, query) => {
+    expect(() => parseQuery(tasks, query)).toThrow(expect.objectContaining({ code: 'invalid_value' }));
+  });
+
+  it('a surrogate pair is text like any other', () => {
+    const query = parseQuery(tasks, 'name=a\ud83d\ude00');
+    expect(query.filters).toEqual([{ field: 'name', op: 'eq', value: 'a\u{1f600}' }]);
+    expect(toQueryString(query)).toBe('name=a%F0%9F%98%80&sort=-created_at&limit=20&offset=0');
   });
 });
 
@@ -558,10 +575,138 @@ describe('parseSearchBody', () => {
     ],
     ['short q', { q: 'ab' }, 'search_too_short', '#/q'],
     ['in item with a comma', { filter: { id: { in: ['1,2'] } } }, 'invalid_value', '#/filter/id/in'],
+    [
+      'a lone surrogate (no link could carry it)',
+      { filter: { name: 'a\ud800' } },
+      'invalid_value',
+      '#/filter/name',
+    ],
+    ['a lone low surrogate in q', { q: '\udc00abc' }, 'invalid_value', '#/q'],
+    ['a NUL in a value', { filter: { name: 'a\u0000b' } }, 'invalid_value', '#/filter/name'],
   ])('%s → %s at %s', async (_name, body, code, pointer) => {
     const { status, body: problem } = await coreOutcome(() => parseSearchBody(tasks, body));
     expect(status).toBe(400);
     expect(problem).toMatchObject({ error_code: code, errors: [{ pointer, error_code: code }] });
+  });
+});
+
+// The bound every page link keeps: 128 bytes of canonical query string, 10 parameters. Without a
+// default sort, `name=<n x>` is written `name=<n x>&limit=20&offset=10000` in its longest link
+// (`last`, at maxOffset): n + 27 bytes, so n = 101 is the longest name that fits.
+const bounded = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    name: { type: 'string', filter: ['eq'], search: true },
+    tag: { type: 'string', filter: ['eq'], repeatable: true },
+  },
+  maxQueryLength: 128,
+  maxParameters: 10,
+  cursorSecret: SECRET,
+});
+const TOO_LONG = {
+  type: '/errors/query_too_long',
+  title: 'Bad Request',
+  status: 400,
+  error_code: 'query_too_long',
+  detail: 'The query string must be at most 128 bytes.',
+  message: 'The query string must be at most 128 bytes.',
+};
+const TOO_MANY = {
+  type: '/errors/query_too_long',
+  title: 'Bad Request',
+  status: 400,
+  error_code: 'query_too_long',
+  detail: 'The query string is too long.',
+  message: 'The query string is too long.',
+  max_parameters: 10,
+};
+
+describe('query_too_long: a search body meets the bound of a query string, measured as every page link', () => {
+  const x = (n: number) => 'x'.repeat(n);
+  it.each([
+    ['GET, the longest link at the bound', 'GET', `name=${x(101)}`, 128],
+    ['body, the longest link at the bound', 'POST', { filter: { name: x(101) } }, 128],
+    ['GET, one byte over once written canonically', 'GET', `name=${x(102)}`, TOO_LONG],
+    ['body, one byte over', 'POST', { filter: { name: x(102) } }, TOO_LONG],
+    // 45 bytes as sent, but `+` is written `%20` in the links: 5 + 120 + 22 = 147 bytes.
+    ['GET, 40 spaces sent as + (links write %20)', 'GET', `name=${'+'.repeat(40)}`, TOO_LONG],
+    ['body, 40 spaces', 'POST', { filter: { name: ' '.repeat(40) } }, TOO_LONG],
+    // é is %C3%A9 in a link: q=<17 é> is 2 + 102 + 22 = 126 bytes, 18 of them 132.
+    ['body, non-ASCII search at the bound', 'POST', { q: 'é'.repeat(17) }, 126],
+    ['body, non-ASCII search over it', 'POST', { q: 'é'.repeat(18) }, TOO_LONG],
+    // page=1&size=100 in the request (n + 21 bytes), page=101&size=100 in the last link (n + 23).
+    [
+      'body, page mode: the last page number counts',
+      'POST',
+      { filter: { name: x(105) }, page: 1, size: 100 },
+      128,
+    ],
+    [
+      'body, page mode: over once the last page is written',
+      'POST',
+      { filter: { name: x(106) }, page: 1, size: 100 },
+      TOO_LONG,
+    ],
+    ['GET, 10 parameters', 'GET', Array.from({ length: 10 }, (_, i) => `tag=${i}`).join('&'), 81],
+    ['GET, 11 parameters', 'GET', Array.from({ length: 11 }, (_, i) => `tag=${i}`).join('&'), TOO_MANY],
+    ['body, 10 values', 'POST', { filter: { tag: Array.from({ length: 10 }, (_, i) => `${i}`) } }, 81],
+    ['body, 11 values', 'POST', { filter: { tag: Array.from({ length: 11 }, (_, i) => `${i}`) } }, TOO_MANY],
+    [
+      'body, 11 values over several members',
+      'POST',
+      { filter: { name: 'a', tag: Array.from({ length: 8 }, (_, i) => `${i}`) }, q: 'abc', limit: 5 },
+      TOO_MANY,
+    ],
+  ] as const)('%s', async (_name, method, input, expected) => {
+    const outcome = await coreOutcome(() =>
+      method === 'GET' ? parseQuery(bounded, input as string) : parseSearchBody(bounded, input),
+    );
+    if (typeof expected === 'number') {
+      expect(outcome.status).toBe(200);
+      const lengths = linkQueries(outcome.body as CollectionQuery).map((q) => q.length);
+      expect(Math.max(...lengths)).toBe(expected);
+    } else {
+      expect([outcome.status, outcome.body]).toEqual([400, expected]);
+    }
+  });
+
+  it('a cursor page is measured by its self link, which carries the request cursor', async () => {
+    const cursorOf = (name: string) => {
+      const first = parseQuery(bounded, `name=${name}&limit=1`);
+      return buildPage(first, [{ id: 1 }, { id: 2 }], { baseUrl: '/b' }).body.page.next_cursor!;
+    };
+    // name=<n>&limit=1&cursor=<c>: 5 + n + 16 + c bytes; every cursor here is as long.
+    const n = 128 - 21 - cursorOf('x').length;
+    const at = `name=${'x'.repeat(n)}&limit=1&cursor=${cursorOf('x'.repeat(n))}`;
+    const over = `name=${'x'.repeat(n + 1)}&limit=1&cursor=${cursorOf('x'.repeat(n + 1))}`;
+    expect(at.length).toBe(128);
+    expect(toQueryString(parseQuery(bounded, at))).toBe(at);
+    // self, first (no cursor), next (a cursor made from the last row: here as long as the request's).
+    expect(linkQueries(parseQuery(bounded, at)).map((q) => q.length)).toEqual([
+      128,
+      128 - 8 - cursorOf('x').length,
+      128,
+    ]);
+    const refused = await coreOutcome(() => parseQuery(bounded, over));
+    expect([refused.status, refused.body]).toEqual([400, TOO_LONG]);
+  });
+
+  it('the body variant knows how long the body is as a query string', () => {
+    let thrown: unknown;
+    try {
+      parseSearchBody(bounded, { filter: { name: 'x'.repeat(150) } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'query_too_long', params: { max: 128, body_length: 177 } });
+    expect((thrown as HttpError).errors).toEqual([]);
+  });
+
+  it('a query with other problems reports those, not its length', async () => {
+    const { body } = await coreOutcome(() =>
+      parseSearchBody(bounded, { filter: { name: 'x'.repeat(150) }, limit: 0 }),
+    );
+    expect(body).toMatchObject({ error_code: 'invalid_pagination', errors: [{ pointer: '#/limit' }] });
   });
 });
 

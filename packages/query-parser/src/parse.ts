@@ -10,6 +10,7 @@ import {
   type SortKey,
 } from './collection.js';
 import { decodeCursor } from './cursor.js';
+import { linkQueryLength, linkQueryLengthBound } from './page.js';
 import { normalizeStored, type Scalar } from './values.js';
 
 /**
@@ -114,11 +115,33 @@ interface Entry {
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// A UTF-16 surrogate without its other half: no UTF-8 can say it, so no link can carry it (a
+// JSON body can: `"\ud800"`); decodeURIComponent never makes one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function tooLong(collection: Collection, what: 'bytes' | 'parameters'): HttpError {
   return what === 'bytes'
     ? new HttpError('query_too_long', { params: { max: collection.maxQueryLength } })
     : new HttpError('query_too_long', { extensions: { max_parameters: collection.maxParameters } });
+}
+
+/**
+ * The bound every page link keeps: a valid query whose canonical query string, with the largest
+ * offset or page number its links may carry, is over `maxQueryLength` bytes is 400
+ * `query_too_long`, like an over-long query string. A query string can grow when it is written in
+ * canonical form (`+` becomes `%20`, the default sort and the pagination are added), and a search
+ * body has no query string of its own, so both are measured this way; the page links repeat that
+ * string, so it is what the `Link` header grows with. `body` says the query came from a search
+ * body: its message then names the body and its length (`body_length`).
+ */
+function assertLinkLength<Q extends CollectionQuery>(query: Q, body: boolean): Q {
+  const { maxQueryLength } = query.collection;
+  if (linkQueryLengthBound(query) <= maxQueryLength) return query;
+  const length = linkQueryLength(query);
+  if (length <= maxQueryLength) return query;
+  throw new HttpError('query_too_long', {
+    params: body ? { max: maxQueryLength, body_length: length } : { max: maxQueryLength },
+  });
 }
 
 function decode(text: string, plusIsSpace: boolean): string | undefined {
@@ -149,12 +172,13 @@ function readQueryString(collection: Collection, raw: string, issues: FieldIssue
   let plain = true;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 37 || c === 43 || c < 32 || c === 127) {
+    if (c === 37 || c === 43 || c < 32 || c === 127 || (c >= 0xd800 && c <= 0xdfff)) {
       plain = false;
       break;
     }
   }
   const rawHasControl = !plain && CONTROL.test(text);
+  const rawHasLoneSurrogate = !plain && LONE_SURROGATE.test(text);
   let start = 0;
   while (start <= text.length) {
     let end = text.indexOf('&', start);
@@ -176,7 +200,8 @@ function readQueryString(collection: Collection, raw: string, issues: FieldIssue
         name === undefined ||
         value === undefined ||
         ((rawHasControl || rawName.includes('%')) && CONTROL.test(name)) ||
-        ((rawHasControl || rawValue.includes('%')) && CONTROL.test(value))
+        ((rawHasControl || rawValue.includes('%')) && CONTROL.test(value)) ||
+        (rawHasLoneSurrogate && (LONE_SURROGATE.test(name) || LONE_SURROGATE.test(value)))
       ) {
         issues.push({
           parameter: rawName,
@@ -804,7 +829,9 @@ function readScope(collection: Collection, scope: ParseOptions['scope']): readon
  * every framework and `__proto__`/`constructor` names are plain unknown parameters. Returns a
  * frozen query, or throws one 400 {@link HttpError} listing every problem (`errors[]`): the
  * single problem's code when there is one, `validation_failed` when there are several. A query
- * string over `maxQueryLength` bytes or `maxParameters` parameters is 400 `query_too_long`.
+ * string over `maxQueryLength` bytes or `maxParameters` parameters is 400 `query_too_long`, and so
+ * is a valid query whose page links would be: its canonical query string ({@link toQueryString},
+ * with the largest offset or page number a link may carry) over `maxQueryLength` bytes.
  *
  * @example
  * ```ts
@@ -819,7 +846,8 @@ export function parseQuery<F extends string>(
 ): CollectionQuery<F> {
   const issues: FieldIssue[] = [];
   const entries = readQueryString(collection as Collection, rawQueryString, issues);
-  return validate(collection as Collection, entries, options, issues) as unknown as CollectionQuery<F>;
+  const query = validate(collection as Collection, entries, options, issues);
+  return assertLinkLength(query, false) as unknown as CollectionQuery<F>;
 }
 
 const BODY_MEMBERS = ['filter', 'q', 'sort', 'limit', 'offset', 'page', 'size', 'cursor', 'fields'];
@@ -841,7 +869,10 @@ function bodyList(value: unknown): string | undefined {
  * `{ "filter": { "status": "open", "tags": ["a", "b"], "priority": { "gte": 2, "in": [1, 2] } },
  * "q": "text", "sort": "-created_at,name" | ["-created_at", "name"], "limit": 20, "offset": 0,
  * "page": 1, "size": 20, "cursor": "...", "fields": ["id", "name"] | "id,name" }`. Problems point
- * into the body (`pointer: "#/filter/status"`).
+ * into the body (`pointer: "#/filter/status"`). The body meets the bounds of a query string: more
+ * than `maxParameters` values, or a canonical query string ({@link toQueryString}, with the largest
+ * offset or page number a page link may carry) over `maxQueryLength` bytes, is 400 `query_too_long`
+ * as on {@link parseQuery}, so the page links of a search are as bounded as those of a `GET`.
  *
  * @example
  * ```ts
@@ -861,8 +892,10 @@ export function parseSearchBody<F extends string>(
   const add = (name: string, value: unknown, pointer: string, list = false) => {
     if (entries.length === c.maxParameters) throw tooLong(c, 'parameters');
     const text = list ? bodyList(value) : bodyText(value);
-    if (text === undefined || CONTROL.test(text)) {
+    if (text === undefined) {
       bad(pointer, name, list ? 'a string, number or array of them' : 'a string, number or boolean');
+    } else if (CONTROL.test(text) || LONE_SURROGATE.test(text)) {
+      bad(pointer, name, 'text without control characters or unpaired surrogates');
     } else entries.push({ name, value: text, pointer });
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -910,5 +943,5 @@ export function parseSearchBody<F extends string>(
       } else add(field, condition, at);
     }
   }
-  return validate(c, entries, options, issues) as unknown as CollectionQuery<F>;
+  return assertLinkLength(validate(c, entries, options, issues), true) as unknown as CollectionQuery<F>;
 }
