@@ -550,43 +550,217 @@ describe('parseSearchBody', () => {
     expect(fromBody).toEqual(fromString);
   });
 
+  const FILTERABLE = 'id, name, status, priority, age, score, active, date, created_at, owner_id, tag';
+  const MEMBERS = 'filter, q, sort, limit, offset, page, size, cursor, fields';
+  // Each problem points into the body and its message names the body field, never a query parameter.
   it.each([
-    ['not an object', [], 'invalid_value', '#'],
-    ['unknown member', { colour: 'red' }, 'unknown_parameter', '#/colour'],
-    ['filter is not an object', { filter: 'x' }, 'invalid_value', '#/filter'],
-    ['unknown filter field', { filter: { nope: 1 } }, 'unknown_parameter', '#/filter/nope'],
-    ['reserved name inside filter', { filter: { sort: 'name' } }, 'unknown_parameter', '#/filter/sort'],
+    ['not an object', [], 'invalid_value', '#', 'The request body must be a JSON object.'],
+    [
+      'unknown member',
+      { colour: 'red' },
+      'unknown_parameter',
+      '#/colour',
+      `Field "colour" is not supported; supported: ${MEMBERS}.`,
+    ],
+    [
+      'filter is not an object',
+      { filter: 'x' },
+      'invalid_value',
+      '#/filter',
+      'Field "filter" must be an object of field filters.',
+    ],
+    [
+      'unknown filter field',
+      { filter: { colour: 'red' } },
+      'unknown_parameter',
+      '#/filter/colour',
+      `Field "filter.colour" is not supported; supported: ${FILTERABLE}.`,
+    ],
+    [
+      'hidden field inside filter',
+      { filter: { password_hash: 'x' } },
+      'unknown_parameter',
+      '#/filter/password_hash',
+      `Field "filter.password_hash" is not supported; supported: ${FILTERABLE}.`,
+    ],
+    [
+      'reserved name inside filter',
+      { filter: { sort: 'name' } },
+      'unknown_parameter',
+      '#/filter/sort',
+      `Field "filter.sort" is not supported; supported: ${FILTERABLE}.`,
+    ],
     [
       'bracket name inside filter',
       { filter: { 'status[ne]': 'x' } },
       'unknown_parameter',
       '#/filter/status%5Bne%5D',
+      `Field "filter.status[ne]" is not supported; supported: ${FILTERABLE}.`,
     ],
-    ['member name with a slash and a space', { 'a/b c': 1 }, 'unknown_parameter', '#/a~1b%20c'],
-    ['bad operator', { filter: { status: { $ne: 'x' } } }, 'operator_not_allowed', '#/filter/status/$ne'],
-    ['object value', { filter: { age: { eq: { a: 1 } } } }, 'invalid_value', '#/filter/age/eq'],
-    ['fractional limit', { limit: 10.5 }, 'invalid_pagination', '#/limit'],
-    ['limit too large', { limit: 1e3 }, 'limit_too_large', '#/limit'],
+    [
+      'member name with a slash and a space',
+      { 'a/b c': 1 },
+      'unknown_parameter',
+      '#/a~1b%20c',
+      `Field "a/b c" is not supported; supported: ${MEMBERS}.`,
+    ],
+    [
+      'bad operator',
+      { filter: { status: { $ne: 'x' } } },
+      'operator_not_allowed',
+      '#/filter/status/$ne',
+      'Operator "$ne" is not allowed on field "status"; allowed: eq, ne, in.',
+    ],
+    [
+      'value not of the field type',
+      { filter: { status: 'archived' } },
+      'invalid_value',
+      '#/filter/status',
+      'Field "filter.status" must be one of active, paused, done; got "archived".',
+    ],
+    [
+      'operator value not of the field type',
+      { filter: { priority: { gte: 'high' } } },
+      'invalid_value',
+      '#/filter/priority/gte',
+      'Field "filter.priority.gte" must be an integer; got "high".',
+    ],
+    [
+      'in item not of the field type',
+      { filter: { id: { in: [1, 'x'] } } },
+      'invalid_value',
+      '#/filter/id/in',
+      'Field "filter.id.in" must be a list of values, each an integer; got "x".',
+    ],
+    [
+      'empty item of a repeatable field',
+      { filter: { tag: ['a', ''] } },
+      'invalid_value',
+      '#/filter/tag/1',
+      'Field "filter.tag" must be a non-empty string; got "".',
+    ],
+    [
+      'object value',
+      { filter: { age: { eq: { a: 1 } } } },
+      'invalid_value',
+      '#/filter/age/eq',
+      'Field "filter.age.eq" must be a string, number or boolean.',
+    ],
+    [
+      'fractional limit',
+      { limit: 10.5 },
+      'invalid_pagination',
+      '#/limit',
+      'Field "limit" must be an integer from 1 to 100.',
+    ],
+    ['limit too large', { limit: 1e3 }, 'limit_too_large', '#/limit', 'Field "limit" must be at most 100.'],
+    [
+      'page with offset',
+      { offset: 20, page: 2 },
+      'conflicting_pagination',
+      '#/page',
+      'Pagination fields offset, page cannot be combined.',
+    ],
     [
       'non-repeatable array',
       { filter: { status: ['active', 'done'] } },
       'duplicate_parameter',
       '#/filter/status/1',
+      'Field "filter.status" takes one value, not a list.',
     ],
-    ['short q', { q: 'ab' }, 'search_too_short', '#/q'],
-    ['in item with a comma', { filter: { id: { in: ['1,2'] } } }, 'invalid_value', '#/filter/id/in'],
+    [
+      'fields repeated',
+      { fields: ['name', 'name'] },
+      'invalid_value',
+      '#/fields',
+      'Field "fields" must be a list of distinct field names; got "name,name".',
+    ],
+    ['short q', { q: 'ab' }, 'search_too_short', '#/q', 'Search text must be at least 3 characters.'],
+    [
+      'in item with a comma',
+      { filter: { id: { in: ['1,2'] } } },
+      'invalid_value',
+      '#/filter/id/in',
+      'Field "filter.id.in" must be a string, number or array of them.',
+    ],
     [
       'a lone surrogate (no link could carry it)',
       { filter: { name: 'a\ud800' } },
       'invalid_value',
       '#/filter/name',
+      'Field "filter.name" must be text without control characters or unpaired surrogates.',
     ],
-    ['a lone low surrogate in q', { q: '\udc00abc' }, 'invalid_value', '#/q'],
-    ['a NUL in a value', { filter: { name: 'a\u0000b' } }, 'invalid_value', '#/filter/name'],
-  ])('%s → %s at %s', async (_name, body, code, pointer) => {
+    [
+      'a lone low surrogate in q',
+      { q: '\udc00abc' },
+      'invalid_value',
+      '#/q',
+      'Field "q" must be text without control characters or unpaired surrogates.',
+    ],
+    [
+      'a NUL in a value',
+      { filter: { name: 'a\u0000b' } },
+      'invalid_value',
+      '#/filter/name',
+      'Field "filter.name" must be text without control characters or unpaired surrogates.',
+    ],
+  ])('%s → %s at %s', async (_name, body, code, pointer, detail) => {
     const { status, body: problem } = await coreOutcome(() => parseSearchBody(tasks, body));
     expect(status).toBe(400);
-    expect(problem).toMatchObject({ error_code: code, errors: [{ pointer, error_code: code }] });
+    expect(problem).toMatchObject({
+      error_code: code,
+      detail,
+      errors: [{ pointer, error_code: code, detail }],
+    });
+  });
+
+  // The same problems in German: the catalogue names the body field in every language it has.
+  it.each([
+    [
+      { filter: { colour: 'red' } },
+      `Das Feld „filter.colour“ wird nicht unterstützt; unterstützt: ${FILTERABLE}.`,
+    ],
+    [
+      { filter: { status: ['active', 'done'] } },
+      'Das Feld „filter.status“ erlaubt nur einen Wert, keine Liste.',
+    ],
+    [
+      { filter: { priority: { gte: 'high' } } },
+      'Das Feld „filter.priority.gte“ muss an integer sein; erhalten: „high“.',
+    ],
+    [{ limit: 1e3 }, 'Das Feld „limit“ darf höchstens 100 sein.'],
+    [{ limit: 0 }, 'Das Feld „limit“ muss an integer from 1 to 100 sein.'],
+    [{ offset: 20, page: 2 }, 'Die Seitenfelder offset, page können nicht kombiniert werden.'],
+    [[], 'Der Anfragetext muss a JSON object sein.'],
+  ])('in German: %j → %s', (body, detail) => {
+    let thrown: unknown;
+    try {
+      parseSearchBody(tasks, body);
+    } catch (error) {
+      thrown = error;
+    }
+    const problem = toProblem(thrown, { language: 'de' });
+    expect([problem.detail, problem.errors?.[0]?.detail]).toEqual([detail, detail]);
+  });
+
+  it('a query string keeps speaking of its parameters', () => {
+    let thrown: unknown;
+    try {
+      parseQuery(tasks, 'colour=red');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(toProblem(thrown).errors).toEqual([
+      {
+        parameter: 'colour',
+        error_code: 'unknown_parameter',
+        // The list is cut at 120 characters, as every interpolated value is.
+        detail: `Query parameter "colour" is not supported; supported: ${FILTERABLE}, q, sort, limit, offset, page, size, cur….`,
+      },
+    ]);
+    expect(toProblem(thrown, { language: 'de' }).detail).toMatch(
+      /^Der Abfrageparameter „colour“ wird nicht unterstützt/,
+    );
   });
 });
 
@@ -603,14 +777,18 @@ const bounded = defineCollection({
   maxParameters: 10,
   cursorSecret: SECRET,
 });
-const TOO_LONG = {
+const tooLong = (detail: string) => ({
   type: '/errors/query_too_long',
   title: 'Bad Request',
   status: 400,
   error_code: 'query_too_long',
-  detail: 'The query string must be at most 128 bytes.',
-  message: 'The query string must be at most 128 bytes.',
-};
+  detail,
+  message: detail,
+});
+const TOO_LONG = tooLong('The query string must be at most 128 bytes.');
+/** The same problem for a search body, whose message says how long it is as a query string. */
+const bodyTooLong = (length: number) =>
+  tooLong(`The search body is ${length} bytes long as a query string; at most 128 are allowed.`);
 const TOO_MANY = {
   type: '/errors/query_too_long',
   title: 'Bad Request',
@@ -627,13 +805,13 @@ describe('query_too_long: a search body meets the bound of a query string, measu
     ['GET, the longest link at the bound', 'GET', `name=${x(101)}`, 128],
     ['body, the longest link at the bound', 'POST', { filter: { name: x(101) } }, 128],
     ['GET, one byte over once written canonically', 'GET', `name=${x(102)}`, TOO_LONG],
-    ['body, one byte over', 'POST', { filter: { name: x(102) } }, TOO_LONG],
+    ['body, one byte over', 'POST', { filter: { name: x(102) } }, bodyTooLong(129)],
     // 45 bytes as sent, but `+` is written `%20` in the links: 5 + 120 + 22 = 147 bytes.
     ['GET, 40 spaces sent as + (links write %20)', 'GET', `name=${'+'.repeat(40)}`, TOO_LONG],
-    ['body, 40 spaces', 'POST', { filter: { name: ' '.repeat(40) } }, TOO_LONG],
+    ['body, 40 spaces', 'POST', { filter: { name: ' '.repeat(40) } }, bodyTooLong(147)],
     // é is %C3%A9 in a link: q=<17 é> is 2 + 102 + 22 = 126 bytes, 18 of them 132.
     ['body, non-ASCII search at the bound', 'POST', { q: 'é'.repeat(17) }, 126],
-    ['body, non-ASCII search over it', 'POST', { q: 'é'.repeat(18) }, TOO_LONG],
+    ['body, non-ASCII search over it', 'POST', { q: 'é'.repeat(18) }, bodyTooLong(132)],
     // page=1&size=100 in the request (n + 21 bytes), page=101&size=100 in the last link (n + 23).
     [
       'body, page mode: the last page number counts',
@@ -645,7 +823,7 @@ describe('query_too_long: a search body meets the bound of a query string, measu
       'body, page mode: over once the last page is written',
       'POST',
       { filter: { name: x(106) }, page: 1, size: 100 },
-      TOO_LONG,
+      bodyTooLong(129),
     ],
     ['GET, 10 parameters', 'GET', Array.from({ length: 10 }, (_, i) => `tag=${i}`).join('&'), 81],
     ['GET, 11 parameters', 'GET', Array.from({ length: 11 }, (_, i) => `tag=${i}`).join('&'), TOO_MANY],

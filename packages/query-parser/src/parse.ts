@@ -111,6 +111,8 @@ interface Entry {
   readonly value: string;
   /** Set for body members: where in the body the value was. */
   readonly pointer?: string;
+  /** Set for body members: the field as messages name it (`limit`, `filter.status`, `filter.priority.gte`). */
+  readonly member?: string;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
@@ -221,10 +223,24 @@ function readQueryString(collection: Collection, raw: string, issues: FieldIssue
 function issue(at: Location | Entry, code: string, params: MessageParams): FieldIssue {
   if ('name' in at) {
     return at.pointer !== undefined
-      ? { pointer: at.pointer, code, params }
+      ? { pointer: at.pointer, code, params: memberParams(params, at.member ?? at.name) }
       : { parameter: at.name, code, params };
   }
   return { ...at, code, params };
+}
+
+/**
+ * The params of a problem in a search body: where a query string's message names its parameter
+ * (`parameter`, `parameters`), the body's names the field (`member`, `members`), so the client
+ * reads `Field "filter.status" …` and not `Query parameter "status" …`.
+ */
+function memberParams(params: MessageParams, member: string): MessageParams {
+  const { parameter, parameters, ...rest } = params;
+  return {
+    ...rest,
+    ...(parameter !== undefined ? { member } : {}),
+    ...(parameters !== undefined ? { members: parameters } : {}),
+  };
 }
 
 function countCodePoints(text: string): number {
@@ -246,6 +262,11 @@ interface FilterSlot {
 
 const RESERVED_SET: ReadonlySet<string> = new Set(RESERVED_PARAMETERS);
 type Reserved = 'sort' | 'q' | 'limit' | 'offset' | 'page' | 'size' | 'cursor' | 'fields';
+
+/** The members a search body may have on this collection (the `allowed` list of `unknown_parameter`). */
+function acceptedMembers(collection: Collection): string[] {
+  return ['filter', ...acceptedNames(collection).slice(collection.filterable.length)];
+}
 
 /** The parameter names a collection accepts (for the `allowed` list of `unknown_parameter`). */
 function acceptedNames(collection: Collection): string[] {
@@ -333,9 +354,13 @@ function validate(
       else extra[entry.name] = [entry.value];
       return;
     }
-    issues.push(
-      issue(entry, 'unknown_parameter', { parameter: entry.name, allowed: acceptedNames(collection) }),
-    );
+    const allowed =
+      entry.member === undefined
+        ? acceptedNames(collection)
+        : entry.member.startsWith('filter.')
+          ? collection.filterable
+          : acceptedMembers(collection);
+    issues.push(issue(entry, 'unknown_parameter', { parameter: entry.name, allowed }));
   };
 
   for (const entry of entries) {
@@ -570,15 +595,17 @@ function readFilterValue(
     issues.push(issue(entry, 'invalid_value', { parameter: entry.name, expected, value }));
   if (op === 'in') {
     const items = entry.value.split(',');
+    // A body sends the list as an array, which the body reader joined with commas.
+    const list = entry.pointer === undefined ? 'comma-separated ' : '';
     if (items.length > collection.maxInValues) {
-      invalid(`at most ${collection.maxInValues} comma-separated values`);
+      invalid(`at most ${collection.maxInValues} ${list}values`);
       return;
     }
     const values: Scalar[] = [];
     for (const item of items) {
       const parsed = field.parse(item);
       if (parsed === undefined) {
-        invalid(`a comma-separated list of ${field.expected}`, item);
+        invalid(`a ${list}list of values, each ${field.expected}`, item);
         return;
       }
       values.push(parsed);
@@ -788,7 +815,7 @@ function readFields(
   issues: FieldIssue[],
 ): readonly string[] | undefined {
   if (entry === undefined) return undefined;
-  const expected = 'a comma-separated list of distinct field names';
+  const expected = `a ${entry.pointer === undefined ? 'comma-separated ' : ''}list of distinct field names`;
   const items = entry.value.split(',');
   if (entry.value === '' || items.some((item, i) => item === '' || items.indexOf(item) !== i)) {
     issues.push(issue(entry, 'invalid_value', { parameter: entry.name, expected, value: entry.value }));
@@ -887,21 +914,21 @@ export function parseSearchBody<F extends string>(
   const c = collection as Collection;
   const issues: FieldIssue[] = [];
   const entries: Entry[] = [];
-  const bad = (pointer: string, name: string, expected: string) =>
-    issues.push({ pointer, code: 'invalid_value', params: { parameter: name, expected } });
-  const add = (name: string, value: unknown, pointer: string, list = false) => {
+  // `member` is the field as messages name it: `limit`, `filter.status`, `filter.priority.gte`.
+  const bad = (pointer: string, member: string, expected: string) =>
+    issues.push({ pointer, code: 'invalid_value', params: { member, expected } });
+  const add = (name: string, value: unknown, pointer: string, member: string, list = false) => {
     if (entries.length === c.maxParameters) throw tooLong(c, 'parameters');
     const text = list ? bodyList(value) : bodyText(value);
     if (text === undefined) {
-      bad(pointer, name, list ? 'a string, number or array of them' : 'a string, number or boolean');
+      bad(pointer, member, list ? 'a string, number or array of them' : 'a string, number or boolean');
     } else if (CONTROL.test(text) || LONE_SURROGATE.test(text)) {
-      bad(pointer, name, 'text without control characters or unpaired surrogates');
-    } else entries.push({ name, value: text, pointer });
+      bad(pointer, member, 'text without control characters or unpaired surrogates');
+    } else entries.push({ name, value: text, pointer, member });
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw toError([
-      { pointer: '#', code: 'invalid_value', params: { parameter: 'body', expected: 'a JSON object' } },
-    ]);
+    // No member: the message speaks of the request body itself.
+    throw toError([{ pointer: '#', code: 'invalid_value', params: { expected: 'a JSON object' } }]);
   }
   for (const [member, value] of Object.entries(body)) {
     const pointer = jsonPointer([member]);
@@ -910,12 +937,12 @@ export function parseSearchBody<F extends string>(
         issues.push({
           pointer,
           code: 'unknown_parameter',
-          params: { parameter: member, allowed: BODY_MEMBERS },
+          params: { member, allowed: acceptedMembers(c) },
         });
       continue;
     }
     if (member !== 'filter') {
-      add(member, value, pointer, member === 'sort' || member === 'fields');
+      add(member, value, pointer, member, member === 'sort' || member === 'fields');
       continue;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -924,23 +951,26 @@ export function parseSearchBody<F extends string>(
     }
     for (const [field, condition] of Object.entries(value)) {
       const at = jsonPointer([member, field]);
+      const named = `filter.${field}`;
       // Only declared names reach the shared validator, so a key like "sort" or "a[ne]" cannot
       // smuggle another parameter in through the filter object.
       if (!c.fields.has(field)) {
         issues.push({
           pointer: at,
           code: 'unknown_parameter',
-          params: { parameter: field, allowed: c.filterable },
+          params: { member: named, allowed: c.filterable },
         });
         continue;
       }
       if (Array.isArray(condition)) {
-        for (let i = 0; i < condition.length; i++) add(field, condition[i], jsonPointer([member, field, i]));
+        // Each value points at its own item; the message names the field.
+        for (let i = 0; i < condition.length; i++)
+          add(field, condition[i], jsonPointer([member, field, i]), named);
       } else if (typeof condition === 'object' && condition !== null) {
         for (const [op, operand] of Object.entries(condition)) {
-          add(`${field}[${op}]`, operand, jsonPointer([member, field, op]), op === 'in');
+          add(`${field}[${op}]`, operand, jsonPointer([member, field, op]), `${named}.${op}`, op === 'in');
         }
-      } else add(field, condition, at);
+      } else add(field, condition, at, named);
     }
   }
   return assertLinkLength(validate(c, entries, options, issues), true) as unknown as CollectionQuery<F>;
