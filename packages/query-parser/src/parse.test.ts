@@ -279,11 +279,12 @@ describe('several problems are collected into one validation_failed', () => {
     });
   });
 
-  it('query_too_long names the byte limit', async () => {
-    const { body } = await coreOutcome(() => parseQuery(tasks, `q=${'a'.repeat(4097)}`));
+  it('query_too_long names the byte limit: 2048 by default', async () => {
+    expect(tasks.maxQueryLength).toBe(2048);
+    const { body } = await coreOutcome(() => parseQuery(tasks, `q=${'a'.repeat(2047)}`));
     expect(body).toMatchObject({
       error_code: 'query_too_long',
-      detail: 'The query string must be at most 4096 bytes.',
+      detail: 'The query string must be at most 2048 bytes.',
     });
   });
 });
@@ -841,7 +842,8 @@ describe('query_too_long: a search body meets the bound of a query string, measu
     );
     if (typeof expected === 'number') {
       expect(outcome.status).toBe(200);
-      const lengths = linkQueries(outcome.body as CollectionQuery).map((q) => q.length);
+      const query = outcome.body as CollectionQuery;
+      const lengths = linkQueries(query).map((q) => q.length);
       expect(Math.max(...lengths)).toBe(expected);
     } else {
       expect([outcome.status, outcome.body]).toEqual([400, expected]);
@@ -867,6 +869,26 @@ describe('query_too_long: a search body meets the bound of a query string, measu
     ]);
     const refused = await coreOutcome(() => parseQuery(bounded, over));
     expect([refused.status, refused.body]).toEqual([400, TOO_LONG]);
+  });
+
+  // The README's bound of the Link header: 5 × (base URL + maxQueryLength + 11) + 29 bytes.
+  it.each([
+    ['offset', { filter: { name: 'x'.repeat(102) }, limit: 1, offset: 40 }],
+    ['page', { filter: { name: 'x'.repeat(105) }, page: 2, size: 100 }],
+  ])('a %s page at the bound, with all five relations, keeps the Link header within it', (_mode, body) => {
+    const query = parseSearchBody(bounded, body);
+    const baseUrl = '/v1/projects/7d4b4a40-5d6f-4f43-9a52-3f2f0e8c1a11/tasks';
+    const rows = Array.from({ length: query.pagination.limit + 1 }, (_, i) => ({ id: i + 1 }));
+    const { link } = buildPage(query, rows, { baseUrl, total: 1_000_000 });
+    expect(link.match(/rel="(\w+)"/g)).toEqual([
+      'rel="self"',
+      'rel="first"',
+      'rel="prev"',
+      'rel="next"',
+      'rel="last"',
+    ]);
+    expect(Math.max(...linkQueries(query).map((q) => q.length))).toBe(128);
+    expect(link.length).toBeLessThanOrEqual(5 * (baseUrl.length + 128 + 11) + 29);
   });
 
   it('the body variant knows how long the body is as a query string', () => {
