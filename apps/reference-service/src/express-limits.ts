@@ -5,7 +5,7 @@
 import type { RequestHandler } from 'express';
 import { checkQueryLength, type Limiter, NO_STORE_HEADERS } from './limits.js';
 
-/** docs/design.md#d-limits: a query string longer than 4 KiB is refused before anything parses it. */
+/** docs/design.md#d-limits: a query string longer than 2 KiB is refused before anything parses it. */
 export const limitQueryString: RequestHandler = (req, _res, next) => {
   checkQueryLength(req.originalUrl);
   next();

@@ -19,16 +19,33 @@ import { RedisStore } from 'rate-limit-redis';
 import type { AppContext } from './context.js';
 import { type Circuit, FallbackStore, sendRateLimitCommand } from './rate-limit-store.js';
 
-/** The longest query string accepted (bytes after `?`). */
-export const MAX_QUERY_BYTES = 4096;
+/**
+ * The longest query string accepted (bytes after `?`): @plumbline/query-parser's default
+ * `maxQueryLength`, which the collections measure again as their page links write the query (and
+ * a search body as the query string it is equivalent to).
+ */
+export const MAX_QUERY_BYTES = 2048;
+
+/**
+ * The longest `Link` header the service sends (docs/design.md#d-limits). A collection page links
+ * `self`, `first`, `prev`, `next` and `last`, each `<path?query>; rel="…"`: path + query + 11 bytes
+ * plus the rel, and `&version=2` (10 bytes) more under the query strategy. Every link's query is at
+ * most {@link MAX_QUERY_BYTES} (@plumbline/query-parser refuses a longer one), so the five take at
+ * most 5 × (path + 2048 + 21) + 29 bytes: 11 009 for the longest collection path,
+ * `/v1/projects/{id}/tasks` with a percent-encoded id (127 bytes; Express and Fastify keep the
+ * encoding in the links). v1 adds its deprecation and sunset links and a successor-version link that
+ * repeats the request path (derived only from a path of at most 2048 characters). The rest of the
+ * 16 KiB Node clients accept for the whole header section is far more than the other headers take.
+ */
+export const MAX_LINK_HEADER_BYTES = 12 * 1024;
 
 /**
  * docs/design.md#d-limits: throws 400 `query_too_long` for a request target whose query string is
- * longer than 4 KiB, before anything parses it. `url` is the request target as received.
+ * longer than 2 KiB, before anything parses it. `url` is the request target as received.
  *
  * @example
  * ```ts
- * checkQueryLength(`/v2/projects?q=${'x'.repeat(5000)}`); // throws HttpError query_too_long
+ * checkQueryLength(`/v2/projects?q=${'x'.repeat(3000)}`); // throws HttpError query_too_long
  * ```
  */
 export function checkQueryLength(url: string): void {

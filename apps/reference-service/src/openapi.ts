@@ -16,6 +16,7 @@ import {
   taskInput,
   taskOutput,
 } from './domain/schemas.js';
+import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from './limits.js';
 import { withConditionalRequests } from './openapi-conditional.js';
 import { withFrontDoor as addFrontDoor, pageOf } from './openapi-front.js';
 import { withUnversionedResponses } from './openapi-unversioned.js';
@@ -52,7 +53,8 @@ const problemContent = {
 };
 
 const ERROR_RESPONSES: Readonly<Record<string, string>> = {
-  '400': 'Malformed request, invalid value, unknown or invalid query parameter',
+  '400':
+    'Malformed request, invalid value, unknown or invalid query parameter, query string or search body too long',
   '401': 'Missing or invalid credentials (with WWW-Authenticate)',
   '403': 'Authenticated but not permitted (insufficient scope)',
   '404': 'The resource does not exist',
@@ -153,7 +155,10 @@ function headerComponents(): Json {
     ApiDeprecatedVersions: text('Versions that are deprecated (still served until their sunset)', {
       example: '1',
     }),
-    XRequestId: text('The request id (also request_id in problems)'),
+    XRequestId: text(
+      'The request id (also request_id in problems): the client’s own X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : @ + = / -, else a new one',
+      { maxLength: 128 },
+    ),
     ContentLanguage: text('Language of the representation (en or de)'),
     Vary: text('Request headers the representation depends on (Accept, Accept-Language, ...)'),
     ETag: text('Validator of this representation; send it back in If-None-Match for a 304'),
@@ -169,12 +174,14 @@ function headerComponents(): Json {
     Deprecation: text('RFC 9745: when this version was deprecated (@<unix seconds>); v1 only'),
     Sunset: text('RFC 8594: after this HTTP-date the version answers 410; v1 only'),
     Link: text(
-      'RFC 8288 links: the page relations (self, next, prev, first, last) on collections; on v1 also rel="deprecation", rel="sunset" and rel="successor-version"',
+      `RFC 8288 links: the page relations (self, next, prev, first, last) on collections, each with the query in canonical form (at most ${MAX_QUERY_BYTES} bytes); on v1 also rel="deprecation", rel="sunset" and rel="successor-version". At most ${MAX_LINK_HEADER_BYTES} bytes`,
+      { maxLength: MAX_LINK_HEADER_BYTES },
     ),
     PreferenceApplied: text('RFC 7240: the preferences applied (count=exact)'),
     IdempotentReplayed: text('true when this is the stored response of an earlier request with the same key'),
     ReplayedByRequestId: text(
       'On a replay: the request id of this retry (X-Request-Id and the body keep the original request’s)',
+      { maxLength: 128 },
     ),
     Location: {
       description: 'URI of the created resource',
@@ -804,8 +811,7 @@ function buildDocument(ctx: AppContext): Json {
         },
         SearchBody: {
           type: 'object',
-          description:
-            'The collection query as JSON: filter, q, sort, limit/offset, page/size, cursor, fields',
+          description: `The collection query as JSON: filter, q, sort, limit/offset, page/size, cursor, fields. Bounded as a query string: at most 100 values, and at most ${MAX_QUERY_BYTES} bytes as the query string it is equivalent to (else 400 query_too_long)`,
           properties: {
             filter: { type: 'object' },
             q: { type: 'string' },

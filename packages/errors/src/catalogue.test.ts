@@ -144,6 +144,83 @@ describe('message catalogue', () => {
       'en',
       'Parameter "aX-Injected: 1" must be an integer.',
     ],
+    // A problem in a request body names the body field (`member`), one in a query string its parameter.
+    [
+      'unknown_parameter',
+      { member: 'filter.colour', allowed: ['status'] },
+      'en',
+      'Field "filter.colour" is not supported; supported: status.',
+    ],
+    [
+      'unknown_parameter',
+      { member: 'filter.colour', allowed: ['status'] },
+      'de',
+      'Das Feld „filter.colour“ wird nicht unterstützt; unterstützt: status.',
+    ],
+    [
+      'unknown_parameter',
+      { parameter: 'colour', allowed: ['status'] },
+      'en',
+      'Query parameter "colour" is not supported; supported: status.',
+    ],
+    [
+      'duplicate_parameter',
+      { member: 'filter.status' },
+      'en',
+      'Field "filter.status" takes one value, not a list.',
+    ],
+    [
+      'duplicate_parameter',
+      { member: 'filter.status' },
+      'de',
+      'Das Feld „filter.status“ erlaubt nur einen Wert, keine Liste.',
+    ],
+    [
+      'invalid_value',
+      { member: 'filter.age', expected: 'an integer', value: 'x' },
+      'en',
+      'Field "filter.age" must be an integer; got "x".',
+    ],
+    [
+      'invalid_value',
+      { member: 'filter.age', expected: 'an integer' },
+      'de',
+      'Das Feld „filter.age“ muss an integer sein.',
+    ],
+    ['invalid_value', { expected: 'a JSON object' }, 'en', 'The request body must be a JSON object.'],
+    ['invalid_value', { expected: 'a JSON object' }, 'de', 'Der Anfragetext muss a JSON object sein.'],
+    [
+      'invalid_pagination',
+      { member: 'limit', expected: 'an integer' },
+      'en',
+      'Field "limit" must be an integer.',
+    ],
+    ['limit_too_large', { member: 'limit', max: 100 }, 'de', 'Das Feld „limit“ darf höchstens 100 sein.'],
+    [
+      'conflicting_pagination',
+      { members: ['offset', 'page'] },
+      'en',
+      'Pagination fields offset, page cannot be combined.',
+    ],
+    [
+      'conflicting_pagination',
+      { members: ['offset', 'page'] },
+      'de',
+      'Die Seitenfelder offset, page können nicht kombiniert werden.',
+    ],
+    ['query_too_long', { max: 2048 }, 'en', 'The query string must be at most 2048 bytes.'],
+    [
+      'query_too_long',
+      { max: 2048, body_length: 2050 },
+      'en',
+      'The search body is 2050 bytes long as a query string; at most 2048 are allowed.',
+    ],
+    [
+      'query_too_long',
+      { max: 2048, body_length: 2050 },
+      'de',
+      'Die Suche im Anfragetext ist als Abfragezeichenkette 2050 Bytes lang; erlaubt sind höchstens 2048.',
+    ],
     ['no_such_code', undefined, 'en', 'Internal Server Error.'],
   ] as const)('%s %j in %s', (code, params, language, text) => {
     expect(defaultCatalogue.format(code, params, language)).toBe(text);

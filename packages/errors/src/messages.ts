@@ -27,18 +27,25 @@ const en: Record<ErrorCode, readonly string[]> = {
   ],
   malformed_json: ['The request body is not valid JSON.'],
   unknown_parameter: [
+    'Field "{member}" is not supported; supported: {allowed}.',
+    'Field "{member}" is not supported.',
     'Query parameter "{parameter}" is not supported; supported: {allowed}.',
     'Query parameter "{parameter}" is not supported.',
     'A query parameter is not supported.',
   ],
   duplicate_parameter: [
+    'Field "{member}" takes one value, not a list.',
     'Query parameter "{parameter}" may appear only once.',
     'A query parameter appears more than once.',
   ],
   invalid_value: [
+    'Field "{member}" must be {expected}; got "{value}".',
+    'Field "{member}" must be {expected}.',
+    'Field "{member}" has an invalid value.',
     'Parameter "{parameter}" must be {expected}; got "{value}".',
     'Parameter "{parameter}" must be {expected}.',
     'Parameter "{parameter}" has an invalid value.',
+    'The request body must be {expected}.',
     'A value is invalid.',
   ],
   invalid_sort: [
@@ -75,14 +82,20 @@ const en: Record<ErrorCode, readonly string[]> = {
     'The search text is too long.',
   ],
   invalid_pagination: [
+    'Field "{member}" must be {expected}.',
     'Parameter "{parameter}" must be {expected}.',
     'The pagination parameters are not valid.',
   ],
   conflicting_pagination: [
+    'Pagination fields {members} cannot be combined.',
     'Pagination parameters {parameters} cannot be combined.',
     'The pagination parameters cannot be combined.',
   ],
-  limit_too_large: ['Parameter "{parameter}" must be at most {max}.', 'The requested page is too large.'],
+  limit_too_large: [
+    'Field "{member}" must be at most {max}.',
+    'Parameter "{parameter}" must be at most {max}.',
+    'The requested page is too large.',
+  ],
   invalid_cursor: ['The cursor is invalid, expired or belongs to another query.'],
   credentials_in_query: [
     'Credentials must be sent in headers, never in the query string (parameter "{parameter}").',
@@ -102,7 +115,11 @@ const en: Record<ErrorCode, readonly string[]> = {
     'This endpoint requires an idempotency key.',
   ],
   idempotency_key_invalid: ['The idempotency key is invalid: {reason}.', 'The idempotency key is invalid.'],
-  query_too_long: ['The query string must be at most {max} bytes.', 'The query string is too long.'],
+  query_too_long: [
+    'The search body is {body_length} bytes long as a query string; at most {max} are allowed.',
+    'The query string must be at most {max} bytes.',
+    'The query string is too long.',
+  ],
   malformed_request: ['The request is not well-formed HTTP/1.1 and could not be read.'],
   unauthorized: ['Authentication is required.'],
   invalid_token: ['The access token is invalid.'],
@@ -161,18 +178,25 @@ const de: Record<ErrorCode, readonly string[]> = {
   ],
   malformed_json: ['Der Anfragetext ist kein gültiges JSON.'],
   unknown_parameter: [
+    'Das Feld „{member}“ wird nicht unterstützt; unterstützt: {allowed}.',
+    'Das Feld „{member}“ wird nicht unterstützt.',
     'Der Abfrageparameter „{parameter}“ wird nicht unterstützt; unterstützt: {allowed}.',
     'Der Abfrageparameter „{parameter}“ wird nicht unterstützt.',
     'Ein Abfrageparameter wird nicht unterstützt.',
   ],
   duplicate_parameter: [
+    'Das Feld „{member}“ erlaubt nur einen Wert, keine Liste.',
     'Der Abfrageparameter „{parameter}“ darf nur einmal vorkommen.',
     'Ein Abfrageparameter kommt mehrfach vor.',
   ],
   invalid_value: [
+    'Das Feld „{member}“ muss {expected} sein; erhalten: „{value}“.',
+    'Das Feld „{member}“ muss {expected} sein.',
+    'Das Feld „{member}“ hat einen ungültigen Wert.',
     'Der Parameter „{parameter}“ muss {expected} sein; erhalten: „{value}“.',
     'Der Parameter „{parameter}“ muss {expected} sein.',
     'Der Parameter „{parameter}“ hat einen ungültigen Wert.',
+    'Der Anfragetext muss {expected} sein.',
     'Ein Wert ist ungültig.',
   ],
   invalid_sort: [
@@ -203,14 +227,17 @@ const de: Record<ErrorCode, readonly string[]> = {
   search_too_short: ['Der Suchtext muss mindestens {min} Zeichen lang sein.', 'Der Suchtext ist zu kurz.'],
   search_too_long: ['Der Suchtext darf höchstens {max} Zeichen lang sein.', 'Der Suchtext ist zu lang.'],
   invalid_pagination: [
+    'Das Feld „{member}“ muss {expected} sein.',
     'Der Parameter „{parameter}“ muss {expected} sein.',
     'Die Seitenparameter sind ungültig.',
   ],
   conflicting_pagination: [
+    'Die Seitenfelder {members} können nicht kombiniert werden.',
     'Die Seitenparameter {parameters} können nicht kombiniert werden.',
     'Die Seitenparameter können nicht kombiniert werden.',
   ],
   limit_too_large: [
+    'Das Feld „{member}“ darf höchstens {max} sein.',
     'Der Parameter „{parameter}“ darf höchstens {max} sein.',
     'Die angeforderte Seite ist zu groß.',
   ],
@@ -237,6 +264,7 @@ const de: Record<ErrorCode, readonly string[]> = {
     'Der Idempotenzschlüssel ist ungültig.',
   ],
   query_too_long: [
+    'Die Suche im Anfragetext ist als Abfragezeichenkette {body_length} Bytes lang; erlaubt sind höchstens {max}.',
     'Die Abfragezeichenkette darf höchstens {max} Bytes lang sein.',
     'Die Abfragezeichenkette ist zu lang.',
   ],

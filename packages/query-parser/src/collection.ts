@@ -122,9 +122,14 @@ export interface CollectionOptions<F extends Readonly<Record<string, FieldSpec>>
   readonly maxInValues?: number;
   /** Most keys in `sort`. Default 3. */
   readonly maxSortKeys?: number;
-  /** Longest query string in bytes. Default 4096. */
+  /**
+   * Longest query string in bytes, as sent and as every page link writes it (for a search body:
+   * the query string it is equivalent to). Default 2048: a page's `Link` header repeats the query
+   * in up to five links, and five times 2 KiB stays well inside the 16 KiB that Node clients (and
+   * many proxies) accept for a whole response header section.
+   */
   readonly maxQueryLength?: number;
-  /** Most parameters in one query string. Default 100. */
+  /** Most parameters in one query string, most values in one search body. Default 100. */
   readonly maxParameters?: number;
   /** `prefer`: `total` only on `Prefer: count=exact`; `always`: every page. Default prefer. */
   readonly count?: 'prefer' | 'always';
@@ -440,7 +445,7 @@ export function defineCollection<const F extends Readonly<Record<string, FieldSp
     unknownParameters: options.unknownParameters ?? 'strict',
     maxInValues: positiveInt('maxInValues', options.maxInValues, 50),
     maxSortKeys,
-    maxQueryLength: positiveInt('maxQueryLength', options.maxQueryLength, 4096),
+    maxQueryLength: positiveInt('maxQueryLength', options.maxQueryLength, 2048),
     maxParameters: positiveInt('maxParameters', options.maxParameters, 100),
     count: options.count ?? 'prefer',
     filterable: pick((f) => f.operators.size > 0),

@@ -93,6 +93,73 @@ export function toQueryString(query: CollectionQuery): string {
 }
 
 /**
+ * The pagination with the longest query string any page link of `query` can carry: the largest
+ * offset (`maxOffset`) or page number its links may reach. A cursor page keeps its own: its `self`
+ * link is the longest one that comes from the request (`first` has no cursor, and the cursor of
+ * `next` is made from the last row, not from the request).
+ */
+function widestPagination(collection: Collection, pagination: Pagination): Pagination {
+  switch (pagination.mode) {
+    case 'offset':
+      return { ...pagination, offset: collection.maxOffset };
+    case 'page': {
+      const page = Math.floor(collection.maxOffset / pagination.size) + 1;
+      return { ...pagination, page, offset: (page - 1) * pagination.size };
+    }
+    case 'cursor':
+      return pagination;
+  }
+}
+
+/**
+ * The length in bytes of the longest query string a page link of `query` can have ({@link buildPage}
+ * writes it into `links` and `Link`), the `next` link of a cursor page aside: the canonical query
+ * string with the largest offset or page number a link may reach. Canonical query strings are
+ * ASCII (every value is percent-encoded), so characters are bytes.
+ */
+export function linkQueryLength(query: CollectionQuery): number {
+  return build(query, widestPagination(query.collection, query.pagination)).length;
+}
+
+/**
+ * At most how many bytes one value takes in a link: `encodeURIComponent` writes a UTF-16 code unit
+ * as at most 9 bytes (`%XX%XX%XX`); `String(number)` has at most 24 characters, one of them a `+`
+ * (`e+308`) written `%2B`; `false` has 5.
+ */
+function valueBound(value: Scalar): number {
+  return typeof value === 'string' ? value.length * 9 : typeof value === 'number' ? 26 : 5;
+}
+
+/**
+ * An upper bound of {@link linkQueryLength} from lengths alone, with nothing encoded or joined: the
+ * parser builds the canonical query string to measure it only when this bound is over the limit,
+ * so a query of ordinary size costs a few additions. Each part is counted with its `&`.
+ */
+export function linkQueryLengthBound(query: CollectionQuery): number {
+  let bound = 0;
+  for (const filter of query.filters) {
+    // `field[op]=value&`, or for `in` each value as `field=value&` or `,value` after `field[in]=`.
+    const name = filter.field.length + filter.op.length + 4;
+    if (filter.op !== 'in') bound += name + valueBound(filter.value as Scalar);
+    else for (const value of filter.value as readonly Scalar[]) bound += name + 1 + valueBound(value);
+  }
+  if (query.search !== undefined) bound += 3 + valueBound(query.search);
+  bound += 6;
+  for (const key of query.sort) bound += key.field.length + 2;
+  // `limit=…&offset=…&`, `page=…&size=…&` or `limit=…&cursor=…&`: two integers of at most 16 digits.
+  const { pagination } = query;
+  bound += 48 + (pagination.mode === 'cursor' ? (pagination.cursor?.length ?? 0) : 0);
+  if (query.fields !== undefined) {
+    bound += 8;
+    for (const field of query.fields) bound += field.length + 1;
+  }
+  for (const name in query.extra) {
+    for (const value of query.extra[name]!) bound += valueBound(name) + valueBound(value) + 2;
+  }
+  return bound;
+}
+
+/**
  * Options for {@link buildPage}.
  *
  * @example

@@ -3,10 +3,11 @@ import { coreOutcome, describeAdapters, fromSupertest } from '@plumbline/test-ut
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXPRESS_VERSIONS, testApp } from '../test/app.js';
-import { SECRET, tasks } from '../test/fixtures.js';
+import { linkQueries, SECRET, tasks } from '../test/fixtures.js';
 import {
   applyToArray,
   buildPage,
+  type CollectionQuery,
   defineCollection,
   parseQuery,
   parseSearchBody,
@@ -205,6 +206,22 @@ describe('nothing reaches a handler and nothing is polluted', () => {
   });
 });
 
+describe('text no link can carry', () => {
+  it.each([
+    ['a lone high surrogate', 'name=a\ud800'],
+    ['a lone low surrogate', 'name=\udc00a'],
+    ['a lone surrogate in a name', 'na\ud800me=a'],
+  ])('%s is 400 invalid_value, never a crash when the links are written', (_name, query) => {
+    expect(() => parseQuery(tasks, query)).toThrow(expect.objectContaining({ code: 'invalid_value' }));
+  });
+
+  it('a surrogate pair is text like any other', () => {
+    const query = parseQuery(tasks, 'name=a\ud83d\ude00');
+    expect(query.filters).toEqual([{ field: 'name', op: 'eq', value: 'a\u{1f600}' }]);
+    expect(toQueryString(query)).toBe('name=a%F0%9F%98%80&sort=-created_at&limit=20&offset=0');
+  });
+});
+
 describe('several problems are collected into one validation_failed', () => {
   it('lists every problem, in pipeline order after the per-parameter ones', () => {
     const outcome = coreOutcome(() =>
@@ -262,11 +279,12 @@ describe('several problems are collected into one validation_failed', () => {
     });
   });
 
-  it('query_too_long names the byte limit', async () => {
-    const { body } = await coreOutcome(() => parseQuery(tasks, `q=${'a'.repeat(4097)}`));
+  it('query_too_long names the byte limit: 2048 by default', async () => {
+    expect(tasks.maxQueryLength).toBe(2048);
+    const { body } = await coreOutcome(() => parseQuery(tasks, `q=${'a'.repeat(2047)}`));
     expect(body).toMatchObject({
       error_code: 'query_too_long',
-      detail: 'The query string must be at most 4096 bytes.',
+      detail: 'The query string must be at most 2048 bytes.',
     });
   });
 });
@@ -533,35 +551,362 @@ describe('parseSearchBody', () => {
     expect(fromBody).toEqual(fromString);
   });
 
+  const FILTERABLE = 'id, name, status, priority, age, score, active, date, created_at, owner_id, tag';
+  const MEMBERS = 'filter, q, sort, limit, offset, page, size, cursor, fields';
+  // Each problem points into the body and its message names the body field, never a query parameter.
   it.each([
-    ['not an object', [], 'invalid_value', '#'],
-    ['unknown member', { colour: 'red' }, 'unknown_parameter', '#/colour'],
-    ['filter is not an object', { filter: 'x' }, 'invalid_value', '#/filter'],
-    ['unknown filter field', { filter: { nope: 1 } }, 'unknown_parameter', '#/filter/nope'],
-    ['reserved name inside filter', { filter: { sort: 'name' } }, 'unknown_parameter', '#/filter/sort'],
+    ['not an object', [], 'invalid_value', '#', 'The request body must be a JSON object.'],
+    [
+      'unknown member',
+      { colour: 'red' },
+      'unknown_parameter',
+      '#/colour',
+      `Field "colour" is not supported; supported: ${MEMBERS}.`,
+    ],
+    [
+      'filter is not an object',
+      { filter: 'x' },
+      'invalid_value',
+      '#/filter',
+      'Field "filter" must be an object of field filters.',
+    ],
+    [
+      'unknown filter field',
+      { filter: { colour: 'red' } },
+      'unknown_parameter',
+      '#/filter/colour',
+      `Field "filter.colour" is not supported; supported: ${FILTERABLE}.`,
+    ],
+    [
+      'hidden field inside filter',
+      { filter: { password_hash: 'x' } },
+      'unknown_parameter',
+      '#/filter/password_hash',
+      `Field "filter.password_hash" is not supported; supported: ${FILTERABLE}.`,
+    ],
+    [
+      'reserved name inside filter',
+      { filter: { sort: 'name' } },
+      'unknown_parameter',
+      '#/filter/sort',
+      `Field "filter.sort" is not supported; supported: ${FILTERABLE}.`,
+    ],
     [
       'bracket name inside filter',
       { filter: { 'status[ne]': 'x' } },
       'unknown_parameter',
       '#/filter/status%5Bne%5D',
+      `Field "filter.status[ne]" is not supported; supported: ${FILTERABLE}.`,
     ],
-    ['member name with a slash and a space', { 'a/b c': 1 }, 'unknown_parameter', '#/a~1b%20c'],
-    ['bad operator', { filter: { status: { $ne: 'x' } } }, 'operator_not_allowed', '#/filter/status/$ne'],
-    ['object value', { filter: { age: { eq: { a: 1 } } } }, 'invalid_value', '#/filter/age/eq'],
-    ['fractional limit', { limit: 10.5 }, 'invalid_pagination', '#/limit'],
-    ['limit too large', { limit: 1e3 }, 'limit_too_large', '#/limit'],
+    [
+      'member name with a slash and a space',
+      { 'a/b c': 1 },
+      'unknown_parameter',
+      '#/a~1b%20c',
+      `Field "a/b c" is not supported; supported: ${MEMBERS}.`,
+    ],
+    [
+      'bad operator',
+      { filter: { status: { $ne: 'x' } } },
+      'operator_not_allowed',
+      '#/filter/status/$ne',
+      'Operator "$ne" is not allowed on field "status"; allowed: eq, ne, in.',
+    ],
+    [
+      'value not of the field type',
+      { filter: { status: 'archived' } },
+      'invalid_value',
+      '#/filter/status',
+      'Field "filter.status" must be one of active, paused, done; got "archived".',
+    ],
+    [
+      'operator value not of the field type',
+      { filter: { priority: { gte: 'high' } } },
+      'invalid_value',
+      '#/filter/priority/gte',
+      'Field "filter.priority.gte" must be an integer; got "high".',
+    ],
+    [
+      'in item not of the field type',
+      { filter: { id: { in: [1, 'x'] } } },
+      'invalid_value',
+      '#/filter/id/in',
+      'Field "filter.id.in" must be a list of values, each an integer; got "x".',
+    ],
+    [
+      'empty item of a repeatable field',
+      { filter: { tag: ['a', ''] } },
+      'invalid_value',
+      '#/filter/tag/1',
+      'Field "filter.tag" must be a non-empty string; got "".',
+    ],
+    [
+      'object value',
+      { filter: { age: { eq: { a: 1 } } } },
+      'invalid_value',
+      '#/filter/age/eq',
+      'Field "filter.age.eq" must be a string, number or boolean.',
+    ],
+    [
+      'fractional limit',
+      { limit: 10.5 },
+      'invalid_pagination',
+      '#/limit',
+      'Field "limit" must be an integer from 1 to 100.',
+    ],
+    ['limit too large', { limit: 1e3 }, 'limit_too_large', '#/limit', 'Field "limit" must be at most 100.'],
+    [
+      'page with offset',
+      { offset: 20, page: 2 },
+      'conflicting_pagination',
+      '#/page',
+      'Pagination fields offset, page cannot be combined.',
+    ],
     [
       'non-repeatable array',
       { filter: { status: ['active', 'done'] } },
       'duplicate_parameter',
       '#/filter/status/1',
+      'Field "filter.status" takes one value, not a list.',
     ],
-    ['short q', { q: 'ab' }, 'search_too_short', '#/q'],
-    ['in item with a comma', { filter: { id: { in: ['1,2'] } } }, 'invalid_value', '#/filter/id/in'],
-  ])('%s → %s at %s', async (_name, body, code, pointer) => {
+    [
+      'fields repeated',
+      { fields: ['name', 'name'] },
+      'invalid_value',
+      '#/fields',
+      'Field "fields" must be a list of distinct field names; got "name,name".',
+    ],
+    ['short q', { q: 'ab' }, 'search_too_short', '#/q', 'Search text must be at least 3 characters.'],
+    [
+      'in item with a comma',
+      { filter: { id: { in: ['1,2'] } } },
+      'invalid_value',
+      '#/filter/id/in',
+      'Field "filter.id.in" must be a string, number or array of them.',
+    ],
+    [
+      'a lone surrogate (no link could carry it)',
+      { filter: { name: 'a\ud800' } },
+      'invalid_value',
+      '#/filter/name',
+      'Field "filter.name" must be text without control characters or unpaired surrogates.',
+    ],
+    [
+      'a lone low surrogate in q',
+      { q: '\udc00abc' },
+      'invalid_value',
+      '#/q',
+      'Field "q" must be text without control characters or unpaired surrogates.',
+    ],
+    [
+      'a NUL in a value',
+      { filter: { name: 'a\u0000b' } },
+      'invalid_value',
+      '#/filter/name',
+      'Field "filter.name" must be text without control characters or unpaired surrogates.',
+    ],
+  ])('%s → %s at %s', async (_name, body, code, pointer, detail) => {
     const { status, body: problem } = await coreOutcome(() => parseSearchBody(tasks, body));
     expect(status).toBe(400);
-    expect(problem).toMatchObject({ error_code: code, errors: [{ pointer, error_code: code }] });
+    expect(problem).toMatchObject({
+      error_code: code,
+      detail,
+      errors: [{ pointer, error_code: code, detail }],
+    });
+  });
+
+  // The same problems in German: the catalogue names the body field in every language it has.
+  it.each([
+    [
+      { filter: { colour: 'red' } },
+      `Das Feld „filter.colour“ wird nicht unterstützt; unterstützt: ${FILTERABLE}.`,
+    ],
+    [
+      { filter: { status: ['active', 'done'] } },
+      'Das Feld „filter.status“ erlaubt nur einen Wert, keine Liste.',
+    ],
+    [
+      { filter: { priority: { gte: 'high' } } },
+      'Das Feld „filter.priority.gte“ muss an integer sein; erhalten: „high“.',
+    ],
+    [{ limit: 1e3 }, 'Das Feld „limit“ darf höchstens 100 sein.'],
+    [{ limit: 0 }, 'Das Feld „limit“ muss an integer from 1 to 100 sein.'],
+    [{ offset: 20, page: 2 }, 'Die Seitenfelder offset, page können nicht kombiniert werden.'],
+    [[], 'Der Anfragetext muss a JSON object sein.'],
+  ])('in German: %j → %s', (body, detail) => {
+    let thrown: unknown;
+    try {
+      parseSearchBody(tasks, body);
+    } catch (error) {
+      thrown = error;
+    }
+    const problem = toProblem(thrown, { language: 'de' });
+    expect([problem.detail, problem.errors?.[0]?.detail]).toEqual([detail, detail]);
+  });
+
+  it('a query string keeps speaking of its parameters', () => {
+    let thrown: unknown;
+    try {
+      parseQuery(tasks, 'colour=red');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(toProblem(thrown).errors).toEqual([
+      {
+        parameter: 'colour',
+        error_code: 'unknown_parameter',
+        // The list is cut at 120 characters, as every interpolated value is.
+        detail: `Query parameter "colour" is not supported; supported: ${FILTERABLE}, q, sort, limit, offset, page, size, cur….`,
+      },
+    ]);
+    expect(toProblem(thrown, { language: 'de' }).detail).toMatch(
+      /^Der Abfrageparameter „colour“ wird nicht unterstützt/,
+    );
+  });
+});
+
+// The bound every page link keeps: 128 bytes of canonical query string, 10 parameters. Without a
+// default sort, `name=<n x>` is written `name=<n x>&limit=20&offset=10000` in its longest link
+// (`last`, at maxOffset): n + 27 bytes, so n = 101 is the longest name that fits.
+const bounded = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    name: { type: 'string', filter: ['eq'], search: true },
+    tag: { type: 'string', filter: ['eq'], repeatable: true },
+  },
+  maxQueryLength: 128,
+  maxParameters: 10,
+  cursorSecret: SECRET,
+});
+const tooLong = (detail: string) => ({
+  type: '/errors/query_too_long',
+  title: 'Bad Request',
+  status: 400,
+  error_code: 'query_too_long',
+  detail,
+  message: detail,
+});
+const TOO_LONG = tooLong('The query string must be at most 128 bytes.');
+/** The same problem for a search body, whose message says how long it is as a query string. */
+const bodyTooLong = (length: number) =>
+  tooLong(`The search body is ${length} bytes long as a query string; at most 128 are allowed.`);
+const TOO_MANY = {
+  type: '/errors/query_too_long',
+  title: 'Bad Request',
+  status: 400,
+  error_code: 'query_too_long',
+  detail: 'The query string is too long.',
+  message: 'The query string is too long.',
+  max_parameters: 10,
+};
+
+describe('query_too_long: a search body meets the bound of a query string, measured as every page link', () => {
+  const x = (n: number) => 'x'.repeat(n);
+  it.each([
+    ['GET, the longest link at the bound', 'GET', `name=${x(101)}`, 128],
+    ['body, the longest link at the bound', 'POST', { filter: { name: x(101) } }, 128],
+    ['GET, one byte over once written canonically', 'GET', `name=${x(102)}`, TOO_LONG],
+    ['body, one byte over', 'POST', { filter: { name: x(102) } }, bodyTooLong(129)],
+    // 45 bytes as sent, but `+` is written `%20` in the links: 5 + 120 + 22 = 147 bytes.
+    ['GET, 40 spaces sent as + (links write %20)', 'GET', `name=${'+'.repeat(40)}`, TOO_LONG],
+    ['body, 40 spaces', 'POST', { filter: { name: ' '.repeat(40) } }, bodyTooLong(147)],
+    // é is %C3%A9 in a link: q=<17 é> is 2 + 102 + 22 = 126 bytes, 18 of them 132.
+    ['body, non-ASCII search at the bound', 'POST', { q: 'é'.repeat(17) }, 126],
+    ['body, non-ASCII search over it', 'POST', { q: 'é'.repeat(18) }, bodyTooLong(132)],
+    // page=1&size=100 in the request (n + 21 bytes), page=101&size=100 in the last link (n + 23).
+    [
+      'body, page mode: the last page number counts',
+      'POST',
+      { filter: { name: x(105) }, page: 1, size: 100 },
+      128,
+    ],
+    [
+      'body, page mode: over once the last page is written',
+      'POST',
+      { filter: { name: x(106) }, page: 1, size: 100 },
+      bodyTooLong(129),
+    ],
+    ['GET, 10 parameters', 'GET', Array.from({ length: 10 }, (_, i) => `tag=${i}`).join('&'), 81],
+    ['GET, 11 parameters', 'GET', Array.from({ length: 11 }, (_, i) => `tag=${i}`).join('&'), TOO_MANY],
+    ['body, 10 values', 'POST', { filter: { tag: Array.from({ length: 10 }, (_, i) => `${i}`) } }, 81],
+    ['body, 11 values', 'POST', { filter: { tag: Array.from({ length: 11 }, (_, i) => `${i}`) } }, TOO_MANY],
+    [
+      'body, 11 values over several members',
+      'POST',
+      { filter: { name: 'a', tag: Array.from({ length: 8 }, (_, i) => `${i}`) }, q: 'abc', limit: 5 },
+      TOO_MANY,
+    ],
+  ] as const)('%s', async (_name, method, input, expected) => {
+    const outcome = await coreOutcome(() =>
+      method === 'GET' ? parseQuery(bounded, input as string) : parseSearchBody(bounded, input),
+    );
+    if (typeof expected === 'number') {
+      expect(outcome.status).toBe(200);
+      const query = outcome.body as CollectionQuery;
+      const lengths = linkQueries(query).map((q) => q.length);
+      expect(Math.max(...lengths)).toBe(expected);
+    } else {
+      expect([outcome.status, outcome.body]).toEqual([400, expected]);
+    }
+  });
+
+  it('a cursor page is measured by its self link, which carries the request cursor', async () => {
+    const cursorOf = (name: string) => {
+      const first = parseQuery(bounded, `name=${name}&limit=1`);
+      return buildPage(first, [{ id: 1 }, { id: 2 }], { baseUrl: '/b' }).body.page.next_cursor!;
+    };
+    // name=<n>&limit=1&cursor=<c>: 5 + n + 16 + c bytes; every cursor here is as long.
+    const n = 128 - 21 - cursorOf('x').length;
+    const at = `name=${'x'.repeat(n)}&limit=1&cursor=${cursorOf('x'.repeat(n))}`;
+    const over = `name=${'x'.repeat(n + 1)}&limit=1&cursor=${cursorOf('x'.repeat(n + 1))}`;
+    expect(at.length).toBe(128);
+    expect(toQueryString(parseQuery(bounded, at))).toBe(at);
+    // self, first (no cursor), next (a cursor made from the last row: here as long as the request's).
+    expect(linkQueries(parseQuery(bounded, at)).map((q) => q.length)).toEqual([
+      128,
+      128 - 8 - cursorOf('x').length,
+      128,
+    ]);
+    const refused = await coreOutcome(() => parseQuery(bounded, over));
+    expect([refused.status, refused.body]).toEqual([400, TOO_LONG]);
+  });
+
+  // The README's bound of the Link header: 5 × (base URL + maxQueryLength + 11) + 29 bytes.
+  it.each([
+    ['offset', { filter: { name: 'x'.repeat(102) }, limit: 1, offset: 40 }],
+    ['page', { filter: { name: 'x'.repeat(105) }, page: 2, size: 100 }],
+  ])('a %s page at the bound, with all five relations, keeps the Link header within it', (_mode, body) => {
+    const query = parseSearchBody(bounded, body);
+    const baseUrl = '/v1/projects/7d4b4a40-5d6f-4f43-9a52-3f2f0e8c1a11/tasks';
+    const rows = Array.from({ length: query.pagination.limit + 1 }, (_, i) => ({ id: i + 1 }));
+    const { link } = buildPage(query, rows, { baseUrl, total: 1_000_000 });
+    expect(link.match(/rel="(\w+)"/g)).toEqual([
+      'rel="self"',
+      'rel="first"',
+      'rel="prev"',
+      'rel="next"',
+      'rel="last"',
+    ]);
+    expect(Math.max(...linkQueries(query).map((q) => q.length))).toBe(128);
+    expect(link.length).toBeLessThanOrEqual(5 * (baseUrl.length + 128 + 11) + 29);
+  });
+
+  it('the body variant knows how long the body is as a query string', () => {
+    let thrown: unknown;
+    try {
+      parseSearchBody(bounded, { filter: { name: 'x'.repeat(150) } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'query_too_long', params: { max: 128, body_length: 177 } });
+    expect((thrown as HttpError).errors).toEqual([]);
+  });
+
+  it('a query with other problems reports those, not its length', async () => {
+    const { body } = await coreOutcome(() =>
+      parseSearchBody(bounded, { filter: { name: 'x'.repeat(150) }, limit: 0 }),
+    );
+    expect(body).toMatchObject({ error_code: 'invalid_pagination', errors: [{ pointer: '#/limit' }] });
   });
 });
 

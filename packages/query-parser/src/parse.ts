@@ -10,6 +10,7 @@ import {
   type SortKey,
 } from './collection.js';
 import { decodeCursor } from './cursor.js';
+import { linkQueryLength, linkQueryLengthBound } from './page.js';
 import { normalizeStored, type Scalar } from './values.js';
 
 /**
@@ -110,15 +111,39 @@ interface Entry {
   readonly value: string;
   /** Set for body members: where in the body the value was. */
   readonly pointer?: string;
+  /** Set for body members: the field as messages name it (`limit`, `filter.status`, `filter.priority.gte`). */
+  readonly member?: string;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// A UTF-16 surrogate without its other half: no UTF-8 can say it, so no link can carry it (a
+// JSON body can: `"\ud800"`); decodeURIComponent never makes one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function tooLong(collection: Collection, what: 'bytes' | 'parameters'): HttpError {
   return what === 'bytes'
     ? new HttpError('query_too_long', { params: { max: collection.maxQueryLength } })
     : new HttpError('query_too_long', { extensions: { max_parameters: collection.maxParameters } });
+}
+
+/**
+ * The bound every page link keeps: a valid query whose canonical query string, with the largest
+ * offset or page number its links may carry, is over `maxQueryLength` bytes is 400
+ * `query_too_long`, like an over-long query string. A query string can grow when it is written in
+ * canonical form (`+` becomes `%20`, the default sort and the pagination are added), and a search
+ * body has no query string of its own, so both are measured this way; the page links repeat that
+ * string, so it is what the `Link` header grows with. `body` says the query came from a search
+ * body: its message then names the body and its length (`body_length`).
+ */
+function assertLinkLength<Q extends CollectionQuery>(query: Q, body: boolean): Q {
+  const { maxQueryLength } = query.collection;
+  if (linkQueryLengthBound(query) <= maxQueryLength) return query;
+  const length = linkQueryLength(query);
+  if (length <= maxQueryLength) return query;
+  throw new HttpError('query_too_long', {
+    params: body ? { max: maxQueryLength, body_length: length } : { max: maxQueryLength },
+  });
 }
 
 function decode(text: string, plusIsSpace: boolean): string | undefined {
@@ -149,12 +174,13 @@ function readQueryString(collection: Collection, raw: string, issues: FieldIssue
   let plain = true;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 37 || c === 43 || c < 32 || c === 127) {
+    if (c === 37 || c === 43 || c < 32 || c === 127 || (c >= 0xd800 && c <= 0xdfff)) {
       plain = false;
       break;
     }
   }
   const rawHasControl = !plain && CONTROL.test(text);
+  const rawHasLoneSurrogate = !plain && LONE_SURROGATE.test(text);
   let start = 0;
   while (start <= text.length) {
     let end = text.indexOf('&', start);
@@ -176,7 +202,8 @@ function readQueryString(collection: Collection, raw: string, issues: FieldIssue
         name === undefined ||
         value === undefined ||
         ((rawHasControl || rawName.includes('%')) && CONTROL.test(name)) ||
-        ((rawHasControl || rawValue.includes('%')) && CONTROL.test(value))
+        ((rawHasControl || rawValue.includes('%')) && CONTROL.test(value)) ||
+        (rawHasLoneSurrogate && (LONE_SURROGATE.test(name) || LONE_SURROGATE.test(value)))
       ) {
         issues.push({
           parameter: rawName,
@@ -196,10 +223,24 @@ function readQueryString(collection: Collection, raw: string, issues: FieldIssue
 function issue(at: Location | Entry, code: string, params: MessageParams): FieldIssue {
   if ('name' in at) {
     return at.pointer !== undefined
-      ? { pointer: at.pointer, code, params }
+      ? { pointer: at.pointer, code, params: memberParams(params, at.member ?? at.name) }
       : { parameter: at.name, code, params };
   }
   return { ...at, code, params };
+}
+
+/**
+ * The params of a problem in a search body: where a query string's message names its parameter
+ * (`parameter`, `parameters`), the body's names the field (`member`, `members`), so the client
+ * reads `Field "filter.status" …` and not `Query parameter "status" …`.
+ */
+function memberParams(params: MessageParams, member: string): MessageParams {
+  const { parameter, parameters, ...rest } = params;
+  return {
+    ...rest,
+    ...(parameter !== undefined ? { member } : {}),
+    ...(parameters !== undefined ? { members: parameters } : {}),
+  };
 }
 
 function countCodePoints(text: string): number {
@@ -221,6 +262,11 @@ interface FilterSlot {
 
 const RESERVED_SET: ReadonlySet<string> = new Set(RESERVED_PARAMETERS);
 type Reserved = 'sort' | 'q' | 'limit' | 'offset' | 'page' | 'size' | 'cursor' | 'fields';
+
+/** The members a search body may have on this collection (the `allowed` list of `unknown_parameter`). */
+function acceptedMembers(collection: Collection): string[] {
+  return ['filter', ...acceptedNames(collection).slice(collection.filterable.length)];
+}
 
 /** The parameter names a collection accepts (for the `allowed` list of `unknown_parameter`). */
 function acceptedNames(collection: Collection): string[] {
@@ -308,9 +354,13 @@ function validate(
       else extra[entry.name] = [entry.value];
       return;
     }
-    issues.push(
-      issue(entry, 'unknown_parameter', { parameter: entry.name, allowed: acceptedNames(collection) }),
-    );
+    const allowed =
+      entry.member === undefined
+        ? acceptedNames(collection)
+        : entry.member.startsWith('filter.')
+          ? collection.filterable
+          : acceptedMembers(collection);
+    issues.push(issue(entry, 'unknown_parameter', { parameter: entry.name, allowed }));
   };
 
   for (const entry of entries) {
@@ -545,15 +595,17 @@ function readFilterValue(
     issues.push(issue(entry, 'invalid_value', { parameter: entry.name, expected, value }));
   if (op === 'in') {
     const items = entry.value.split(',');
+    // A body sends the list as an array, which the body reader joined with commas.
+    const list = entry.pointer === undefined ? 'comma-separated ' : '';
     if (items.length > collection.maxInValues) {
-      invalid(`at most ${collection.maxInValues} comma-separated values`);
+      invalid(`at most ${collection.maxInValues} ${list}values`);
       return;
     }
     const values: Scalar[] = [];
     for (const item of items) {
       const parsed = field.parse(item);
       if (parsed === undefined) {
-        invalid(`a comma-separated list of ${field.expected}`, item);
+        invalid(`a ${list}list of values, each ${field.expected}`, item);
         return;
       }
       values.push(parsed);
@@ -763,7 +815,7 @@ function readFields(
   issues: FieldIssue[],
 ): readonly string[] | undefined {
   if (entry === undefined) return undefined;
-  const expected = 'a comma-separated list of distinct field names';
+  const expected = `a ${entry.pointer === undefined ? 'comma-separated ' : ''}list of distinct field names`;
   const items = entry.value.split(',');
   if (entry.value === '' || items.some((item, i) => item === '' || items.indexOf(item) !== i)) {
     issues.push(issue(entry, 'invalid_value', { parameter: entry.name, expected, value: entry.value }));
@@ -804,7 +856,9 @@ function readScope(collection: Collection, scope: ParseOptions['scope']): readon
  * every framework and `__proto__`/`constructor` names are plain unknown parameters. Returns a
  * frozen query, or throws one 400 {@link HttpError} listing every problem (`errors[]`): the
  * single problem's code when there is one, `validation_failed` when there are several. A query
- * string over `maxQueryLength` bytes or `maxParameters` parameters is 400 `query_too_long`.
+ * string over `maxQueryLength` bytes or `maxParameters` parameters is 400 `query_too_long`, and so
+ * is a valid query whose page links would be: its canonical query string ({@link toQueryString},
+ * with the largest offset or page number a link may carry) over `maxQueryLength` bytes.
  *
  * @example
  * ```ts
@@ -819,7 +873,8 @@ export function parseQuery<F extends string>(
 ): CollectionQuery<F> {
   const issues: FieldIssue[] = [];
   const entries = readQueryString(collection as Collection, rawQueryString, issues);
-  return validate(collection as Collection, entries, options, issues) as unknown as CollectionQuery<F>;
+  const query = validate(collection as Collection, entries, options, issues);
+  return assertLinkLength(query, false) as unknown as CollectionQuery<F>;
 }
 
 const BODY_MEMBERS = ['filter', 'q', 'sort', 'limit', 'offset', 'page', 'size', 'cursor', 'fields'];
@@ -841,7 +896,10 @@ function bodyList(value: unknown): string | undefined {
  * `{ "filter": { "status": "open", "tags": ["a", "b"], "priority": { "gte": 2, "in": [1, 2] } },
  * "q": "text", "sort": "-created_at,name" | ["-created_at", "name"], "limit": 20, "offset": 0,
  * "page": 1, "size": 20, "cursor": "...", "fields": ["id", "name"] | "id,name" }`. Problems point
- * into the body (`pointer: "#/filter/status"`).
+ * into the body (`pointer: "#/filter/status"`). The body meets the bounds of a query string: more
+ * than `maxParameters` values, or a canonical query string ({@link toQueryString}, with the largest
+ * offset or page number a page link may carry) over `maxQueryLength` bytes, is 400 `query_too_long`
+ * as on {@link parseQuery}, so the page links of a search are as bounded as those of a `GET`.
  *
  * @example
  * ```ts
@@ -856,19 +914,21 @@ export function parseSearchBody<F extends string>(
   const c = collection as Collection;
   const issues: FieldIssue[] = [];
   const entries: Entry[] = [];
-  const bad = (pointer: string, name: string, expected: string) =>
-    issues.push({ pointer, code: 'invalid_value', params: { parameter: name, expected } });
-  const add = (name: string, value: unknown, pointer: string, list = false) => {
+  // `member` is the field as messages name it: `limit`, `filter.status`, `filter.priority.gte`.
+  const bad = (pointer: string, member: string, expected: string) =>
+    issues.push({ pointer, code: 'invalid_value', params: { member, expected } });
+  const add = (name: string, value: unknown, pointer: string, member: string, list = false) => {
     if (entries.length === c.maxParameters) throw tooLong(c, 'parameters');
     const text = list ? bodyList(value) : bodyText(value);
-    if (text === undefined || CONTROL.test(text)) {
-      bad(pointer, name, list ? 'a string, number or array of them' : 'a string, number or boolean');
-    } else entries.push({ name, value: text, pointer });
+    if (text === undefined) {
+      bad(pointer, member, list ? 'a string, number or array of them' : 'a string, number or boolean');
+    } else if (CONTROL.test(text) || LONE_SURROGATE.test(text)) {
+      bad(pointer, member, 'text without control characters or unpaired surrogates');
+    } else entries.push({ name, value: text, pointer, member });
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw toError([
-      { pointer: '#', code: 'invalid_value', params: { parameter: 'body', expected: 'a JSON object' } },
-    ]);
+    // No member: the message speaks of the request body itself.
+    throw toError([{ pointer: '#', code: 'invalid_value', params: { expected: 'a JSON object' } }]);
   }
   for (const [member, value] of Object.entries(body)) {
     const pointer = jsonPointer([member]);
@@ -877,12 +937,12 @@ export function parseSearchBody<F extends string>(
         issues.push({
           pointer,
           code: 'unknown_parameter',
-          params: { parameter: member, allowed: BODY_MEMBERS },
+          params: { member, allowed: acceptedMembers(c) },
         });
       continue;
     }
     if (member !== 'filter') {
-      add(member, value, pointer, member === 'sort' || member === 'fields');
+      add(member, value, pointer, member, member === 'sort' || member === 'fields');
       continue;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -891,24 +951,27 @@ export function parseSearchBody<F extends string>(
     }
     for (const [field, condition] of Object.entries(value)) {
       const at = jsonPointer([member, field]);
+      const named = `filter.${field}`;
       // Only declared names reach the shared validator, so a key like "sort" or "a[ne]" cannot
       // smuggle another parameter in through the filter object.
       if (!c.fields.has(field)) {
         issues.push({
           pointer: at,
           code: 'unknown_parameter',
-          params: { parameter: field, allowed: c.filterable },
+          params: { member: named, allowed: c.filterable },
         });
         continue;
       }
       if (Array.isArray(condition)) {
-        for (let i = 0; i < condition.length; i++) add(field, condition[i], jsonPointer([member, field, i]));
+        // Each value points at its own item; the message names the field.
+        for (let i = 0; i < condition.length; i++)
+          add(field, condition[i], jsonPointer([member, field, i]), named);
       } else if (typeof condition === 'object' && condition !== null) {
         for (const [op, operand] of Object.entries(condition)) {
-          add(`${field}[${op}]`, operand, jsonPointer([member, field, op]), op === 'in');
+          add(`${field}[${op}]`, operand, jsonPointer([member, field, op]), `${named}.${op}`, op === 'in');
         }
-      } else add(field, condition, at);
+      } else add(field, condition, at, named);
     }
   }
-  return validate(c, entries, options, issues) as unknown as CollectionQuery<F>;
+  return assertLinkLength(validate(c, entries, options, issues), true) as unknown as CollectionQuery<F>;
 }

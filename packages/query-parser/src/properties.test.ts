@@ -1,22 +1,24 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import { isHttpError } from '@plumbline/errors';
+import { type HttpError, isHttpError } from '@plumbline/errors';
 import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-utils';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseQueryArb, join, paginationArb, rowsArb } from '../test/data.js';
-import { tasks } from '../test/fixtures.js';
+import { linkQueries, SECRET, tasks } from '../test/fixtures.js';
 import {
   applyToArray,
   buildPage,
   type CollectionQuery,
   countInArray,
+  defineCollection,
   parseQuery,
   parseSearchBody,
   type SqlOptions,
   toQueryString,
   toSql,
 } from './index.js';
+import { linkQueryLength, linkQueryLengthBound } from './page.js';
 
 type Row = Record<string, unknown>;
 
@@ -81,7 +83,7 @@ describe('properties', () => {
           fc.constantFrom('status', 'priority', 'tag', 'id', '__proto__', 'nope'),
           fc.jsonValue(),
         ),
-        q: fc.jsonValue(),
+        q: fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary' })),
         sort: fc.oneof(fc.string(), fc.array(fc.string())),
         limit: fc.jsonValue(),
         fields: fc.oneof(fc.string(), fc.array(fc.jsonValue())),
@@ -123,6 +125,132 @@ describe('properties', () => {
         expect(parseQuery(tasks, toQueryString(next))).toEqual(next);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+// One field list, two bounds: `wide` takes every body `narrow` could take but for its length.
+const boundFields = {
+  id: { type: 'int', sort: true, filter: ['eq', 'in'] },
+  name: { type: 'string', sort: true, search: true, filter: ['eq', 'ne'] },
+  tag: { type: 'string', filter: ['eq'], repeatable: true },
+} as const;
+const narrow = defineCollection({ fields: boundFields, maxQueryLength: 160, cursorSecret: SECRET });
+const wide = defineCollection({ fields: boundFields, maxQueryLength: 1_000_000, cursorSecret: SECRET });
+
+/** Any text, in every plane: what a link writes percent-encoded (up to 12 bytes per character). */
+const anyText = (min: number, max: number) => fc.string({ unit: 'grapheme', minLength: min, maxLength: max });
+const boundedBodyArb = fc
+  .record(
+    {
+      filter: fc.record(
+        {
+          name: fc.oneof(anyText(1, 60), fc.record({ ne: anyText(1, 60) })),
+          tag: fc.array(anyText(1, 12), { minLength: 1, maxLength: 6 }),
+          id: fc.record({ in: fc.array(fc.integer({ min: 0, max: 1e9 }), { minLength: 1, maxLength: 8 }) }),
+        },
+        { requiredKeys: [] },
+      ),
+      q: anyText(3, 20).filter((q) => q.trim().length >= 3),
+      sort: fc.constantFrom('-name', 'name,-id', 'id'),
+      fields: fc.constantFrom('name', ['id', 'name']),
+      pagination: fc.oneof(
+        fc.record({ limit: fc.integer({ min: 1, max: 100 }), offset: fc.integer({ min: 0, max: 10_000 }) }),
+        fc.record({ page: fc.integer({ min: 1, max: 100 }), size: fc.integer({ min: 1, max: 100 }) }),
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .map(({ pagination, ...rest }) => ({ ...rest, ...pagination }));
+
+function outcomeOf(run: () => CollectionQuery): CollectionQuery | HttpError {
+  try {
+    return run();
+  } catch (error) {
+    if (isHttpError(error)) return error;
+    throw error;
+  }
+}
+
+describe('the bound of every page link', () => {
+  it('a search body is accepted exactly when every page link it gives is at most maxQueryLength bytes', () => {
+    fc.assert(
+      fc.property(boundedBodyArb, (body) => {
+        const full = outcomeOf(() => parseSearchBody(wide, body));
+        fc.pre(!isHttpError(full));
+        const longest = Math.max(...linkQueries(full as CollectionQuery).map((q) => q.length));
+        expect(linkQueryLength(full as CollectionQuery)).toBe(longest);
+        expect(linkQueryLengthBound(full as CollectionQuery)).toBeGreaterThanOrEqual(longest);
+        const bounded = outcomeOf(() => parseSearchBody(narrow, body));
+        if (longest <= narrow.maxQueryLength) {
+          expect(bounded).toEqual(full);
+          for (const link of linkQueries(bounded as CollectionQuery))
+            expect(link.length).toBeLessThanOrEqual(160);
+        } else {
+          expect(bounded).toMatchObject({
+            status: 400,
+            code: 'query_too_long',
+            params: { max: 160, body_length: longest },
+            errors: [],
+          });
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('the quick bound the parser checks first is never below the exact length', () => {
+    const loose = defineCollection({
+      fields: { id: { type: 'int', sort: true }, at: { type: 'date-time', filter: ['gte'] } },
+      unknownParameters: 'passthrough',
+      maxQueryLength: 1_000_000,
+    });
+    const extraArb = fc
+      .array(fc.tuple(anyText(1, 8), anyText(0, 8)), { maxLength: 4 })
+      .map((pairs) => pairs.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`));
+    fc.assert(
+      fc.property(
+        baseQueryArb,
+        fc.option(paginationArb, { nil: '' }),
+        extraArb,
+        fc.option(fc.date({ noInvalidDate: true }), { nil: undefined }),
+        (base, pagination, extra, at) => {
+          const query = tryParse(join(base, pagination));
+          if (query !== undefined) {
+            expect(linkQueryLengthBound(query)).toBeGreaterThanOrEqual(linkQueryLength(query));
+          }
+          const raw = [...extra, ...(at ? [`at[gte]=${encodeURIComponent(at.toISOString())}`] : [])].join(
+            '&',
+          );
+          const kept = outcomeOf(() => parseQuery(loose, raw));
+          fc.pre(!isHttpError(kept));
+          expect(linkQueryLengthBound(kept as CollectionQuery)).toBeGreaterThanOrEqual(
+            linkQueryLength(kept as CollectionQuery),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a query string likewise, whatever it grows to once written canonically', () => {
+    const queryArb = fc
+      .tuple(anyText(1, 50), fc.constantFrom('name', 'name[ne]', 'tag'), fc.boolean())
+      .map(([text, name, plus]) => {
+        const value = encodeURIComponent(text);
+        return `${name}=${plus ? value.replaceAll('%20', '+') : value}`;
+      });
+    fc.assert(
+      fc.property(fc.array(queryArb, { minLength: 1, maxLength: 3 }), (parts) => {
+        const raw = parts.join('&');
+        const full = outcomeOf(() => parseQuery(wide, raw));
+        fc.pre(!isHttpError(full) && Buffer.byteLength(raw) <= narrow.maxQueryLength);
+        const longest = Math.max(...linkQueries(full as CollectionQuery).map((q) => q.length));
+        const bounded = outcomeOf(() => parseQuery(narrow, raw));
+        if (longest <= narrow.maxQueryLength) expect(bounded).toEqual(full);
+        else expect(bounded).toMatchObject({ code: 'query_too_long', params: { max: 160 }, errors: [] });
+      }),
+      { numRuns: 1000 },
     );
   });
 });

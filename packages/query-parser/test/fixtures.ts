@@ -1,4 +1,4 @@
-import { defineCollection } from '../src/index.js';
+import { buildPage, type CollectionQuery, defineCollection } from '../src/index.js';
 
 /** A secret shared by the test collections, so cursors made in one test verify in another. */
 export const SECRET = 'test-secret-of-at-least-32-bytes!!';
@@ -24,3 +24,14 @@ export const tasks = defineCollection({
   defaultSort: '-created_at',
   cursorSecret: SECRET,
 });
+
+/**
+ * The query strings of the page links a full page of `query` carries: `limit + 1` rows (so there
+ * is a next page) and a large total (so `last` is at the furthest offset or page). Rows hold `id`
+ * and `name`, enough for a cursor over any sort of the collections here that use it.
+ */
+export function linkQueries(query: CollectionQuery): string[] {
+  const full = Array.from({ length: query.pagination.limit + 1 }, (_, i) => ({ id: i + 1, name: 'n' }));
+  const { body } = buildPage(query, full, { baseUrl: '/b', total: 1_000_000 });
+  return Object.values(body.links).map((link) => link.slice(link.indexOf('?') + 1));
+}

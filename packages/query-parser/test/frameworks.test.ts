@@ -62,6 +62,9 @@ const queryCase = (name: string, query: string, status: number, code: string): C
 });
 
 const SEARCH = '{"filter":{"status":"done","id":{"in":[2,4,10,12]}},"sort":["-id"],"limit":2}';
+// Its links would carry `name=<maxQueryLength x>`; and 101 values, one over maxParameters.
+const LONG_SEARCH = JSON.stringify({ filter: { name: 'x'.repeat(tasks.maxQueryLength) } });
+const MANY_VALUES = JSON.stringify({ filter: { tag: Array.from({ length: 101 }, (_, i) => `t${i}`) } });
 const cases: Case[] = [
   {
     name: 'filters, sort and offset pagination',
@@ -192,6 +195,20 @@ const cases: Case[] = [
     code: 'payload_too_large',
   },
   {
+    name: 'POST search whose page links would be over maxQueryLength → 400 query_too_long',
+    request: post(LONG_SEARCH, 'application/json'),
+    core: { method: 'POST', query: '', body: LONG_SEARCH },
+    status: 400,
+    code: 'query_too_long',
+  },
+  {
+    name: 'POST search with more values than maxParameters → 400 query_too_long',
+    request: post(MANY_VALUES, 'application/json'),
+    core: { method: 'POST', query: '', body: MANY_VALUES },
+    status: 400,
+    code: 'query_too_long',
+  },
+  {
     name: 'a parent id that cannot exist → 404 not_found',
     request: get('/projects/abc/tasks'),
     core: { method: 'GET', query: '', scope: { project_id: 'abc' } },
@@ -210,7 +227,13 @@ const cases: Case[] = [
   queryCase('page and offset together', 'page=2&offset=4', 400, 'conflicting_pagination'),
   queryCase('a tampered cursor', 'cursor=eyJ2IjpbXX0.AAAA&limit=2', 400, 'invalid_cursor'),
   queryCase('invalid UTF-8 in a value', 'name=%FF', 400, 'invalid_value'),
-  queryCase('a query over 4 KiB', `q=${'x'.repeat(4097)}`, 400, 'query_too_long'),
+  queryCase('a query over 2 KiB', `q=${'x'.repeat(2047)}`, 400, 'query_too_long'),
+  queryCase(
+    'a query string over maxQueryLength once written canonically (+ is %20 in links)',
+    `name=${'+'.repeat(Math.ceil(tasks.maxQueryLength / 3))}`,
+    400,
+    'query_too_long',
+  ),
   queryCase('several problems at once', 'sort=nope&limit=0&colour=red', 400, 'validation_failed'),
   {
     name: 'getCollectionQuery for another collection is a wiring bug → 500',

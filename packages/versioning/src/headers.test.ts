@@ -158,6 +158,27 @@ describe('the lifecycle over time', () => {
     );
   });
 
+  // The derived link repeats the request path, which the client chooses: past 2048 characters
+  // there is none, so no response header grows with the path (a 404 for /v1/<16 KiB> included).
+  it.each([
+    ['path', `/v1/${'a'.repeat(2044)}`, `</v2/${'a'.repeat(2044)}>; rel="successor-version"`],
+    ['path', `/v1/${'a'.repeat(2045)}`, undefined],
+    ['query', `/${'a'.repeat(2047)}`, `</${'a'.repeat(2047)}?version=2>; rel="successor-version"`],
+    ['query', `/${'a'.repeat(2048)}`, undefined],
+    ['header', `/${'a'.repeat(2047)}`, `</${'a'.repeat(2047)}>; rel="successor-version"`],
+    ['header', `/${'a'.repeat(16_000)}`, undefined],
+  ] as const)(
+    '%s strategy, case %#: a derived link only from a path of at most 2048 characters',
+    (strategy, path, link) => {
+      const policy = createVersionPolicy({
+        strategy,
+        versions: [{ version: '1', deprecated: true, successor: '2' }, '2'],
+      });
+      const headers = versionHeaders(policy, '1', { path });
+      expect(headers['Link']).toBe(link);
+    },
+  );
+
   it('the 410 under the header strategy keeps a configured successor link', () => {
     const policy = createVersionPolicy({
       strategy: 'header',

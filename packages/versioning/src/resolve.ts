@@ -237,11 +237,22 @@ export function resolveVersion(policy: VersionPolicy, request: VersionRequest): 
  * ```
  */
 export interface VersionHeadersOptions {
-  /** The request path, to derive the `successor-version` link (`/v1/x` → `/v2/x`; `/x?version=2` with the query strategy). */
+  /**
+   * The request path, to derive the `successor-version` link (`/v1/x` → `/v2/x`; `/x?version=2` with
+   * the query strategy). A path over 2048 characters gets none: the link would repeat it.
+   */
   readonly path?: string;
   /** Prepended to the derived link, for apps mounted below a base path. Default `''`. */
   readonly basePath?: string;
 }
+
+/**
+ * The longest request path a `successor-version` link is derived from. The link repeats the path,
+ * which a client chooses (up to the server's request-line limit, 16 KiB on Node): a longer path
+ * gets no derived link, so the `Link` header cannot grow with it. A configured `links.successor`
+ * is sent as ever.
+ */
+const MAX_SUCCESSOR_PATH_LENGTH = 2048;
 
 /**
  * @internal The successor link derived from the request path, when it can go into a header: the
@@ -255,6 +266,7 @@ function successorLink(
   path: string,
   basePath = '',
 ): string | undefined {
+  if (path.length > MAX_SUCCESSOR_PATH_LENGTH) return undefined;
   const successor = entry.successor!;
   let target: string;
   let params = '';
