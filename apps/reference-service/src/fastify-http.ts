@@ -18,8 +18,8 @@ import type { ApiStrategy } from './api-versioning.js';
 import type { Limiter } from './limits.js';
 import type { PlainReply } from './plain-reply.js';
 
-/** What `express.json` (strict) accepts: an object or an array, after JSON whitespace. */
-const STRICT_JSON = /^[ \t\n\r]*[{[]/;
+/** What `express.json` (strict) accepts: an object or an array, after a byte order mark and JSON whitespace. */
+const STRICT_JSON = /^\ufeff?[ \t\n\r]*[{[]/;
 
 /**
  * The body parsers of `scope`, as express.json reads bodies: application/json and
@@ -36,8 +36,10 @@ export function expressBodies(scope: FastifyInstance): preValidationHookHandler 
   scope.addContentTypeParser(
     ['application/json', 'application/merge-patch+json'],
     { parseAs: 'string' },
-    (request, body, done) => {
-      // express.json inflates gzip, deflate and br and refuses any other coding with 415.
+    (request, text, done) => {
+      // A leading byte order mark is ignored, as express.json and Hono's parser do (RFC 8259 8.1 allows it).
+      const body = typeof text === 'string' && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      // No content coding on any framework (express.json runs with `inflate: false`): 415.
       const coding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
       if (coding !== 'identity') return done(new HttpError('unsupported_media_type'));
       // An empty body is `{}`, as express.json reads it.

@@ -62,10 +62,11 @@ async function start(framework: Framework, strategy: VersioningStrategy): Promis
   return { framework, service, port: Number(new URL(service.url).port), values, budgets: new Map() };
 }
 
+/** The bytes with this service's values in place of `{{name}}` (latin1 keeps a binary body as it is). */
 function fillIn(bytes: string | Buffer, values: Map<string, string>): Buffer {
-  if (typeof bytes !== 'string') return bytes;
+  const text = typeof bytes === 'string' ? bytes : bytes.toString('latin1');
   return Buffer.from(
-    bytes.replace(/\{\{([^}]+)\}\}/g, (whole, name: string) => values.get(name) ?? whole),
+    text.replace(/\{\{([^}]+)\}\}/g, (whole, name: string) => values.get(name) ?? whole),
     'latin1',
   );
 }

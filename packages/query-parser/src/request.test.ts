@@ -77,6 +77,7 @@ describe('search bodies read as text', () => {
     ['', {}],
     ['{}', {}],
     ['{"sort":"-id"}', { sort: '-id' }],
+    ['\ufeff{"sort":"-id"}', { sort: '-id' }],
   ])('parseSearchText(%j) → %j', (text, parsed) => {
     expect(parseSearchText(text)).toEqual(parsed);
   });

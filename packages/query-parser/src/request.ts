@@ -81,7 +81,8 @@ export function parseSearchText(text: string): unknown {
   // No body at all is a search without criteria, as express.json reads an empty JSON body.
   if (text === '') return {};
   try {
-    return JSON.parse(text);
+    // A leading byte order mark is ignored, as express.json and TextDecoder do (RFC 8259 8.1).
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (cause) {
     throw new HttpError('malformed_json', { cause });
   }

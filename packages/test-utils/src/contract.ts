@@ -279,7 +279,8 @@ export class ContractValidator {
   private checkJson(pointer: string, body: string): string[] {
     let value: unknown;
     try {
-      value = JSON.parse(body);
+      // A leading byte order mark is allowed (RFC 8259 8.1): the service ignores it, so does the check.
+      value = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
     } catch {
       return [`body is not JSON: ${body.slice(0, 60)}`];
     }
