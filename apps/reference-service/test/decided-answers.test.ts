@@ -175,6 +175,19 @@ describe('decided answers', () => {
     });
   });
 
+  it('two Idempotency-Key lines are one refusal with one detail on every framework', async () => {
+    const body = '{"name":"Two keys"}';
+    const reply = await rawExchange(
+      port,
+      `POST /v2/projects HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nIdempotency-Key: a\r\nIdempotency-Key: b\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(reply.body)).toMatchObject({
+      error_code: 'idempotency_key_invalid',
+      detail: 'The idempotency key is invalid: the header is sent more than once.',
+    });
+  });
+
   it('an HTTP/1.0 request without Host is served', async () => {
     const reply = await rawExchange(port, 'GET /health HTTP/1.0\r\n\r\n');
     expect([reply.statusLine.split(' ')[1], reply.body]).toEqual(['200', '{"status":"ok"}']);

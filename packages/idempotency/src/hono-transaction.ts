@@ -41,10 +41,33 @@ export interface IdempotencyTransactionOptions<Tx>
 /** The default route key of the Hono middlewares: the matched route's path (`/orders/:id`). */
 export const honoRoute = (c: Context): string => routePath(c, -1);
 
+/** Node's raw header lines on `@hono/node-server` (`[name, value, name, value, ...]`), else undefined. */
+function nodeHeaderLines(c: Context): readonly string[] | undefined {
+  const raw = (c.env as { incoming?: { rawHeaders?: unknown } } | undefined)?.incoming?.rawHeaders;
+  return Array.isArray(raw) ? (raw as string[]) : undefined;
+}
+
+/** The values of every line named `lowerName` (lower case), in order. */
+function linesOf(lines: readonly string[], lowerName: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < lines.length; i += 2) {
+    const name = lines[i]!;
+    if (name.length === lowerName.length && name.toLowerCase() === lowerName) values.push(lines[i + 1]!);
+  }
+  return values;
+}
+
 /** What both Hono middlewares read from the request: key headers, path with query, and body. */
 export async function honoRequest(c: Context, keyHeaders: readonly string[]) {
-  // The Fetch API joins repeated lines with ", ", which the core refuses as a list: two keys stay invalid.
-  const headers = keyHeaderValues(keyHeaders, (name) => c.req.header(name));
+  // The Fetch API joins repeated lines with ", ", which the core refuses as a list: two keys stay
+  // invalid. On @hono/node-server Node's own lines are read, so two lines are reported as two lines,
+  // as on Express and Fastify.
+  const lines = nodeHeaderLines(c);
+  const headers = keyHeaderValues(keyHeaders, (name) => {
+    if (lines === undefined) return c.req.header(name);
+    const found = linesOf(lines, name.toLowerCase());
+    return found.length === 0 ? undefined : found.length === 1 ? found[0] : found;
+  });
   const url = new URL(c.req.url);
   // Not `c.req.raw.body !== null`: on @hono/node-server that builds a whole Fetch Request (stream,
   // abort signal) just to ask. Only GET and HEAD cannot have a body; an absent one reads as empty.
