@@ -114,7 +114,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const earlyVersioning = versioning(api.policy);
   app.use((req, res, next) => earlyVersioning(req, res, () => next()));
   app.use(serverWideOptions);
-  app.use(accessLog(logger));
+  app.use(accessLog(logger, proxies));
   if (config.tls) {
     app.use((_req, res, next) => {
       res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');

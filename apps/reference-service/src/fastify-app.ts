@@ -185,8 +185,11 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     const plain = serverWideOptionsReply(request.method, request.raw.url);
     if (plain) return sendPlain(reply, plain);
   });
+  // The client address and the trusted peers come from client-address.ts, as on Express and Hono;
+  // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
+  const proxies = proxyPolicy(config.trustProxy);
   const requestIds = new WeakMap<IncomingMessage, string | undefined>();
-  const accessLog = createAccessLogger(logger, (req) => requestIds.get(req));
+  const accessLog = createAccessLogger(logger, (req) => requestIds.get(req), proxies);
   app.addHook('onRequest', async (request, reply) => {
     const id = getRequestId(request);
     requestIds.set(request.raw, id);
@@ -203,9 +206,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     });
   }
-  // The client address and the trusted peers come from client-address.ts, as on Express and Hono;
-  // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
-  const proxies = proxyPolicy(config.trustProxy);
   const clientIp = (request: FastifyRequest) =>
     proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
   app.addHook(

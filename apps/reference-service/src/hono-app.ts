@@ -186,8 +186,10 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     const answer = serverWideOptionsReply(c.req.method, c.env.incoming.url);
     return answer ? reply(c, answer) : next();
   });
+  // The client address and the trusted peers come from client-address.ts, as on Express and Fastify.
+  const proxies = proxyPolicy(config.trustProxy);
   const ids = new WeakMap<IncomingMessage, string>();
-  const accessLog = createAccessLogger(logger, (req) => ids.get(req));
+  const accessLog = createAccessLogger(logger, (req) => ids.get(req), proxies);
   app.use(async (c, next) => {
     const { incoming } = c.env;
     ids.set(incoming, getRequestId(c) ?? '-');
@@ -198,8 +200,6 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     await next();
   });
   if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
-  // The client address and the trusted peers come from client-address.ts, as on Express and Fastify.
-  const proxies = proxyPolicy(config.trustProxy);
   app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
   app.use(async (c, next) => {
     checkQueryLength(c.env.incoming.url ?? '');

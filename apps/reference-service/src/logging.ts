@@ -13,6 +13,7 @@ import { getRequestId } from '@plumbline/errors/express';
 import type { Request, RequestHandler } from 'express';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { pinoHttp } from 'pino-http';
+import type { ProxyPolicy } from './client-address.js';
 
 /** What stands in for a removed credential (the same mark `@plumbline/auth`'s redaction uses). */
 export const REDACTED = '[REDACTED]';
@@ -137,6 +138,7 @@ export function createLogger(options: {
 export function createAccessLogger(
   logger: Logger,
   requestIdOf: (req: IncomingMessage) => string | undefined,
+  proxies?: ProxyPolicy,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return pinoHttp({
     logger,
@@ -145,7 +147,10 @@ export function createAccessLogger(
     customAttributeKeys: { reqId: 'request_id' },
     customProps: (req) => {
       const traceId = traceIdOf(req.headers['traceparent']);
-      return traceId ? { trace_id: traceId } : {};
+      // The client behind the trusted proxies (TRUST_PROXY), as the rate limits key it;
+      // `remoteAddress` below stays the socket's peer.
+      const client = proxies?.clientAddress(req.socket?.remoteAddress, req.headers['x-forwarded-for']);
+      return { ...(traceId ? { trace_id: traceId } : {}), ...(client ? { client_address: client } : {}) };
     },
     // 503 is a fail-closed answer to an outage that its detector logs once; per request it is a warning.
     customLogLevel: (_req, res, error) =>
@@ -179,8 +184,8 @@ export function createAccessLogger(
  * app.use(accessLog(logger));
  * ```
  */
-export function accessLog(logger: Logger): RequestHandler {
-  const log = createAccessLogger(logger, (req) => getRequestId(req as Request));
+export function accessLog(logger: Logger, proxies?: ProxyPolicy): RequestHandler {
+  const log = createAccessLogger(logger, (req) => getRequestId(req as Request), proxies);
   return (req, res, next) => {
     log(req, res);
     next();

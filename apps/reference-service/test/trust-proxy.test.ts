@@ -8,9 +8,11 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, helpText, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logging.js';
 import { type RunningService, startService } from './harness.js';
 
 const TRUE_REFUSED =
@@ -200,5 +202,42 @@ describe('X-Forwarded-Proto counts from a trusted peer only (NODE_ENV=production
     const res = await fetch(`${svc.url}/health`, { headers: { 'X-Forwarded-Proto': proto } });
     await res.arrayBuffer();
     expect(res.status).toBe(status);
+  });
+});
+
+describe('the access log names the client the rate limits see', () => {
+  const lines: string[] = [];
+  let svc: RunningService;
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    svc = await startService(
+      sqlite,
+      { TRUST_PROXY: '1' },
+      { logger: createLogger({ level: 'info', destination: sink }) },
+    );
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it.each([
+    ['203.0.113.9, 198.51.100.7', '198.51.100.7'],
+    [undefined, '127.0.0.1'],
+  ])('X-Forwarded-For %s → client_address %s, remoteAddress the socket peer', async (forwarded, client) => {
+    const id = `log-${client}`;
+    await fetch(`${svc.url}/health`, {
+      headers: { 'x-request-id': id, ...(forwarded ? { 'x-forwarded-for': forwarded } : {}) },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const line = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['request_id'] === id);
+    expect(line?.['client_address']).toBe(client);
+    expect(String((line?.['req'] as { remoteAddress?: string })?.remoteAddress)).toMatch(/127\.0\.0\.1$/);
   });
 });
