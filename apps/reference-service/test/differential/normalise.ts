@@ -109,12 +109,17 @@ export type Budgets = Map<string, number>;
 
 function rateLimit(value: string, policy: string | undefined, budgets: Budgets): string {
   const partition = /pk=(:[^:]*:)/.exec(policy ?? '')?.[1] ?? '';
+  const quota = Number(/q=(\d+)/.exec(policy ?? '')?.[1]);
   const remaining = Number(/r=(\d+)/.exec(value)?.[1]);
   const before = budgets.get(partition);
   budgets.set(partition, remaining);
+  // A window that started again since the previous answer (each service's starts at its own
+  // moment) counts from the full quota.
+  const used =
+    before === undefined ? undefined : before >= remaining ? before - remaining : quota - remaining;
   return (
     value
-      .replace(/r=\d+/, before === undefined ? 'r=<first>' : `used=${before - remaining}`)
+      .replace(/r=\d+/, used === undefined ? 'r=<first>' : `used=${used}`)
       // Seconds until the window resets: depends on when each service started.
       .replace(/t=\d+/, 't=<t>')
   );
