@@ -3,6 +3,7 @@
  * memory, or a fresh PostgreSQL schema) and its own Redis prefix space, exactly as `main.ts` builds it.
  */
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import {
   ContractValidator,
   DATABASE_URL,
@@ -18,6 +19,7 @@ import { keySetErrorLogger } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
 import { createListener } from '../src/listener.js';
+import { createLogger } from '../src/logging.js';
 import { buildOpenApi } from '../src/openapi.js';
 import { documentForStrategy } from '../src/openapi-strategy.js';
 import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
@@ -140,4 +142,19 @@ export async function startService(
       if (violations !== '') throw new Error(`Responses that break /openapi.json:\n${violations}`);
     },
   };
+}
+
+/**
+ * The service's real logger (`createLogger`, at `info`) writing into `lines`, one entry per log
+ * line, for tests that read what a request logged.
+ */
+export function captureLogs(): { readonly logger: Logger; readonly lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: createLogger({ level: 'info', destination }), lines };
 }

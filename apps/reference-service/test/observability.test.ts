@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, REDACTED, redactUrl, traceIdOf } from '../src/logging.js';
 import { routeMatcher } from '../src/metrics.js';
-import { type RunningService, startService } from './harness.js';
+import { captureLogs, type RunningService, startService } from './harness.js';
 
 const SQLITE = { name: 'sqlite + memory', postgres: false, redis: false };
 
@@ -66,15 +66,9 @@ describe('redaction helpers', () => {
 
 describe('logs', () => {
   let svc: RunningService;
-  const lines: string[] = [];
+  const { logger, lines } = captureLogs();
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    svc = await startService(SQLITE, {}, { logger: createLogger({ level: 'info', destination: sink }) });
+    svc = await startService(SQLITE, {}, { logger });
   });
   afterAll(async () => {
     await svc?.stop();

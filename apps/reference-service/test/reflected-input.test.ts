@@ -4,12 +4,10 @@
  * and in the access log, an HTML page escapes what it shows, and a target each framework would read
  * differently is refused before routing. Runs once per framework (vitest.config.ts).
  */
-import { Writable } from 'node:stream';
 import { rawExchange } from '@plumbline/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logging.js';
 import { refusedTarget } from '../src/request-target.js';
-import { type RunningService, startService } from './harness.js';
+import { captureLogs, type RunningService, startService } from './harness.js';
 
 const MARKUP = /<script|<\/script|<img|onerror=/i;
 
@@ -47,19 +45,9 @@ describe('refusedTarget', () => {
 describe('reflected input', () => {
   let svc: RunningService;
   let port = 0;
-  const lines: string[] = [];
+  const { logger, lines } = captureLogs();
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    svc = await startService(
-      { name: 'sqlite', postgres: false, redis: false },
-      {},
-      { logger: createLogger({ level: 'info', destination: sink }) },
-    );
+    svc = await startService({ name: 'sqlite', postgres: false, redis: false }, {}, { logger });
     port = Number(new URL(svc.url).port);
   });
   afterAll(async () => {

@@ -8,12 +8,10 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, helpText, loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logging.js';
-import { type RunningService, startService } from './harness.js';
+import { captureLogs, type RunningService, startService } from './harness.js';
 
 const TRUE_REFUSED =
   'TRUST_PROXY=true is not accepted: it would believe whatever a client writes at the left of X-Forwarded-For. ' +
@@ -206,20 +204,10 @@ describe('X-Forwarded-Proto counts from a trusted peer only (NODE_ENV=production
 });
 
 describe('the access log names the client the rate limits see', () => {
-  const lines: string[] = [];
+  const { logger, lines } = captureLogs();
   let svc: RunningService;
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    svc = await startService(
-      sqlite,
-      { TRUST_PROXY: '1' },
-      { logger: createLogger({ level: 'info', destination: sink }) },
-    );
+    svc = await startService(sqlite, { TRUST_PROXY: '1' }, { logger });
   });
   afterAll(async () => {
     await svc?.stop();
