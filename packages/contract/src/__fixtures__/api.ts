@@ -1,0 +1,196 @@
+/**
+ * A small API declared once with the contract (projects, their tasks), used by the behaviour table
+ * on every framework: a collection, a nested collection, an idempotent POST, preconditions on
+ * writes, a query schema, a header schema, and a route whose reply breaks its own contract.
+ */
+import { HttpError } from '@plumbline/errors';
+import { applyToArray, defineCollection } from '@plumbline/query-parser';
+import { z } from 'zod';
+import { type Route, route } from '../index.js';
+
+export const Project = z.object({
+  id: z.number().int(),
+  name: z.string().min(1).max(100),
+  budget: z.number().min(0).nullable(),
+  updated_at: z.string(),
+});
+const ProjectInput = z.strictObject({ name: z.string().trim().min(1).max(100), budget: z.number().min(0).nullable().optional() });
+const ProjectPatch = z.strictObject({ name: z.string().trim().min(1).max(100).optional(), budget: z.number().min(0).nullable().optional() });
+export const Task = z.object({ id: z.number().int(), project_id: z.number().int(), title: z.string(), done: z.boolean() });
+const TaskInput = z.strictObject({ title: z.string().min(3).max(200), done: z.boolean().default(false) });
+
+const projectsCollection = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    name: { type: 'string', sort: true, search: true, filter: ['eq'] },
+    budget: { type: 'number', nullable: true, filter: ['gte', 'lte'] },
+    updated_at: { type: 'date-time' },
+  },
+  defaultSort: 'id',
+  cursorSecret: 'contract-test-secret-contract-test-secret',
+});
+const tasksCollection = defineCollection({
+  fields: {
+    id: { type: 'int', sort: true },
+    project_id: { type: 'int' },
+    title: { type: 'string', search: true, sort: true },
+    done: { type: 'boolean', filter: ['eq'] },
+  },
+  defaultSort: 'id',
+});
+
+type ProjectRow = z.infer<typeof Project>;
+type TaskRow = z.infer<typeof Task>;
+
+/** The in-memory store behind the routes, and how often each handler ran. */
+export interface Store {
+  readonly projects: Map<number, ProjectRow>;
+  readonly tasks: Map<number, TaskRow>;
+  readonly runs: Map<string, number>;
+  next: number;
+}
+
+export function createStore(): Store {
+  const store: Store = { projects: new Map(), tasks: new Map(), runs: new Map(), next: 1 };
+  for (const name of ['alpha', 'beta', 'gamma']) {
+    const id = store.next++;
+    store.projects.set(id, { id, name, budget: id * 100, updated_at: '2026-01-0' + id + 'T00:00:00.000Z' });
+  }
+  store.tasks.set(1, { id: 1, project_id: 1, title: 'first', done: false });
+  store.tasks.set(2, { id: 2, project_id: 1, title: 'second', done: true });
+  return store;
+}
+
+const ProjectParams = z.object({ id: z.coerce.number().int().positive() });
+
+export function apiRoutes(store: Store): readonly Route[] {
+  const ran = (name: string) => store.runs.set(name, (store.runs.get(name) ?? 0) + 1);
+  const load = (id: number): ProjectRow => {
+    const project = store.projects.get(id);
+    if (!project) throw new HttpError('not_found');
+    return project;
+  };
+  return [
+    route({
+      method: 'GET',
+      path: '/projects',
+      summary: 'List projects',
+      collection: projectsCollection,
+      responses: { 200: Project },
+      scopes: ['read:projects'],
+      handler: async ({ query }) => ({ status: 200, rows: applyToArray(query, [...store.projects.values()]) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/projects',
+      summary: 'Create a project',
+      body: ProjectInput,
+      responses: { 201: Project },
+      scopes: ['write:projects'],
+      idempotent: true,
+      handler: async ({ body }) => {
+        ran('create');
+        const id = store.next++;
+        const project = { id, name: body.name, budget: body.budget ?? null, updated_at: '2026-02-01T00:00:00.000Z' };
+        store.projects.set(id, project);
+        return { status: 201, body: project, location: `/projects/${id}` };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{id}',
+      summary: 'Read a project',
+      params: ProjectParams,
+      responses: { 200: Project },
+      scopes: ['read:projects'],
+      preconditions: { load: ({ params }) => load(params.id), represent: (p) => p, modified: (p) => p.updated_at },
+      handler: async ({ current }) => ({ status: 200, body: current }),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/projects/{id}',
+      summary: 'Change a project',
+      params: ProjectParams,
+      body: ProjectPatch,
+      responses: { 200: Project },
+      scopes: ['write:projects'],
+      preconditions: { load: ({ params }) => load(params.id), represent: (p) => p, required: true },
+      handler: async ({ current, body }) => {
+        const next = {
+          ...current,
+          name: body.name ?? current.name,
+          budget: body.budget === undefined ? current.budget : body.budget,
+          updated_at: '2026-03-01T00:00:00.000Z',
+        };
+        store.projects.set(next.id, next);
+        return { status: 200, body: next };
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/{id}',
+      params: ProjectParams,
+      responses: { 204: null },
+      scopes: ['write:projects'],
+      handler: async ({ params }) => {
+        load(params.id);
+        store.projects.delete(params.id);
+        return { status: 204 };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{id}/tasks',
+      summary: 'List the tasks of a project',
+      params: ProjectParams,
+      collection: tasksCollection,
+      responses: { 200: Task },
+      scopes: ['read:projects'],
+      handler: async ({ params, query }) => {
+        load(params.id);
+        const rows = [...store.tasks.values()].filter((t) => t.project_id === params.id);
+        return { status: 200, rows: applyToArray(query, rows) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{id}/tasks',
+      params: ProjectParams,
+      body: TaskInput,
+      headers: z.object({ 'x-trace': z.string().regex(/^[a-z0-9]{1,16}$/).optional() }),
+      responses: { 201: Task },
+      scopes: ['write:projects'],
+      idempotent: { required: true },
+      handler: async ({ params, body }) => {
+        load(params.id);
+        const id = store.next++;
+        const task = { id, project_id: params.id, title: body.title, done: body.done };
+        store.tasks.set(id, task);
+        return { status: 201, body: task, location: `/projects/${params.id}/tasks/${id}` };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/stats',
+      query: z.strictObject({ precision: z.coerce.number().int().min(0).max(3).default(0) }),
+      responses: { 200: z.object({ projects: z.number(), average_budget: z.number() }) },
+      handler: async ({ query }) => {
+        const budgets = [...store.projects.values()].map((p) => p.budget ?? 0);
+        const average = budgets.reduce((a, b) => a + b, 0) / Math.max(1, budgets.length);
+        return { status: 200, body: { projects: budgets.length, average_budget: Number(average.toFixed(query.precision)) } };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/broken',
+      responses: { 200: z.object({ ok: z.literal(true) }) },
+      handler: async () => ({ status: 200, body: { ok: 'yes' } as never }),
+    }),
+    route({
+      method: 'GET',
+      path: '/undeclared',
+      responses: { 200: z.object({ ok: z.boolean() }) },
+      handler: async () => ({ status: 202 as never, body: { ok: true } }),
+    }),
+  ];
+}

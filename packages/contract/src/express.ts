@@ -1,0 +1,184 @@
+/**
+ * Express adapter for @plumbline/contract (Express 4.21+ and 5): mounts a route table on an app or
+ * router. Each route runs the packages' own Express middleware (scopes, Content-Type, idempotency,
+ * preconditions) around the contract's framework-free steps, in the order every adapter uses.
+ * @packageDocumentation
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/express';
+import { methodNotAllowed } from '@plumbline/errors/express';
+import { getTransaction, type IdempotencyMiddlewareOptions, idempotency } from '@plumbline/idempotency/express';
+import { conditional, entityTagOf, getPreconditions, represent, requireContentType } from '@plumbline/negotiation/express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { type CompiledRoute, compileRoutes } from './compile.js';
+import { lastModifiedOf, mountPlan, pathsOf } from './mount.js';
+import type { Route } from './route.js';
+import {
+  type ContractOptions,
+  type ContractRequest,
+  type ContractResponse,
+  handlerInput,
+  respond,
+  validateParams,
+  validateRequest,
+  type ValidInput,
+} from './run.js';
+
+/**
+ * Options of {@link mount}.
+ *
+ * @example
+ * ```ts
+ * const options: MountOptions = { idempotency: { store: createMemoryStore() }, bodyLimit: '1mb' };
+ * ```
+ */
+export interface MountOptions extends ContractOptions {
+  /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
+  readonly idempotency?: Omit<IdempotencyMiddlewareOptions, 'required' | 'principal'>;
+  /** Largest JSON body (express.json's `limit`): 413 beyond it. Default `'1mb'`. */
+  readonly bodyLimit?: number | string;
+}
+
+interface State {
+  params?: unknown;
+  valid?: Omit<ValidInput, 'params'>;
+  current?: unknown;
+}
+const STATE = new WeakMap<Request, State>();
+const stateOf = (req: Request): State => {
+  let state = STATE.get(req);
+  if (!state) STATE.set(req, (state = {}));
+  return state;
+};
+
+function contractRequest(req: Request): ContractRequest {
+  const url = req.originalUrl ?? req.url ?? '';
+  const q = url.indexOf('?');
+  return {
+    method: req.method,
+    path: q === -1 ? url : url.slice(0, q),
+    params: req.params as Record<string, string | undefined>,
+    rawQuery: q === -1 ? '' : url.slice(q + 1),
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    headers: () => req.headers as Record<string, string | undefined>,
+    body: req.body,
+    principal: getPrincipal(req),
+  };
+}
+
+// A rejected promise reaches next(err) on Express 4 too.
+const step =
+  (run: (req: Request, res: Response) => unknown): RequestHandler =>
+  (req, res, next) => {
+    let result: unknown;
+    try {
+      result = run(req, res);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (result instanceof Promise) result.then(() => next(), next);
+    else next();
+  };
+
+function send(res: Response, response: ContractResponse): void {
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (response.body === undefined) {
+    res.status(response.status).end();
+    return;
+  }
+  represent(res, response.body, response.status);
+}
+
+function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandler[] {
+  const { route } = compiled;
+  const chain: RequestHandler[] = [];
+  if (route.scopes && route.scopes.length > 0) chain.push(requireScopes(...route.scopes));
+  chain.push(
+    step(async (req) => {
+      stateOf(req).params = await validateParams(compiled, req.params as Record<string, string>);
+    }),
+  );
+  if (compiled.body) {
+    const types = [...compiled.body.mediaTypes];
+    chain.push(requireContentType(...types));
+    // inflate: false: content codings are refused (415), so a small compressed body cannot grow past the limit.
+    chain.push(express.json({ limit: options.bodyLimit ?? '1mb', type: types, inflate: false }));
+  }
+  chain.push(
+    step(async (req) => {
+      stateOf(req).valid = await validateRequest(compiled, contractRequest(req), options);
+    }),
+  );
+  const plan = mountPlan(compiled, options);
+  if (plan.idempotency) {
+    chain.push(
+      idempotency({
+        ...options.idempotency!,
+        required: plan.idempotency.required,
+        principal: (req) => getPrincipal(req)?.clientId,
+      }),
+    );
+  }
+  const preconditions = route.preconditions;
+  if (preconditions) {
+    chain.push(
+      conditional({
+        current: async (req, res) => {
+          const state = stateOf(req);
+          const value = await preconditions.load({ params: state.params as never, principal: getPrincipal(req) });
+          state.current = value;
+          return {
+            etag: entityTagOf(res, preconditions.represent(value)),
+            lastModified: lastModifiedOf(preconditions.modified?.(value)),
+          };
+        },
+        requirePrecondition: plan.requirePrecondition,
+      }),
+    );
+  }
+  chain.push(async (req, res, next) => {
+    try {
+      const state = stateOf(req);
+      const input = handlerInput(contractRequest(req), state.params, state.valid!, {
+        current: state.current,
+        conditional: getPreconditions(req)?.conditional === true,
+        transaction: getTransaction(req),
+      });
+      send(res, await respond(compiled, input, options));
+    } catch (error) {
+      next(error);
+    }
+  });
+  return chain;
+}
+
+/**
+ * Mounts a route table on an Express app or router: each route with its checks in order (scopes →
+ * path parameters → Content-Type → body → query, headers and body schemas → idempotency →
+ * preconditions → handler → reply check), and every path's other methods answered 405 with `Allow`
+ * (OPTIONS 204). The app must run `@plumbline/negotiation`'s `negotiate()` before it and
+ * `@plumbline/errors`' `errorHandler()` after it (and `authenticate()` when a route has scopes).
+ * A bad table throws `RouteDefinitionError` here, at start-up.
+ *
+ * @example
+ * ```ts
+ * const app = express();
+ * app.use(requestId(), negotiate(), authenticate(auth));
+ * mount(app, [listProjects, getProject, createProject], { idempotency: { store: createMemoryStore() } });
+ * app.use(notFoundHandler(), errorHandler());
+ * ```
+ */
+export function mount<A extends Router>(app: A, routes: readonly Route[], options: MountOptions = {}): A {
+  const compiled = compileRoutes(routes);
+  for (const c of compiled) mountPlan(c, options);
+  for (const c of compiled) {
+    const method = c.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    app[method](c.colonPath, ...handlers(c, options));
+  }
+  for (const [path, methods] of pathsOf(compiled)) app.all(path, methodNotAllowed(methods));
+  return app;
+}
+

@@ -1,0 +1,42 @@
+/**
+ * @plumbline/contract: declare a route once (Standard Schema inputs and responses, scopes,
+ * idempotency, preconditions, a collection query) and get request validation with RFC 9457
+ * errors, response validation, an OpenAPI 3.1 document, and the same route on Express, Fastify
+ * and Hono. Framework-agnostic: no request or response objects here.
+ *
+ * @packageDocumentation
+ */
+export { type CompiledResponse, type CompiledRoute, compileRoutes, RouteDefinitionError } from './compile.js';
+export {
+  type BodySpec,
+  type HandlerInput,
+  type IdempotencySpec,
+  type PageReply,
+  type PreconditionSpec,
+  type Reply,
+  type ResponseSpec,
+  type Responses,
+  type Route,
+  type RouteDefinition,
+  type RouteMethod,
+  route,
+} from './route.js';
+export {
+  type ContractIssue,
+  type ContractOptions,
+  type ContractRequest,
+  type ContractResponse,
+  type IssueLocation,
+  type ResponseMismatch,
+  respond,
+  validateParams,
+  validateRequest,
+} from './run.js';
+export {
+  type AnySchema,
+  type InputOf,
+  isStandardSchema,
+  jsonSchemaOf,
+  type OutputOf,
+  type SchemaIssue,
+} from './schema.js';

@@ -1,0 +1,164 @@
+/**
+ * A route is data: method, path template, the schemas of every input, the declared responses, the
+ * conventions it opts into (scopes, idempotency, preconditions, a collection query) and the handler.
+ * `route()` only checks and freezes the definition; adapters mount it and `toOpenApi()` describes it.
+ */
+import type { Principal } from '@plumbline/auth';
+import type { Collection, CollectionQuery } from '@plumbline/query-parser';
+import type { AnySchema, InputOf, OutputOf } from './schema.js';
+
+/** The methods a route can declare (HEAD follows GET; OPTIONS and 405 are the adapters'). */
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A declared response: a body schema (absent for 204 and 304), a description, response headers. */
+export interface ResponseSpec<S extends AnySchema | undefined = AnySchema | undefined> {
+  readonly description?: string;
+  /** What the body looks like; checked against what the handler returns when response validation is on. */
+  readonly body?: S;
+  /** Headers this response carries besides the conventions' own (documented, not checked). */
+  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema?: Record<string, unknown> }>>;
+}
+
+/** The responses of a route by status: a schema (shorthand for `{ body }`), a spec, or `null` for no body. */
+export type Responses = Readonly<Record<number, AnySchema | ResponseSpec | null>>;
+
+/** A request body: one schema for the media types the route accepts (default `application/json`). */
+export interface BodySpec<S extends AnySchema = AnySchema> {
+  readonly schema: S;
+  /** Accepted request media types, in preference order (415 for anything else). */
+  readonly mediaTypes?: readonly string[];
+  readonly description?: string;
+}
+
+/** Preconditions (RFC 9110 section 13) on a member: how to load it and what a GET would send for it. */
+export interface PreconditionSpec<P, T> {
+  /** Loads the target; throw an `HttpError` (404, 410) when there is none. */
+  readonly load: (input: { readonly params: P; readonly principal: Principal | undefined }) => Promise<T> | T;
+  /** The representation a GET sends for the loaded value: its entity tag is the `ETag`. */
+  readonly represent: (value: T) => unknown;
+  /** `Last-Modified` of the loaded value (RFC 3339 string, Date or epoch milliseconds). */
+  readonly modified?: (value: T) => string | Date | number | undefined;
+  /** Unsafe methods without `If-Match`/`If-Unmodified-Since` get 428 (default: the mount option, else false). */
+  readonly required?: boolean;
+}
+
+/** Idempotency (`Idempotency-Key`) for a POST: optional or required key. */
+export type IdempotencySpec = boolean | { readonly required: boolean };
+
+type Out<S> = [S] extends [AnySchema] ? OutputOf<S> : undefined;
+type QueryOf<Q, C> = [C] extends [Collection<infer F>] ? CollectionQuery<F> : Out<Q>;
+
+/** What a handler receives: every input parsed by its schema, typed from the schemas. */
+export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown, T = unknown> {
+  readonly method: string;
+  /** The request path as received (without the query string). */
+  readonly path: string;
+  readonly params: P;
+  /** The parsed query: the schema's output, or the collection query of a collection route. */
+  readonly query: Q;
+  readonly headers: H;
+  readonly body: B;
+  /** Who is calling (set by `@plumbline/auth`'s `authenticate()`), if anyone. */
+  readonly principal: Principal | undefined;
+  /** The value `preconditions.load` returned, after the preconditions held. */
+  readonly current: T;
+  /** Whether the client sent a precondition that held (If-Match, If-Unmodified-Since). */
+  readonly conditional: boolean;
+  /** The transaction of `@plumbline/idempotency`'s transactional mode, when the mount configures it. */
+  readonly transaction: unknown;
+}
+
+type BodyOf<S> = S extends AnySchema ? InputOf<S> : S extends ResponseSpec<infer B> ? (B extends AnySchema ? InputOf<B> : undefined) : undefined;
+
+/** One reply a handler may give: a declared status and the body its schema accepts. */
+export type Reply<R extends Responses> = {
+  [S in keyof R & number]: {
+    readonly status: S;
+    readonly body?: BodyOf<R[S]>;
+    /** The new resource's URL (required for 201: sent as `Location`). */
+    readonly location?: string;
+    readonly headers?: Readonly<Record<string, string>>;
+  };
+}[keyof R & number];
+
+/** A collection route's reply: up to `limit + 1` rows (the extra one only sets `has_more`) and an optional total. */
+export interface PageReply<Row> {
+  readonly status: 200;
+  readonly rows: readonly Row[];
+  readonly total?: number | string | bigint;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The full definition {@link route} takes. */
+export interface RouteDefinition<
+  M extends RouteMethod = RouteMethod,
+  P extends AnySchema | undefined = AnySchema | undefined,
+  Q extends AnySchema | undefined = AnySchema | undefined,
+  H extends AnySchema | undefined = AnySchema | undefined,
+  B extends AnySchema | BodySpec | undefined = AnySchema | BodySpec | undefined,
+  R extends Responses = Responses,
+  C extends Collection | undefined = Collection | undefined,
+  T = unknown,
+> {
+  readonly method: M;
+  /** An OpenAPI path template: `/projects/{projectId}/tasks/{taskId}`. */
+  readonly path: string;
+  readonly operationId?: string;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  /** Path parameters (strings in, the schema's output to the handler; coerce numbers in the schema). */
+  readonly params?: P;
+  /** Query parameters of a non-collection route; without it any query parameter is a 400. */
+  readonly query?: Q;
+  /** A collection route: the query-parser definition that parses filters, sort, search, fields and pages. */
+  readonly collection?: C;
+  /** Request headers, lower-case names (only the named ones are checked; others pass through). */
+  readonly headers?: H;
+  readonly body?: B;
+  readonly responses: R;
+  /** Scopes the caller needs (`@plumbline/auth`: 401 without credentials, 403 without the scope). */
+  readonly scopes?: readonly string[];
+  readonly idempotent?: IdempotencySpec;
+  readonly preconditions?: PreconditionSpec<Out<P>, T>;
+  /** This operation is deprecated (OpenAPI `deprecated`; version deprecation is `@plumbline/versioning`'s). */
+  readonly deprecated?: boolean;
+  readonly handler: (
+    input: HandlerInput<Out<P>, QueryOf<Q, C>, Out<H>, B extends BodySpec<infer S> ? OutputOf<S> : Out<B>, T>,
+  ) => Promise<C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>> | (C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>);
+}
+
+/** A route as {@link route} returns it: the definition, checked and frozen. */
+export interface Route extends Readonly<RouteDefinition<RouteMethod, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, AnySchema | BodySpec | undefined, Responses, Collection | undefined, unknown>> {
+  readonly '~route': true;
+}
+
+/**
+ * Declares a route. The handler's input is typed from the schemas (no casts), and its reply must be
+ * one of the declared statuses with a body its schema accepts.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * const getProject = route({
+ *   method: 'GET',
+ *   path: '/projects/{id}',
+ *   params: z.object({ id: z.coerce.number().int().positive() }),
+ *   responses: { 200: Project },
+ *   scopes: ['read:projects'],
+ *   handler: async ({ params }) => ({ status: 200, body: await projects.get(params.id) }),
+ * });
+ * ```
+ */
+export function route<
+  const M extends RouteMethod,
+  P extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  H extends AnySchema | undefined = undefined,
+  B extends AnySchema | BodySpec | undefined = undefined,
+  const R extends Responses = Responses,
+  C extends Collection | undefined = undefined,
+  T = undefined,
+>(definition: RouteDefinition<M, P, Q, H, B, R, C, T>): Route {
+  return Object.freeze({ ...definition, '~route': true as const }) as unknown as Route;
+}

@@ -1,0 +1,322 @@
+/**
+ * The framework-free request and reply steps every adapter runs: path parameters (404 when they do
+ * not fit), query, headers and body against their schemas (one 400 listing every problem), the
+ * handler, and the reply checked against the declared responses. Plain values in and out.
+ */
+import type { Principal } from '@plumbline/auth';
+import { type FieldIssue, HttpError, lookupLanguage } from '@plumbline/errors';
+import { buildPage, type CollectionQuery, parseCollectionRequest } from '@plumbline/query-parser';
+import type { CompiledResponse, CompiledRoute } from './compile.js';
+import type { HandlerInput } from './route.js';
+import { type AnySchema, pointerOf, runSchema, type SchemaIssue, type SchemaResult } from './schema.js';
+
+/** Where an invalid value was found. */
+export type IssueLocation = 'path' | 'query' | 'header' | 'body';
+
+/** One validation problem as {@link ContractOptions.issueMessage} sees it. */
+export interface ContractIssue extends SchemaIssue {
+  readonly location: IssueLocation;
+}
+
+/** What the contract reports when a handler's reply does not match the declared responses. */
+export interface ResponseMismatch {
+  /** `METHOD /template` of the route. */
+  readonly route: string;
+  readonly status: number;
+  /** Where in the body (`#/data/0/name`), or `#` for the whole reply. */
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/**
+ * Options every adapter's `mount` takes.
+ *
+ * @example
+ * ```ts
+ * const options: ContractOptions = { responseValidation: 0.1, ignoredParameters: ['version'] };
+ * ```
+ */
+export interface ContractOptions {
+  /**
+   * Check each reply against the declared status and body schema: `true`, `false`, or a sampling
+   * rate from 0 to 1. Default: on, except when `NODE_ENV` is `production` (off).
+   */
+  readonly responseValidation?: boolean | number;
+  /** Told about every reply that did not match (default: one JSON line on stderr). It is answered 500. */
+  readonly onResponseMismatch?: (mismatch: ResponseMismatch) => void;
+  /**
+   * The message of one invalid value in `language` (negotiated from `Accept-Language` among
+   * `languages`); return `undefined` to keep the validator's own message.
+   */
+  readonly issueMessage?: (issue: ContractIssue, language: string) => string | undefined;
+  /** Languages `issueMessage` can answer in (default `['en', 'de']`, the first is the fallback). */
+  readonly languages?: readonly string[];
+  /** Query parameters read by something else (the version parameter of the query strategy), removed before parsing. */
+  readonly ignoredParameters?: readonly string[];
+  /** Default of `preconditions.required` (428 for an unsafe request without a precondition). */
+  readonly requirePreconditions?: boolean;
+}
+
+/** The request as an adapter reads it. */
+export interface ContractRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Path parameters, percent-decoded. */
+  readonly params: Readonly<Record<string, string | undefined>>;
+  /** The raw query string without `?`. */
+  readonly rawQuery: string;
+  /** A request header by lower-case name (repeated lines joined with ", "). */
+  readonly header: (name: string) => string | undefined;
+  /** Every request header by lower-case name, for a `headers` schema. */
+  readonly headers: () => Readonly<Record<string, string | undefined>>;
+  /** The parsed body (JSON), or `undefined` when there is none. */
+  readonly body: unknown;
+  readonly principal: Principal | undefined;
+}
+
+/** The inputs after their schemas ran. */
+export interface ValidInput {
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly headers: unknown;
+  readonly body: unknown;
+}
+
+/** What an adapter sends after the handler: status, headers (Location, Link included), body (or none). */
+export interface ContractResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** `undefined`: no body (204, and any status declared with `null`). */
+  readonly body: unknown;
+}
+
+type Settled<T> = T | Promise<T>;
+const then = <T, U>(value: Settled<T>, next: (value: T) => Settled<U>): Settled<U> =>
+  value instanceof Promise ? value.then(next) : next(value);
+
+/** Path parameters through their schema; a value that does not fit names no resource: 404 `not_found`. */
+export function validateParams(compiled: CompiledRoute, params: ContractRequest['params']): Settled<unknown> {
+  const schema = compiled.route.params;
+  if (schema === undefined) return {};
+  const raw: Record<string, string | undefined> = {};
+  for (const name of compiled.paramNames) raw[name] = params[name];
+  return then(runSchema(schema, raw), (result) => {
+    if (!result.ok) throw new HttpError('not_found');
+    return result.value;
+  });
+}
+
+function queryObject(rawQuery: string, ignored: ReadonlySet<string>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (rawQuery === '') return out;
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    if (ignored.has(name)) continue;
+    const existing = out[name];
+    if (existing === undefined) out[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else out[name] = [existing, value];
+  }
+  return out;
+}
+
+/** The raw query without the ignored parameters (a collection's parser must not see them). */
+function withoutIgnored(rawQuery: string, ignored: ReadonlySet<string>): string {
+  if (ignored.size === 0 || rawQuery === '') return rawQuery;
+  return rawQuery
+    .split('&')
+    .filter((pair) => {
+      const name = pair.split('=', 1)[0]!;
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replaceAll('+', ' '));
+      } catch {
+        // A malformed name is left for the parser to refuse.
+      }
+      return !ignored.has(decoded);
+    })
+    .join('&');
+}
+
+function issuesOf(location: IssueLocation, result: SchemaResult<unknown>): ContractIssue[] {
+  return result.ok ? [] : result.issues.map((issue) => ({ ...issue, location }));
+}
+
+function fieldIssue(issue: ContractIssue, detail: string): FieldIssue {
+  const name = String(issue.path[0] ?? '');
+  if (issue.location === 'query') return { parameter: name, code: 'invalid_value', detail };
+  if (issue.location === 'header') return { header: name, code: 'invalid_value', detail };
+  if (issue.location === 'path') return { parameter: name, code: 'invalid_value', detail };
+  return { pointer: pointerOf(issue.path), code: 'invalid_value', detail };
+}
+
+const DEFAULT_LANGUAGES = ['en', 'de'];
+
+/**
+ * Runs the query, header and body schemas (all of them, so every problem is reported at once) and
+ * parses a collection route's query with `@plumbline/query-parser`. Throws one 400
+ * `validation_failed` listing every invalid value, or the query parser's own 400.
+ */
+export function validateRequest(
+  compiled: CompiledRoute,
+  request: ContractRequest,
+  options: ContractOptions,
+): Settled<Omit<ValidInput, 'params'>> {
+  const { route } = compiled;
+  const ignored = new Set(options.ignoredParameters ?? []);
+  let query: Settled<SchemaResult<unknown>> = { ok: true, value: undefined };
+  if (route.collection !== undefined) {
+    const parsed: CollectionQuery = parseCollectionRequest(route.collection, {
+      method: request.method,
+      query: withoutIgnored(request.rawQuery, ignored),
+      prefer: request.header('prefer'),
+      body: request.body,
+    });
+    query = { ok: true, value: parsed };
+  } else {
+    const object = queryObject(request.rawQuery, ignored);
+    if (route.query !== undefined) query = runSchema(route.query, object);
+    else {
+      const names = Object.keys(object);
+      if (names.length > 0) {
+        throw new HttpError('unknown_parameter', {
+          params: { parameter: names[0]! },
+          errors: names.map((parameter) => ({ parameter, code: 'unknown_parameter', params: { parameter } })),
+        });
+      }
+    }
+  }
+  const headers: Settled<SchemaResult<unknown>> =
+    route.headers !== undefined ? runSchema(route.headers, request.headers()) : { ok: true, value: undefined };
+  const body: Settled<SchemaResult<unknown>> =
+    compiled.body !== undefined ? runSchema(compiled.body.schema, request.body) : { ok: true, value: undefined };
+  const finish = ([q, h, b]: readonly SchemaResult<unknown>[]): Omit<ValidInput, 'params'> => {
+    const issues = [...issuesOf('query', q!), ...issuesOf('header', h!), ...issuesOf('body', b!)];
+    if (issues.length > 0) {
+      const languages = options.languages ?? DEFAULT_LANGUAGES;
+      const language = options.issueMessage
+        ? lookupLanguage(request.header('accept-language'), languages, languages[0] ?? 'en')
+        : 'en';
+      const errors = issues.map((issue) => fieldIssue(issue, options.issueMessage?.(issue, language) ?? issue.message));
+      throw new HttpError('validation_failed', { params: { count: errors.length }, errors });
+    }
+    return {
+      query: (q as { value: unknown }).value,
+      headers: (h as { value: unknown }).value,
+      body: (b as { value: unknown }).value,
+    };
+  };
+  if (query instanceof Promise || headers instanceof Promise || body instanceof Promise)
+    return Promise.all([query, headers, body]).then(finish);
+  return finish([query, headers, body]);
+}
+
+/** Builds the handler's input from the validated parts and the conventions' state. */
+export function handlerInput(
+  request: ContractRequest,
+  params: unknown,
+  valid: Omit<ValidInput, 'params'>,
+  extra: { readonly current?: unknown; readonly conditional?: boolean; readonly transaction?: unknown },
+): HandlerInput {
+  return {
+    method: request.method,
+    path: request.path,
+    params,
+    query: valid.query,
+    headers: valid.headers,
+    body: valid.body,
+    principal: request.principal,
+    current: extra.current,
+    conditional: extra.conditional ?? false,
+    transaction: extra.transaction,
+  };
+}
+
+function defaultMismatch(mismatch: ResponseMismatch): void {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'response does not match the contract', ...mismatch })}\n`);
+}
+
+/** Whether this reply is checked under `responseValidation` (a rate samples replies). */
+export function shouldValidate(setting: ContractOptions['responseValidation']): boolean {
+  const value = setting ?? process.env['NODE_ENV'] !== 'production';
+  if (typeof value === 'boolean') return value;
+  return value >= 1 || (value > 0 && Math.random() < value);
+}
+
+interface Checked {
+  readonly response: ContractResponse;
+  readonly check: readonly (readonly [AnySchema, unknown, readonly PropertyKey[]])[];
+}
+
+function mismatch(compiled: CompiledRoute, status: number, pointer: string, message: string): ResponseMismatch {
+  return { route: compiled.name, status, pointer, message };
+}
+
+/** Shapes the handler's reply into what is sent; a reply no route could send (201 without a location) is a mismatch. */
+function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Checked | ResponseMismatch {
+  if (typeof reply !== 'object' || reply === null || typeof (reply as { status?: unknown }).status !== 'number')
+    return mismatch(compiled, 500, '#', 'the handler must return { status, body? }');
+  const r = reply as { status: number; body?: unknown; location?: string; headers?: Record<string, string>; rows?: readonly Record<string, unknown>[]; total?: number | string | bigint };
+  const headers: Record<string, string> = { ...r.headers };
+  const declared = compiled.responses.get(r.status);
+  if (compiled.route.collection !== undefined && r.rows !== undefined) {
+    if (!Array.isArray(r.rows)) return mismatch(compiled, r.status, '#/rows', 'rows must be an array');
+    const page = buildPage(input.query as CollectionQuery, r.rows, {
+      baseUrl: input.path,
+      ...(r.total !== undefined ? { total: r.total } : {}),
+    });
+    headers['Link'] = page.link;
+    const item = declared?.body;
+    return {
+      response: { status: r.status, headers, body: page.body },
+      check: item ? page.body.data.map((row, i) => [item, row, ['data', i]] as const) : [],
+    };
+  }
+  if (r.status === 201) {
+    if (typeof r.location !== 'string' || r.location === '')
+      return mismatch(compiled, 201, '#', 'a 201 reply needs `location` (sent as Location)');
+  }
+  if (r.location !== undefined) headers['Location'] = r.location;
+  const body = declared !== undefined && declared.body === undefined ? undefined : r.body;
+  return { response: { status: r.status, headers, body }, check: declared?.body ? [[declared.body, r.body, []]] : [] };
+}
+
+function validateShape(compiled: CompiledRoute, declared: CompiledResponse | undefined, status: number, body: unknown): ResponseMismatch | undefined {
+  if (declared === undefined)
+    return mismatch(compiled, status, '#', `status ${status} is not declared (declared: ${[...compiled.responses.keys()].join(', ')})`);
+  if (declared.body === undefined && body !== undefined && body !== null && status !== 204)
+    return mismatch(compiled, status, '#', `status ${status} is declared without a body`);
+  return undefined;
+}
+
+/**
+ * Runs the handler and turns its reply into the response to send. With response validation on, a
+ * reply whose status is not declared or whose body does not fit its schema is reported
+ * (`onResponseMismatch`) and answered 500 `internal_error` instead.
+ */
+export async function respond(
+  compiled: CompiledRoute,
+  input: HandlerInput,
+  options: ContractOptions,
+): Promise<ContractResponse> {
+  const reply = await (compiled.route.handler as (input: HandlerInput) => unknown)(input);
+  const report = (m: ResponseMismatch): never => {
+    (options.onResponseMismatch ?? defaultMismatch)(m);
+    throw new HttpError('internal_error', { cause: new Error(`${m.route} ${m.status} ${m.pointer}: ${m.message}`) });
+  };
+  const shaped = shape(compiled, reply, input);
+  if (!('response' in shaped)) return report(shaped);
+  const { response } = shaped;
+  if (!shouldValidate(options.responseValidation)) return response;
+  const declared = compiled.responses.get(response.status);
+  const wrong = validateShape(compiled, declared, response.status, (reply as { body?: unknown }).body);
+  if (wrong) return report(wrong);
+  for (const [schema, value, at] of shaped.check) {
+    let result = runSchema(schema, value);
+    if (result instanceof Promise) result = await result;
+    if (!result.ok) {
+      const first = result.issues[0]!;
+      return report(mismatch(compiled, response.status, pointerOf(first.path, at), first.message));
+    }
+  }
+  return response;
+}
