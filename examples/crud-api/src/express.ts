@@ -38,5 +38,5 @@ export function createApp(options: Settings = settings()): express.Express {
 
 if (import.meta.main) {
   const port = Number(process.env['PORT'] ?? 3000);
-  createApp().listen(port, '127.0.0.1', () => console.log(`crud-api (express) on http://127.0.0.1:${port}`));
+  createApp().listen(port, '127.0.0.1', () => process.stdout.write(`crud-api (express) on http://127.0.0.1:${port}\n`));
 }

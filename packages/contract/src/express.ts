@@ -56,7 +56,10 @@ interface State {
 const STATE = new WeakMap<Request, State>();
 const stateOf = (req: Request): State => {
   let state = STATE.get(req);
-  if (!state) STATE.set(req, (state = {}));
+  if (!state) {
+    state = {};
+    STATE.set(req, state);
+  }
   return state;
 };
 
