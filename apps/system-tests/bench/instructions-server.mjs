@@ -15,6 +15,7 @@ import { createJwtVerifier } from '@plumbline/auth';
 import * as authExpress from '@plumbline/auth/express';
 import * as authFastify from '@plumbline/auth/fastify';
 import * as authHono from '@plumbline/auth/hono';
+import { HttpError, jsonPointer } from '@plumbline/errors';
 import * as errorsExpress from '@plumbline/errors/express';
 import * as errorsFastify from '@plumbline/errors/fastify';
 import * as errorsHono from '@plumbline/errors/hono';
@@ -25,7 +26,7 @@ import * as idemHono from '@plumbline/idempotency/hono';
 import * as negExpress from '@plumbline/negotiation/express';
 import * as negFastify from '@plumbline/negotiation/fastify';
 import * as negHono from '@plumbline/negotiation/hono';
-import { defineCollection } from '@plumbline/query-parser';
+import { applyToArray, buildPage, defineCollection } from '@plumbline/query-parser';
 import * as queryExpress from '@plumbline/query-parser/express';
 import * as queryFastify from '@plumbline/query-parser/fastify';
 import * as queryHono from '@plumbline/query-parser/hono';
@@ -33,10 +34,13 @@ import { createVersionPolicy } from '@plumbline/versioning';
 import * as verExpress from '@plumbline/versioning/express';
 import * as verFastify from '@plumbline/versioning/fastify';
 import * as verHono from '@plumbline/versioning/hono';
+import { route } from '@plumbline/contract';
+import * as contractExpress from '@plumbline/contract/express';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
+import { z } from 'zod';
 
 const env = process.env;
 const BODY = { data: [{ id: 1, name: 'Apollo', status: 'active' }] };
@@ -68,6 +72,49 @@ const redisClient = () => {
 };
 const PREFIX = env.BENCH_REDIS_PREFIX ?? 'bench:instr:';
 const REDIS_TIMEOUT_MS = Number(env.BENCH_REDIS_TIMEOUT_MS ?? 2000);
+
+// ---- @plumbline/contract: one GET and one POST, by mount() and wired by hand ----------------------
+// The same route both ways, with the same packages: JWT authentication and a scope, the collection
+// query, a page of the same rows (GET); Content-Type check, JSON body, the same zod body schema,
+// idempotency on the memory store, 201 with Location (POST). The difference is the contract's cost.
+const ITEMS = Array.from({ length: 40 }, (_, i) => ({
+  id: i + 1,
+  name: `item ${i + 1}`,
+  status: ['active', 'archived', 'paused'][i % 3],
+  priority: (i * 7) % 10,
+}));
+const Item = z.object({ id: z.number().int(), name: z.string(), status: z.string(), priority: z.number().int() });
+const ItemInput = z.strictObject({ sku: z.string().min(1).max(40), qty: z.number().int().min(1) });
+const Created = z.object({ id: z.number().int(), sku: z.string(), qty: z.number().int() });
+const contractRoutes = () => [
+  route({
+    method: 'GET',
+    path: '/v2/items',
+    collection,
+    responses: { 200: Item },
+    scopes: ['read:projects'],
+    handler: ({ query }) => ({ status: 200, rows: applyToArray(query, ITEMS) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/v2/items',
+    body: ItemInput,
+    responses: { 201: Created },
+    idempotent: { required: true },
+    handler: ({ body }) => {
+      const id = ++created;
+      return { status: 201, body: { id, ...body }, location: `/v2/items/${id}` };
+    },
+  }),
+];
+/** Validation failures answered as the contract answers them, for the hand-wired POST. */
+const parseBody = (body) => {
+  const result = ItemInput.safeParse(body);
+  if (result.success) return result.data;
+  throw new HttpError('validation_failed', {
+    errors: result.error.issues.map((issue) => ({ pointer: jsonPointer(issue.path), code: 'invalid_value', detail: issue.message })),
+  });
+};
 
 // ---- Express 5 -------------------------------------------------------------------------------
 const sendBody = (_req, res) => res.json(BODY);
@@ -106,6 +153,57 @@ const expressApps = {
       .use(authExpress.authenticate({ jwt: verifier() }))
       .get('/v2/items', sendBody),
   'bare-post': () => express().post('/v2/items', express.json(), sendCreated),
+  'contract-hand': () =>
+    express()
+      .use(negExpress.negotiate(NEGOTIATION), authExpress.authenticate({ jwt: verifier() }))
+      .get('/v2/items', authExpress.requireScopes('read:projects'), queryExpress.collectionQuery(collection), (req, res) => {
+        const query = queryExpress.getCollectionQuery(req, collection);
+        queryExpress.sendPage(res, buildPage(query, applyToArray(query, ITEMS), { baseUrl: req.path }));
+      })
+      .use(errorsExpress.errorHandler()),
+  contract: () =>
+    contractExpress
+      .mount(
+        express().use(negExpress.negotiate(NEGOTIATION), authExpress.authenticate({ jwt: verifier() })),
+        contractRoutes().slice(0, 1),
+        { responseValidation: false },
+      )
+      .use(errorsExpress.errorHandler()),
+  'contract-validated': () =>
+    contractExpress
+      .mount(
+        express().use(negExpress.negotiate(NEGOTIATION), authExpress.authenticate({ jwt: verifier() })),
+        contractRoutes().slice(0, 1),
+        { responseValidation: true },
+      )
+      .use(errorsExpress.errorHandler()),
+  'contract-post-hand': () =>
+    express()
+      .use(negExpress.negotiate(NEGOTIATION), authExpress.authenticate({ jwt: verifier() }))
+      .post(
+        '/v2/items',
+        negExpress.requireContentType('application/json'),
+        express.json({ type: 'application/json', inflate: false }),
+        (req, _res, next) => {
+          req.body = parseBody(req.body);
+          next();
+        },
+        idemExpress.idempotency({ store: createMemoryStore(), required: true }),
+        (req, res) => {
+          const id = ++created;
+          res.location(`/v2/items/${id}`);
+          negExpress.represent(res, { id, ...req.body }, 201);
+        },
+      )
+      .use(errorsExpress.errorHandler()),
+  'contract-post': () =>
+    contractExpress
+      .mount(
+        express().use(negExpress.negotiate(NEGOTIATION), authExpress.authenticate({ jwt: verifier() })),
+        contractRoutes().slice(1),
+        { responseValidation: false, idempotency: { store: createMemoryStore() } },
+      )
+      .use(errorsExpress.errorHandler()),
   idempotency: () =>
     express().post(
       '/v2/items',

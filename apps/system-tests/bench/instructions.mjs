@@ -86,8 +86,35 @@ const WINDOWS = Number(opts.windows);
 const SETTLE = 20;
 const PROCESSES = Number(opts.processes);
 const RUN_ID = `benchinstr_${process.pid}_${randomBytes(3).toString('hex')}`;
-const MIDDLEWARE = ['errors', 'negotiation', 'versioning', 'query-parser', 'auth', 'idempotency'];
-const POSTS = new Set(['bare-post', 'idempotency', 'idempotency-redis', 'redis-floor']);
+const MIDDLEWARE = [
+  'errors',
+  'negotiation',
+  'versioning',
+  'query-parser',
+  'auth',
+  'idempotency',
+  'contract',
+  'contract-validated',
+  'contract-post',
+];
+const POSTS = new Set([
+  'bare-post',
+  'idempotency',
+  'idempotency-redis',
+  'redis-floor',
+  'contract-post-hand',
+  'contract-post',
+]);
+/**
+ * @plumbline/contract's rows are measured against the same route wired by hand with the same
+ * packages (the `-hand` routes), not against the bare route: the row is the contract's own cost.
+ * The hand routes themselves are anchors (their row is hand route − bare route, not guarded).
+ */
+const CONTRACT_ANCHOR = {
+  contract: 'contract-hand',
+  'contract-validated': 'contract-hand',
+  'contract-post': 'contract-post-hand',
+};
 const ONLY = opts.only ? new Set(opts.only.split(',')) : undefined;
 for (const name of ONLY ?? []) {
   if (!MIDDLEWARE.includes(name)) {
@@ -102,7 +129,10 @@ const ROUTES = [
   ...MIDDLEWARE.slice(0, 5).filter(wanted),
   ...(wanted('idempotency') ? ['bare-post', 'idempotency'] : []),
   ...(opts.redis && wanted('idempotency') ? ['idempotency-redis', 'redis-floor'] : []),
-];
+  ...(wanted('contract') || wanted('contract-validated') ? ['bare', 'contract-hand'] : []),
+  ...['contract', 'contract-validated'].filter(wanted),
+  ...(wanted('contract-post') ? ['bare-post', 'contract-post-hand', 'contract-post'] : []),
+].filter((route, i, all) => all.indexOf(route) === i);
 const WHOLE_POSTS = new Set(['post-plain', 'post-idempotent', 'post-redis-floor', 'peer-post']);
 /** The #18 pairs counted whole (`--routes`): bench/server.mjs variants, one process each. */
 const ROUTE_PAIRS = [
@@ -416,8 +446,14 @@ const median = (values) => {
 /** The bare route a middleware row is measured against (`express/auth` → `express/bare`). */
 const bareOf = (name) => {
   const [framework, route] = name.split('/');
-  return `${framework}/${POSTS.has(route) ? 'bare-post' : 'bare'}`;
+  return `${framework}/${CONTRACT_ANCHOR[route] ?? (POSTS.has(route) ? 'bare-post' : 'bare')}`;
 };
+
+/** A route's whole count (its median over the processes that counted it). */
+function perRequestOf(raw, unit) {
+  const counts = raw.map((run) => run[unit]).filter((count) => count !== undefined);
+  return counts.length ? median(counts) : undefined;
+}
 
 /** Each route's cheapest count over several runs (a run may lack some routes). */
 function cheapest(runs) {
@@ -591,6 +627,26 @@ async function main() {
       `#18 idempotency (Redis, new key): own cost above the two raw round trips = ${k(value['express/idempotency-redis'] - value['express/redis-floor'])} = ${(redisTarget * 100).toFixed(1)} % of the bare POST route's ${k(value['express/bare-post'])} (target ≤ 10 %): ${redisTarget <= 0.1 ? 'met' : 'not met'}`,
     );
   }
+  const contractRows = Object.keys(CONTRACT_ANCHOR).flatMap((route) =>
+    ['express', 'fastify', 'hono'].flatMap((framework) => {
+      const name = `${framework}/${route}`;
+      const anchor = bareOf(name);
+      if (value[name] === undefined || perRequestOf(raw, anchor) === undefined) return [];
+      const share = value[name] / perRequestOf(raw, anchor);
+      return [
+        `| ${name} | ${k(value[name])} | ${k(perRequestOf(raw, anchor))} | ${(share * 100).toFixed(1)} % |${route === 'contract-validated' ? ' (response validation on: reported, no target)' : share <= 0.05 ? ' met' : ' **not met**'} |`,
+      ];
+    }),
+  );
+  if (contractRows.length)
+    rows.push(
+      '',
+      "@plumbline/contract's own cost (route by `mount` − the same route wired by hand with the same packages), as a share of the hand-wired route's whole count (target ≤ 5 % with response validation off):",
+      '',
+      '| row | own cost | hand-wired route | share | target |',
+      '|---|---:|---:|---:|---|',
+      ...contractRows,
+    );
   if (recounted.length)
     rows.push(
       '',
