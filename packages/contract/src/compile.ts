@@ -10,7 +10,9 @@ export interface CompiledResponse {
   readonly status: number;
   readonly description: string | undefined;
   readonly body: AnySchema | undefined;
-  readonly headers: Readonly<Record<string, { readonly description: string; readonly schema?: Record<string, unknown> }>>;
+  readonly headers: Readonly<
+    Record<string, { readonly description: string; readonly schema?: Record<string, unknown> }>
+  >;
 }
 
 /** A route ready to mount: the definition plus what every adapter and the OpenAPI generator derive from it. */
@@ -22,7 +24,13 @@ export interface CompiledRoute {
   /** The same path in the `:name` syntax of Express, Fastify and Hono. */
   readonly colonPath: string;
   readonly paramNames: readonly string[];
-  readonly body: { readonly schema: AnySchema; readonly mediaTypes: readonly string[]; readonly description: string | undefined } | undefined;
+  readonly body:
+    | {
+        readonly schema: AnySchema;
+        readonly mediaTypes: readonly string[];
+        readonly description: string | undefined;
+      }
+    | undefined;
   readonly responses: ReadonlyMap<number, CompiledResponse>;
   readonly idempotency: { readonly required: boolean } | undefined;
   /** `METHOD /path` for messages and logs. */
@@ -33,7 +41,9 @@ export interface CompiledRoute {
 export class RouteDefinitionError extends Error {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
-    super(`@plumbline/contract: ${problems.length} problem(s) in the route table:\n  - ${problems.join('\n  - ')}`);
+    super(
+      `@plumbline/contract: ${problems.length} problem(s) in the route table:\n  - ${problems.join('\n  - ')}`,
+    );
     this.name = 'RouteDefinitionError';
     this.problems = problems;
   }
@@ -54,8 +64,14 @@ function responseOf(status: number, value: unknown): CompiledResponse | string {
   if (isStandardSchema(value)) return { status, description: undefined, body: value, headers: {} };
   if (typeof value === 'object' && value !== null) {
     const spec = value as { description?: string; body?: unknown; headers?: CompiledResponse['headers'] };
-    if (spec.body !== undefined && !isStandardSchema(spec.body)) return `response ${status}: \`body\` is not a Standard Schema`;
-    return { status, description: spec.description, body: spec.body as AnySchema | undefined, headers: spec.headers ?? {} };
+    if (spec.body !== undefined && !isStandardSchema(spec.body))
+      return `response ${status}: \`body\` is not a Standard Schema`;
+    return {
+      status,
+      description: spec.description,
+      body: spec.body as AnySchema | undefined,
+      headers: spec.headers ?? {},
+    };
   }
   return `response ${status}: expected a schema, a response spec or null`;
 }
@@ -92,7 +108,8 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
       else if (paramNames.includes(param)) fail(`path parameter {${param}} appears twice`);
       else paramNames.push(param);
     } else if (segment === '' && path !== '/') fail('path has an empty segment or a trailing slash');
-    else if (segment !== '' && !LITERAL.test(segment)) fail(`path segment "${segment}" must be letters, digits, "-", ".", "_" or "~", or a whole {parameter}`);
+    else if (segment !== '' && !LITERAL.test(segment))
+      fail(`path segment "${segment}" must be letters, digits, "-", ".", "_" or "~", or a whole {parameter}`);
   }
   if (paramNames.length > 0 && route.params === undefined)
     fail(`path parameter(s) ${paramNames.map((p) => `{${p}}`).join(', ')} have no schema: add \`params\``);
@@ -103,19 +120,24 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
       if (declared) {
         const missing = paramNames.filter((p) => !declared.includes(p));
         const extra = declared.filter((p) => !paramNames.includes(p));
-        if (missing.length > 0) fail(`\`params\` has no schema for ${missing.map((p) => `{${p}}`).join(', ')}`);
+        if (missing.length > 0)
+          fail(`\`params\` has no schema for ${missing.map((p) => `{${p}}`).join(', ')}`);
         if (extra.length > 0) fail(`\`params\` declares ${extra.join(', ')}, which the path does not have`);
       }
     }
   }
   for (const key of ['query', 'headers'] as const) {
-    if (route[key] !== undefined && !isStandardSchema(route[key])) fail(`\`${key}\` is not a Standard Schema`);
+    if (route[key] !== undefined && !isStandardSchema(route[key]))
+      fail(`\`${key}\` is not a Standard Schema`);
   }
-  if (route.query !== undefined && route.collection !== undefined) fail('declare either `query` or `collection`, not both');
+  if (route.query !== undefined && route.collection !== undefined)
+    fail('declare either `query` or `collection`, not both');
   let body: CompiledRoute['body'];
   if (route.body !== undefined) {
     if (route.method === 'GET' || route.method === 'DELETE') fail(`a ${route.method} takes no request body`);
-    const spec = isStandardSchema(route.body) ? { schema: route.body } : (route.body as { schema?: unknown; mediaTypes?: readonly string[]; description?: string });
+    const spec = isStandardSchema(route.body)
+      ? { schema: route.body }
+      : (route.body as { schema?: unknown; mediaTypes?: readonly string[]; description?: string });
     if (!isStandardSchema(spec.schema)) fail('`body` must be a Standard Schema or { schema, mediaTypes }');
     else {
       const mediaTypes = spec.mediaTypes ?? DEFAULT_BODY_TYPES[route.method] ?? ['application/json'];
@@ -130,7 +152,9 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     for (const [key, value] of Object.entries(declared)) {
       const status = Number(key);
       if (!Number.isInteger(status) || status < 200 || status > 399) {
-        fail(`response ${key}: declare success statuses (200-399) only; the error responses come from the conventions`);
+        fail(
+          `response ${key}: declare success statuses (200-399) only; the error responses come from the conventions`,
+        );
         continue;
       }
       const compiled = responseOf(status, value);
@@ -140,9 +164,11 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     if (![...responses.keys()].some((s) => s < 300)) fail('declare at least one 2xx response');
   }
   const created = responses.get(201);
-  if (created && route.method !== 'POST' && route.method !== 'PUT') fail('201 Created is a POST (or PUT) answer');
+  if (created && route.method !== 'POST' && route.method !== 'PUT')
+    fail('201 Created is a POST (or PUT) answer');
   if (created && route.collection !== undefined) fail('a collection route does not create: drop 201');
-  if (responses.has(204) && responses.get(204)!.body !== undefined) fail('204 No Content cannot declare a body');
+  if (responses.has(204) && responses.get(204)!.body !== undefined)
+    fail('204 No Content cannot declare a body');
   if (route.collection !== undefined) {
     const isSearch = route.method === 'POST' && path.endsWith('/search');
     if (route.method !== 'GET' && !isSearch) fail('a collection query is read by GET (or POST …/search)');
@@ -151,16 +177,27 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
   } else if (route.method === 'GET') {
     const ok = responses.get(200)?.body;
     if (ok && looksLikeList(ok))
-      fail('answers a list without `collection`: every collection is paginated (declare a @plumbline/query-parser collection)');
+      fail(
+        'answers a list without `collection`: every collection is paginated (declare a @plumbline/query-parser collection)',
+      );
   }
-  if (route.idempotent !== undefined && route.idempotent !== false && route.method !== 'POST' && route.method !== 'PATCH')
+  if (
+    route.idempotent !== undefined &&
+    route.idempotent !== false &&
+    route.method !== 'POST' &&
+    route.method !== 'PATCH'
+  )
     fail('`idempotent` is for POST (and PATCH); PUT and DELETE are idempotent by definition');
   if (route.preconditions !== undefined) {
-    if (route.method === 'POST') fail('preconditions apply to a member (GET, PUT, PATCH, DELETE), not a POST');
+    if (route.method === 'POST')
+      fail('preconditions apply to a member (GET, PUT, PATCH, DELETE), not a POST');
     if (typeof route.preconditions.load !== 'function' || typeof route.preconditions.represent !== 'function')
       fail('`preconditions` needs `load` and `represent` functions');
   }
-  if (route.scopes !== undefined && (!Array.isArray(route.scopes) || route.scopes.some((s) => typeof s !== 'string' || s === '')))
+  if (
+    route.scopes !== undefined &&
+    (!Array.isArray(route.scopes) || route.scopes.some((s) => typeof s !== 'string' || s === ''))
+  )
     fail('`scopes` must be a list of non-empty strings');
   if (problems.length > before) return undefined;
   const idempotent = route.idempotent;
@@ -172,7 +209,10 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     paramNames,
     body,
     responses,
-    idempotency: idempotent === undefined || idempotent === false ? undefined : { required: idempotent !== true && idempotent.required },
+    idempotency:
+      idempotent === undefined || idempotent === false
+        ? undefined
+        : { required: idempotent !== true && idempotent.required },
     name,
   };
 }

@@ -6,8 +6,18 @@
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
-import { getTransaction, type IdempotencyMiddlewareOptions, idempotency } from '@plumbline/idempotency/express';
-import { conditional, entityTagOf, getPreconditions, represent, requireContentType } from '@plumbline/negotiation/express';
+import {
+  getTransaction,
+  type IdempotencyMiddlewareOptions,
+  idempotency,
+} from '@plumbline/idempotency/express';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  represent,
+  requireContentType,
+} from '@plumbline/negotiation/express';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { type CompiledRoute, compileRoutes } from './compile.js';
 import { lastModifiedOf, mountPlan, pathsOf } from './mount.js';
@@ -18,9 +28,9 @@ import {
   type ContractResponse,
   handlerInput,
   respond,
+  type ValidInput,
   validateParams,
   validateRequest,
-  type ValidInput,
 } from './run.js';
 
 /**
@@ -46,7 +56,10 @@ interface State {
 const STATE = new WeakMap<Request, State>();
 const stateOf = (req: Request): State => {
   let state = STATE.get(req);
-  if (!state) STATE.set(req, (state = {}));
+  if (!state) {
+    state = {};
+    STATE.set(req, state);
+  }
   return state;
 };
 
@@ -128,7 +141,10 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
       conditional({
         current: async (req, res) => {
           const state = stateOf(req);
-          const value = await preconditions.load({ params: state.params as never, principal: getPrincipal(req) });
+          const value = await preconditions.load({
+            params: state.params as never,
+            principal: getPrincipal(req),
+          });
           state.current = value;
           return {
             etag: entityTagOf(res, preconditions.represent(value)),
@@ -181,4 +197,3 @@ export function mount<A extends Router>(app: A, routes: readonly Route[], option
   for (const [path, methods] of pathsOf(compiled)) app.all(path, methodNotAllowed(methods));
   return app;
 }
-

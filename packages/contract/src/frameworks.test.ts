@@ -30,46 +30,325 @@ const json = { ...write, 'content-type': 'application/json' };
 const etagOfProject2 = '__etag__';
 
 const CASES: readonly Case[] = [
-  { name: 'list without credentials: 401 with a challenge', path: '/projects', status: 401, expectHeaders: { 'www-authenticate': 'Bearer realm="plumbline"' }, expectBody: { error_code: 'unauthorized', status: 401 } },
-  { name: 'list: a page with links', path: '/projects?limit=2', headers: read, status: 200, expectHeaders: { link: '</projects?sort=id&limit=2&offset=0>; rel="self", </projects?sort=id&limit=2&offset=0>; rel="first", </projects?sort=id&limit=2&offset=2>; rel="next"' }, expectBody: { data: [{ id: 1, name: 'alpha' }, { id: 2, name: 'beta' }], page: { limit: 2, offset: 0, has_more: true } } },
-  { name: 'list: unknown sort field is a 400, not ignored', path: '/projects?sort=colour', headers: read, status: 400, expectBody: { error_code: 'sort_field_not_allowed' } },
-  { name: 'list: unknown parameter', path: '/projects?colour=red', headers: read, status: 400, expectBody: { error_code: 'unknown_parameter' } },
-  { name: 'list: filter and search', path: '/projects?q=alp&budget[lte]=150', headers: read, status: 200, expectBody: { data: [{ id: 1 }], page: { has_more: false } } },
-  { name: 'read: 200 with ETag', path: '/projects/2', headers: read, status: 200, expectHeaders: { etag: etagOfProject2, 'last-modified': 'Fri, 02 Jan 2026 00:00:00 GMT', 'content-type': 'application/json; charset=utf-8' }, expectBody: { id: 2, name: 'beta', budget: 200 } },
-  { name: 'read: If-None-Match gives 304', path: '/projects/2', headers: { ...read, 'if-none-match': etagOfProject2 }, status: 304 },
-  { name: 'read: XML', path: '/projects/2', headers: { ...read, accept: 'application/xml' }, status: 200, expectHeaders: { 'content-type': 'application/xml; charset=utf-8' } },
-  { name: 'read: 406 for an unsupported type', path: '/projects/2', headers: { ...read, accept: 'image/png' }, status: 406, expectBody: { error_code: 'not_acceptable' } },
-  { name: 'read: id that does not fit its schema is 404', path: '/projects/abc', headers: read, status: 404, expectBody: { error_code: 'not_found' } },
-  { name: 'read: missing project is 404', path: '/projects/99', headers: read, status: 404, expectBody: { error_code: 'not_found' } },
-  { name: 'read: a query parameter on a member is unknown', path: '/projects/2?x=1', headers: read, status: 400, expectBody: { error_code: 'unknown_parameter' } },
-  { name: 'create: read-only key is 403', method: 'POST', path: '/projects', headers: { ...json, 'x-api-key': READ_KEY }, body: { name: 'delta' }, status: 403, expectBody: { error_code: 'insufficient_scope' }, creates: 0 },
-  { name: 'create: wrong media type is 415 with Accept-Post', method: 'POST', path: '/projects', headers: { ...write, 'content-type': 'text/plain' }, raw: 'name=delta', status: 415, expectHeaders: { 'accept-post': 'application/json' }, creates: 0 },
-  { name: 'create: malformed JSON is 400', method: 'POST', path: '/projects', headers: json, raw: '{"name":', status: 400, expectBody: { error_code: 'malformed_json' }, creates: 0 },
-  { name: 'create: every invalid field listed with a pointer', method: 'POST', path: '/projects', headers: json, body: { name: '', budget: -1, colour: 'red' }, status: 400, expectBody: { error_code: 'validation_failed', errors: [{ pointer: '#/name' }, { pointer: '#/budget' }, { pointer: '#' }] }, creates: 0 },
-  { name: 'create: 201 with Location', method: 'POST', path: '/projects', headers: { ...json, 'idempotency-key': 'k-1' }, body: { name: 'delta', budget: 5 }, status: 201, expectHeaders: { location: '/projects/4' }, expectBody: { id: 4, name: 'delta', budget: 5 }, creates: 1 },
-  { name: 'create: a retry with the same key is replayed, handler not run', method: 'POST', path: '/projects', headers: { ...json, 'idempotency-key': 'k-1' }, body: { name: 'delta', budget: 5 }, status: 201, expectHeaders: { location: '/projects/4', 'idempotent-replayed': 'true' }, expectBody: { id: 4 }, creates: 1 },
-  { name: 'create: same key, other body is 422', method: 'POST', path: '/projects', headers: { ...json, 'idempotency-key': 'k-1' }, body: { name: 'other' }, status: 422, expectBody: { error_code: 'idempotency_key_reused' }, creates: 1 },
-  { name: 'create: an invalid body does not consume the key', method: 'POST', path: '/projects', headers: { ...json, 'idempotency-key': 'k-2' }, body: { name: '' }, status: 400, creates: 1 },
-  { name: 'create: the same key then works', method: 'POST', path: '/projects', headers: { ...json, 'idempotency-key': 'k-2' }, body: { name: 'epsilon' }, status: 201, expectHeaders: { location: '/projects/5' }, creates: 2 },
-  { name: 'nested create: key required', method: 'POST', path: '/projects/1/tasks', headers: json, body: { title: 'third' }, status: 400, expectBody: { error_code: 'idempotency_key_missing' } },
-  { name: 'nested create: header schema', method: 'POST', path: '/projects/1/tasks', headers: { ...json, 'idempotency-key': 't-1', 'x-trace': 'NOT OK' }, body: { title: 'third' }, status: 400, expectBody: { error_code: 'validation_failed', errors: [{ header: 'x-trace' }] } },
-  { name: 'nested create: 201 with the default filled', method: 'POST', path: '/projects/1/tasks', headers: { ...json, 'idempotency-key': 't-1' }, body: { title: 'third' }, status: 201, expectHeaders: { location: '/projects/1/tasks/6' }, expectBody: { id: 6, project_id: 1, done: false } },
-  { name: 'nested list: scoped to the parent', path: '/projects/1/tasks?done=false', headers: read, status: 200, expectBody: { data: [{ id: 1 }, { id: 6 }] } },
+  {
+    name: 'list without credentials: 401 with a challenge',
+    path: '/projects',
+    status: 401,
+    expectHeaders: { 'www-authenticate': 'Bearer realm="plumbline"' },
+    expectBody: { error_code: 'unauthorized', status: 401 },
+  },
+  {
+    name: 'list: a page with links',
+    path: '/projects?limit=2',
+    headers: read,
+    status: 200,
+    expectHeaders: {
+      link: '</projects?sort=id&limit=2&offset=0>; rel="self", </projects?sort=id&limit=2&offset=0>; rel="first", </projects?sort=id&limit=2&offset=2>; rel="next"',
+    },
+    expectBody: {
+      data: [
+        { id: 1, name: 'alpha' },
+        { id: 2, name: 'beta' },
+      ],
+      page: { limit: 2, offset: 0, has_more: true },
+    },
+  },
+  {
+    name: 'list: unknown sort field is a 400, not ignored',
+    path: '/projects?sort=colour',
+    headers: read,
+    status: 400,
+    expectBody: { error_code: 'sort_field_not_allowed' },
+  },
+  {
+    name: 'list: unknown parameter',
+    path: '/projects?colour=red',
+    headers: read,
+    status: 400,
+    expectBody: { error_code: 'unknown_parameter' },
+  },
+  {
+    name: 'list: filter and search',
+    path: '/projects?q=alp&budget[lte]=150',
+    headers: read,
+    status: 200,
+    expectBody: { data: [{ id: 1 }], page: { has_more: false } },
+  },
+  {
+    name: 'read: 200 with ETag',
+    path: '/projects/2',
+    headers: read,
+    status: 200,
+    expectHeaders: {
+      etag: etagOfProject2,
+      'last-modified': 'Fri, 02 Jan 2026 00:00:00 GMT',
+      'content-type': 'application/json; charset=utf-8',
+    },
+    expectBody: { id: 2, name: 'beta', budget: 200 },
+  },
+  {
+    name: 'read: If-None-Match gives 304',
+    path: '/projects/2',
+    headers: { ...read, 'if-none-match': etagOfProject2 },
+    status: 304,
+  },
+  {
+    name: 'read: XML',
+    path: '/projects/2',
+    headers: { ...read, accept: 'application/xml' },
+    status: 200,
+    expectHeaders: { 'content-type': 'application/xml; charset=utf-8' },
+  },
+  {
+    name: 'read: 406 for an unsupported type',
+    path: '/projects/2',
+    headers: { ...read, accept: 'image/png' },
+    status: 406,
+    expectBody: { error_code: 'not_acceptable' },
+  },
+  {
+    name: 'read: id that does not fit its schema is 404',
+    path: '/projects/abc',
+    headers: read,
+    status: 404,
+    expectBody: { error_code: 'not_found' },
+  },
+  {
+    name: 'read: missing project is 404',
+    path: '/projects/99',
+    headers: read,
+    status: 404,
+    expectBody: { error_code: 'not_found' },
+  },
+  {
+    name: 'read: a query parameter on a member is unknown',
+    path: '/projects/2?x=1',
+    headers: read,
+    status: 400,
+    expectBody: { error_code: 'unknown_parameter' },
+  },
+  {
+    name: 'create: read-only key is 403',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...json, 'x-api-key': READ_KEY },
+    body: { name: 'delta' },
+    status: 403,
+    expectBody: { error_code: 'insufficient_scope' },
+    creates: 0,
+  },
+  {
+    name: 'create: wrong media type is 415 with Accept-Post',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...write, 'content-type': 'text/plain' },
+    raw: 'name=delta',
+    status: 415,
+    expectHeaders: { 'accept-post': 'application/json' },
+    creates: 0,
+  },
+  {
+    name: 'create: malformed JSON is 400',
+    method: 'POST',
+    path: '/projects',
+    headers: json,
+    raw: '{"name":',
+    status: 400,
+    expectBody: { error_code: 'malformed_json' },
+    creates: 0,
+  },
+  {
+    name: 'create: every invalid field listed with a pointer',
+    method: 'POST',
+    path: '/projects',
+    headers: json,
+    body: { name: '', budget: -1, colour: 'red' },
+    status: 400,
+    expectBody: {
+      error_code: 'validation_failed',
+      errors: [{ pointer: '#/name' }, { pointer: '#/budget' }, { pointer: '#' }],
+    },
+    creates: 0,
+  },
+  {
+    name: 'create: 201 with Location',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...json, 'idempotency-key': 'k-1' },
+    body: { name: 'delta', budget: 5 },
+    status: 201,
+    expectHeaders: { location: '/projects/4' },
+    expectBody: { id: 4, name: 'delta', budget: 5 },
+    creates: 1,
+  },
+  {
+    name: 'create: a retry with the same key is replayed, handler not run',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...json, 'idempotency-key': 'k-1' },
+    body: { name: 'delta', budget: 5 },
+    status: 201,
+    expectHeaders: { location: '/projects/4', 'idempotent-replayed': 'true' },
+    expectBody: { id: 4 },
+    creates: 1,
+  },
+  {
+    name: 'create: same key, other body is 422',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...json, 'idempotency-key': 'k-1' },
+    body: { name: 'other' },
+    status: 422,
+    expectBody: { error_code: 'idempotency_key_reused' },
+    creates: 1,
+  },
+  {
+    name: 'create: an invalid body does not consume the key',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...json, 'idempotency-key': 'k-2' },
+    body: { name: '' },
+    status: 400,
+    creates: 1,
+  },
+  {
+    name: 'create: the same key then works',
+    method: 'POST',
+    path: '/projects',
+    headers: { ...json, 'idempotency-key': 'k-2' },
+    body: { name: 'epsilon' },
+    status: 201,
+    expectHeaders: { location: '/projects/5' },
+    creates: 2,
+  },
+  {
+    name: 'nested create: key required',
+    method: 'POST',
+    path: '/projects/1/tasks',
+    headers: json,
+    body: { title: 'third' },
+    status: 400,
+    expectBody: { error_code: 'idempotency_key_missing' },
+  },
+  {
+    name: 'nested create: header schema',
+    method: 'POST',
+    path: '/projects/1/tasks',
+    headers: { ...json, 'idempotency-key': 't-1', 'x-trace': 'NOT OK' },
+    body: { title: 'third' },
+    status: 400,
+    expectBody: { error_code: 'validation_failed', errors: [{ header: 'x-trace' }] },
+  },
+  {
+    name: 'nested create: 201 with the default filled',
+    method: 'POST',
+    path: '/projects/1/tasks',
+    headers: { ...json, 'idempotency-key': 't-1' },
+    body: { title: 'third' },
+    status: 201,
+    expectHeaders: { location: '/projects/1/tasks/6' },
+    expectBody: { id: 6, project_id: 1, done: false },
+  },
+  {
+    name: 'nested list: scoped to the parent',
+    path: '/projects/1/tasks?done=false',
+    headers: read,
+    status: 200,
+    expectBody: { data: [{ id: 1 }, { id: 6 }] },
+  },
   { name: 'nested list: missing parent is 404', path: '/projects/77/tasks', headers: read, status: 404 },
-  { name: 'patch: without If-Match is 428', method: 'PATCH', path: '/projects/2', headers: { ...write, 'content-type': 'application/merge-patch+json' }, body: { name: 'beta 2' }, status: 428, expectBody: { error_code: 'precondition_required' } },
-  { name: 'patch: stale If-Match is 412', method: 'PATCH', path: '/projects/2', headers: { ...write, 'content-type': 'application/merge-patch+json', 'if-match': '"stale"' }, body: { name: 'beta 2' }, status: 412, expectBody: { error_code: 'precondition_failed' } },
-  { name: 'patch: current If-Match is 200', method: 'PATCH', path: '/projects/2', headers: { ...write, 'content-type': 'application/merge-patch+json', 'if-match': etagOfProject2 }, body: { name: 'beta 2' }, status: 200, expectBody: { id: 2, name: 'beta 2' } },
-  { name: 'patch: 415 lists Accept-Patch', method: 'PATCH', path: '/projects/2', headers: { ...write, 'content-type': 'application/xml' }, raw: '<a/>', status: 415, expectHeaders: { 'accept-patch': 'application/merge-patch+json, application/json' } },
+  {
+    name: 'patch: without If-Match is 428',
+    method: 'PATCH',
+    path: '/projects/2',
+    headers: { ...write, 'content-type': 'application/merge-patch+json' },
+    body: { name: 'beta 2' },
+    status: 428,
+    expectBody: { error_code: 'precondition_required' },
+  },
+  {
+    name: 'patch: stale If-Match is 412',
+    method: 'PATCH',
+    path: '/projects/2',
+    headers: { ...write, 'content-type': 'application/merge-patch+json', 'if-match': '"stale"' },
+    body: { name: 'beta 2' },
+    status: 412,
+    expectBody: { error_code: 'precondition_failed' },
+  },
+  {
+    name: 'patch: current If-Match is 200',
+    method: 'PATCH',
+    path: '/projects/2',
+    headers: { ...write, 'content-type': 'application/merge-patch+json', 'if-match': etagOfProject2 },
+    body: { name: 'beta 2' },
+    status: 200,
+    expectBody: { id: 2, name: 'beta 2' },
+  },
+  {
+    name: 'patch: 415 lists Accept-Patch',
+    method: 'PATCH',
+    path: '/projects/2',
+    headers: { ...write, 'content-type': 'application/xml' },
+    raw: '<a/>',
+    status: 415,
+    expectHeaders: { 'accept-patch': 'application/merge-patch+json, application/json' },
+  },
   { name: 'delete: 204', method: 'DELETE', path: '/projects/3', headers: write, status: 204 },
   { name: 'delete: again is 404', method: 'DELETE', path: '/projects/3', headers: write, status: 404 },
-  { name: 'other method: 405 with Allow', method: 'PUT', path: '/projects/2', headers: write, status: 405, expectHeaders: { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS' } },
-  { name: 'OPTIONS: 204 with Allow', method: 'OPTIONS', path: '/projects', status: 204, expectHeaders: { allow: 'GET, POST, HEAD, OPTIONS' } },
-  { name: 'query schema: default applied', path: '/stats', status: 200, expectBody: { projects: 4, average_budget: 76 } },
-  { name: 'query schema: coerced and checked', path: '/stats?precision=9', status: 400, expectBody: { error_code: 'validation_failed', errors: [{ parameter: 'precision' }] } },
-  { name: 'query schema: strict', path: '/stats?extra=1', status: 400, expectBody: { error_code: 'validation_failed' } },
-  { name: 'validation messages: the problem detail in German', path: '/stats?precision=x', headers: { 'accept-language': 'de' }, status: 400, expectHeaders: { 'content-language': 'de' } },
-  { name: 'a reply that breaks its schema is a 500 without details', path: '/broken', status: 500, expectBody: { error_code: 'internal_error' }, mismatches: 1 },
-  { name: 'an undeclared status is a 500', path: '/undeclared', status: 500, expectBody: { error_code: 'internal_error' }, mismatches: 2 },
+  {
+    name: 'other method: 405 with Allow',
+    method: 'PUT',
+    path: '/projects/2',
+    headers: write,
+    status: 405,
+    expectHeaders: { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS' },
+  },
+  {
+    name: 'OPTIONS: 204 with Allow',
+    method: 'OPTIONS',
+    path: '/projects',
+    status: 204,
+    expectHeaders: { allow: 'GET, POST, HEAD, OPTIONS' },
+  },
+  {
+    name: 'query schema: default applied',
+    path: '/stats',
+    status: 200,
+    expectBody: { projects: 4, average_budget: 76 },
+  },
+  {
+    name: 'query schema: coerced and checked',
+    path: '/stats?precision=9',
+    status: 400,
+    expectBody: { error_code: 'validation_failed', errors: [{ parameter: 'precision' }] },
+  },
+  {
+    name: 'query schema: strict',
+    path: '/stats?extra=1',
+    status: 400,
+    expectBody: { error_code: 'validation_failed' },
+  },
+  {
+    name: 'validation messages: the problem detail in German',
+    path: '/stats?precision=x',
+    headers: { 'accept-language': 'de' },
+    status: 400,
+    expectHeaders: { 'content-language': 'de' },
+  },
+  {
+    name: 'a reply that breaks its schema is a 500 without details',
+    path: '/broken',
+    status: 500,
+    expectBody: { error_code: 'internal_error' },
+    mismatches: 1,
+  },
+  {
+    name: 'an undeclared status is a 500',
+    path: '/undeclared',
+    status: 500,
+    expectBody: { error_code: 'internal_error' },
+    mismatches: 2,
+  },
   { name: 'unknown path: 404', path: '/nothing', status: 404 },
 ];
 
@@ -77,17 +356,23 @@ function partial(actual: unknown, expected: unknown): void {
   if (Array.isArray(expected)) {
     expect(Array.isArray(actual)).toBe(true);
     expect((actual as unknown[]).length).toBe(expected.length);
-    expected.forEach((item, i) => partial((actual as unknown[])[i], item));
+    expected.forEach((item, i) => {
+      partial((actual as unknown[])[i], item);
+    });
   } else if (typeof expected === 'object' && expected !== null) {
     expect(typeof actual).toBe('object');
-    for (const [key, value] of Object.entries(expected)) partial((actual as Record<string, unknown>)[key], value);
+    for (const [key, value] of Object.entries(expected))
+      partial((actual as Record<string, unknown>)[key], value);
   } else expect(actual).toEqual(expected);
 }
 
 const fixtures = new Map<Framework, Fixture>();
 const fixtureOf = (framework: Framework) => {
   let f = fixtures.get(framework);
-  if (!f) fixtures.set(framework, (f = fixture()));
+  if (!f) {
+    f = fixture();
+    fixtures.set(framework, f);
+  }
   return f;
 };
 const etags = new Map<string, string>();
@@ -95,14 +380,19 @@ const etags = new Map<string, string>();
 describeAdapters(
   'contract: one route table, the same answers on every framework',
   CASES,
-  frameworkRunners(frameworkApps(fixtureOf), (c) => {
+  frameworkRunners(frameworkApps(fixtureOf), (c: Case) => {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(c.headers ?? {})) headers[name] = value === etagOfProject2 ? (etags.get('current') ?? value) : value;
+    for (const [name, value] of Object.entries(c.headers ?? {}))
+      headers[name] = value === etagOfProject2 ? (etags.get('current') ?? value) : value;
     return {
       method: c.method ?? 'GET',
       path: c.path,
       headers,
-      ...(c.raw !== undefined ? { body: c.raw } : c.body !== undefined ? { body: JSON.stringify(c.body) } : {}),
+      ...(c.raw !== undefined
+        ? { body: c.raw }
+        : c.body !== undefined
+          ? { body: JSON.stringify(c.body) }
+          : {}),
     };
   }),
   (outcome, c, adapter) => {

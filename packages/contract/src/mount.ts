@@ -10,9 +10,14 @@ export interface MountPlan {
 }
 
 /** The mount plan of a route; an idempotent route on a mount without an idempotency store is refused at start-up. */
-export function mountPlan(compiled: CompiledRoute, options: ContractOptions & { readonly idempotency?: unknown }): MountPlan {
+export function mountPlan(
+  compiled: CompiledRoute,
+  options: ContractOptions & { readonly idempotency?: unknown },
+): MountPlan {
   if (compiled.idempotency && options.idempotency === undefined) {
-    throw new RouteDefinitionError([`${compiled.name}: is idempotent, but the mount has no \`idempotency\` store`]);
+    throw new RouteDefinitionError([
+      `${compiled.name}: is idempotent, but the mount has no \`idempotency\` store`,
+    ]);
   }
   return {
     idempotency: compiled.idempotency,

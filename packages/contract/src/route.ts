@@ -16,7 +16,9 @@ export interface ResponseSpec<S extends AnySchema | undefined = AnySchema | unde
   /** What the body looks like; checked against what the handler returns when response validation is on. */
   readonly body?: S;
   /** Headers this response carries besides the conventions' own (documented, not checked). */
-  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema?: Record<string, unknown> }>>;
+  readonly headers?: Readonly<
+    Record<string, { readonly description: string; readonly schema?: Record<string, unknown> }>
+  >;
 }
 
 /** The responses of a route by status: a schema (shorthand for `{ body }`), a spec, or `null` for no body. */
@@ -68,7 +70,13 @@ export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown
   readonly transaction: unknown;
 }
 
-type BodyOf<S> = S extends AnySchema ? InputOf<S> : S extends ResponseSpec<infer B> ? (B extends AnySchema ? InputOf<B> : undefined) : undefined;
+type BodyOf<S> = S extends AnySchema
+  ? InputOf<S>
+  : S extends ResponseSpec<infer B>
+    ? B extends AnySchema
+      ? InputOf<B>
+      : undefined
+    : undefined;
 
 /** One reply a handler may give: a declared status and the body its schema accepts. */
 export type Reply<R extends Responses> = {
@@ -125,11 +133,25 @@ export interface RouteDefinition<
   readonly deprecated?: boolean;
   readonly handler: (
     input: HandlerInput<Out<P>, QueryOf<Q, C>, Out<H>, B extends BodySpec<infer S> ? OutputOf<S> : Out<B>, T>,
-  ) => Promise<C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>> | (C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>);
+  ) =>
+    | Promise<C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>>
+    | (C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>);
 }
 
 /** A route as {@link route} returns it: the definition, checked and frozen. */
-export interface Route extends Readonly<RouteDefinition<RouteMethod, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, AnySchema | BodySpec | undefined, Responses, Collection | undefined, unknown>> {
+export interface Route
+  extends Readonly<
+    RouteDefinition<
+      RouteMethod,
+      AnySchema | undefined,
+      AnySchema | undefined,
+      AnySchema | undefined,
+      AnySchema | BodySpec | undefined,
+      Responses,
+      Collection | undefined,
+      unknown
+    >
+  > {
   readonly '~route': true;
 }
 

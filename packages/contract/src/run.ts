@@ -186,9 +186,13 @@ export function validateRequest(
     }
   }
   const headers: Settled<SchemaResult<unknown>> =
-    route.headers !== undefined ? runSchema(route.headers, request.headers()) : { ok: true, value: undefined };
+    route.headers !== undefined
+      ? runSchema(route.headers, request.headers())
+      : { ok: true, value: undefined };
   const body: Settled<SchemaResult<unknown>> =
-    compiled.body !== undefined ? runSchema(compiled.body.schema, request.body) : { ok: true, value: undefined };
+    compiled.body !== undefined
+      ? runSchema(compiled.body.schema, request.body)
+      : { ok: true, value: undefined };
   const finish = ([q, h, b]: readonly SchemaResult<unknown>[]): Omit<ValidInput, 'params'> => {
     const issues = [...issuesOf('query', q!), ...issuesOf('header', h!), ...issuesOf('body', b!)];
     if (issues.length > 0) {
@@ -196,7 +200,9 @@ export function validateRequest(
       const language = options.issueMessage
         ? lookupLanguage(request.header('accept-language'), languages, languages[0] ?? 'en')
         : 'en';
-      const errors = issues.map((issue) => fieldIssue(issue, options.issueMessage?.(issue, language) ?? issue.message));
+      const errors = issues.map((issue) =>
+        fieldIssue(issue, options.issueMessage?.(issue, language) ?? issue.message),
+      );
       throw new HttpError('validation_failed', { params: { count: errors.length }, errors });
     }
     return {
@@ -232,7 +238,9 @@ export function handlerInput(
 }
 
 function defaultMismatch(mismatch: ResponseMismatch): void {
-  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'response does not match the contract', ...mismatch })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ level: 'error', msg: 'response does not match the contract', ...mismatch })}\n`,
+  );
 }
 
 /** Whether this reply is checked under `responseValidation` (a rate samples replies). */
@@ -247,15 +255,31 @@ interface Checked {
   readonly check: readonly (readonly [AnySchema, unknown, readonly PropertyKey[]])[];
 }
 
-function mismatch(compiled: CompiledRoute, status: number, pointer: string, message: string): ResponseMismatch {
+function mismatch(
+  compiled: CompiledRoute,
+  status: number,
+  pointer: string,
+  message: string,
+): ResponseMismatch {
   return { route: compiled.name, status, pointer, message };
 }
 
 /** Shapes the handler's reply into what is sent; a reply no route could send (201 without a location) is a mismatch. */
 function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Checked | ResponseMismatch {
-  if (typeof reply !== 'object' || reply === null || typeof (reply as { status?: unknown }).status !== 'number')
+  if (
+    typeof reply !== 'object' ||
+    reply === null ||
+    typeof (reply as { status?: unknown }).status !== 'number'
+  )
     return mismatch(compiled, 500, '#', 'the handler must return { status, body? }');
-  const r = reply as { status: number; body?: unknown; location?: string; headers?: Record<string, string>; rows?: readonly Record<string, unknown>[]; total?: number | string | bigint };
+  const r = reply as {
+    status: number;
+    body?: unknown;
+    location?: string;
+    headers?: Record<string, string>;
+    rows?: readonly Record<string, unknown>[];
+    total?: number | string | bigint;
+  };
   const headers: Record<string, string> = { ...r.headers };
   const declared = compiled.responses.get(r.status);
   if (compiled.route.collection !== undefined && r.rows !== undefined) {
@@ -277,12 +301,25 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
   }
   if (r.location !== undefined) headers['Location'] = r.location;
   const body = declared !== undefined && declared.body === undefined ? undefined : r.body;
-  return { response: { status: r.status, headers, body }, check: declared?.body ? [[declared.body, r.body, []]] : [] };
+  return {
+    response: { status: r.status, headers, body },
+    check: declared?.body ? [[declared.body, r.body, []]] : [],
+  };
 }
 
-function validateShape(compiled: CompiledRoute, declared: CompiledResponse | undefined, status: number, body: unknown): ResponseMismatch | undefined {
+function validateShape(
+  compiled: CompiledRoute,
+  declared: CompiledResponse | undefined,
+  status: number,
+  body: unknown,
+): ResponseMismatch | undefined {
   if (declared === undefined)
-    return mismatch(compiled, status, '#', `status ${status} is not declared (declared: ${[...compiled.responses.keys()].join(', ')})`);
+    return mismatch(
+      compiled,
+      status,
+      '#',
+      `status ${status} is not declared (declared: ${[...compiled.responses.keys()].join(', ')})`,
+    );
   if (declared.body === undefined && body !== undefined && body !== null && status !== 204)
     return mismatch(compiled, status, '#', `status ${status} is declared without a body`);
   return undefined;
@@ -301,7 +338,9 @@ export async function respond(
   const reply = await (compiled.route.handler as (input: HandlerInput) => unknown)(input);
   const report = (m: ResponseMismatch): never => {
     (options.onResponseMismatch ?? defaultMismatch)(m);
-    throw new HttpError('internal_error', { cause: new Error(`${m.route} ${m.status} ${m.pointer}: ${m.message}`) });
+    throw new HttpError('internal_error', {
+      cause: new Error(`${m.route} ${m.status} ${m.pointer}: ${m.message}`),
+    });
   };
   const shaped = shape(compiled, reply, input);
   if (!('response' in shaped)) return report(shaped);

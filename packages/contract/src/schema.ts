@@ -31,7 +31,9 @@ export type SchemaResult<T> =
 export function isStandardSchema(value: unknown): value is AnySchema {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: { validate?: unknown; version?: unknown } })['~standard'];
-  return typeof props === 'object' && props !== null && typeof props.validate === 'function' && props.version === 1;
+  return (
+    typeof props === 'object' && props !== null && typeof props.validate === 'function' && props.version === 1
+  );
 }
 
 function segments(path: StandardSchemaV1.Issue['path']): PropertyKey[] {
@@ -58,13 +60,19 @@ export function runSchema<T>(schema: AnySchema, value: unknown): SchemaResult<T>
 
 /** The JSON Pointer (URI fragment form, `#/a/0/b`) of an issue's path below `prefix`. */
 export function pointerOf(path: readonly PropertyKey[], prefix: readonly PropertyKey[] = []): string {
-  return jsonPointer([...prefix, ...path].map((key) => (typeof key === 'symbol' ? String(key.description) : key)));
+  return jsonPointer(
+    [...prefix, ...path].map((key) => (typeof key === 'symbol' ? String(key.description) : key)),
+  );
 }
 
 /** Whether a schema can describe itself as JSON Schema (the Standard JSON Schema extension). */
 export function hasJsonSchema(schema: AnySchema): schema is AnySchema & StandardJSONSchemaV1 {
   const props = schema['~standard'] as Partial<StandardJSONSchemaV1.Props>;
-  return typeof props.jsonSchema === 'object' && props.jsonSchema !== null && typeof props.jsonSchema.input === 'function';
+  return (
+    typeof props.jsonSchema === 'object' &&
+    props.jsonSchema !== null &&
+    typeof props.jsonSchema.input === 'function'
+  );
 }
 
 /**

@@ -14,9 +14,20 @@ export const Project = z.object({
   budget: z.number().min(0).nullable(),
   updated_at: z.string(),
 });
-const ProjectInput = z.strictObject({ name: z.string().trim().min(1).max(100), budget: z.number().min(0).nullable().optional() });
-const ProjectPatch = z.strictObject({ name: z.string().trim().min(1).max(100).optional(), budget: z.number().min(0).nullable().optional() });
-export const Task = z.object({ id: z.number().int(), project_id: z.number().int(), title: z.string(), done: z.boolean() });
+const ProjectInput = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  budget: z.number().min(0).nullable().optional(),
+});
+const ProjectPatch = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  budget: z.number().min(0).nullable().optional(),
+});
+export const Task = z.object({
+  id: z.number().int(),
+  project_id: z.number().int(),
+  title: z.string(),
+  done: z.boolean(),
+});
 const TaskInput = z.strictObject({ title: z.string().min(3).max(200), done: z.boolean().default(false) });
 
 const projectsCollection = defineCollection({
@@ -78,7 +89,10 @@ export function apiRoutes(store: Store): readonly Route[] {
       collection: projectsCollection,
       responses: { 200: Project },
       scopes: ['read:projects'],
-      handler: async ({ query }) => ({ status: 200, rows: applyToArray(query, [...store.projects.values()]) }),
+      handler: async ({ query }) => ({
+        status: 200,
+        rows: applyToArray(query, [...store.projects.values()]),
+      }),
     }),
     route({
       method: 'POST',
@@ -91,7 +105,12 @@ export function apiRoutes(store: Store): readonly Route[] {
       handler: async ({ body }) => {
         ran('create');
         const id = store.next++;
-        const project = { id, name: body.name, budget: body.budget ?? null, updated_at: '2026-02-01T00:00:00.000Z' };
+        const project = {
+          id,
+          name: body.name,
+          budget: body.budget ?? null,
+          updated_at: '2026-02-01T00:00:00.000Z',
+        };
         store.projects.set(id, project);
         return { status: 201, body: project, location: `/projects/${id}` };
       },
@@ -103,7 +122,11 @@ export function apiRoutes(store: Store): readonly Route[] {
       params: ProjectParams,
       responses: { 200: Project },
       scopes: ['read:projects'],
-      preconditions: { load: ({ params }) => load(params.id), represent: (p) => p, modified: (p) => p.updated_at },
+      preconditions: {
+        load: ({ params }) => load(params.id),
+        represent: (p) => p,
+        modified: (p) => p.updated_at,
+      },
       handler: async ({ current }) => ({ status: 200, body: current }),
     }),
     route({
@@ -157,7 +180,12 @@ export function apiRoutes(store: Store): readonly Route[] {
       path: '/projects/{id}/tasks',
       params: ProjectParams,
       body: TaskInput,
-      headers: z.object({ 'x-trace': z.string().regex(/^[a-z0-9]{1,16}$/).optional() }),
+      headers: z.object({
+        'x-trace': z
+          .string()
+          .regex(/^[a-z0-9]{1,16}$/)
+          .optional(),
+      }),
       responses: { 201: Task },
       scopes: ['write:projects'],
       idempotent: { required: true },
@@ -177,7 +205,10 @@ export function apiRoutes(store: Store): readonly Route[] {
       handler: async ({ query }) => {
         const budgets = [...store.projects.values()].map((p) => p.budget ?? 0);
         const average = budgets.reduce((a, b) => a + b, 0) / Math.max(1, budgets.length);
-        return { status: 200, body: { projects: budgets.length, average_budget: Number(average.toFixed(query.precision)) } };
+        return {
+          status: 200,
+          body: { projects: budgets.length, average_budget: Number(average.toFixed(query.precision)) },
+        };
       },
     }),
     route({

@@ -4,7 +4,13 @@ import { authenticate } from '@plumbline/auth/express';
 import { errorHandler, notFoundHandler, requestId } from '@plumbline/errors/express';
 import { createMemoryStore } from '@plumbline/idempotency';
 import { negotiate } from '@plumbline/negotiation/express';
-import { EXPRESS_VERSIONS, type ExpressFactory, type Framework, type FrameworkApps } from '@plumbline/test-utils';
+import {
+  EXPRESS_VERSIONS,
+  type ExpressFactory,
+  type Framework,
+  type FrameworkApps,
+} from '@plumbline/test-utils';
+import type { Express } from 'express';
 import { mount } from '../express.js';
 import type { ContractOptions, ResponseMismatch } from '../index.js';
 import { apiRoutes, createStore, type Store } from './api.js';
@@ -14,7 +20,7 @@ export const WRITE_KEY = generateApiKey();
 
 export function keyStore(): MemoryApiKeyStore {
   const keys = new MemoryApiKeyStore();
-  keys.add(READ_KEY, { clientId: 'reader', access: 'read-only' });
+  keys.add(READ_KEY, { clientId: 'reader', access: 'read' });
   keys.add(WRITE_KEY, { clientId: 'writer', access: 'read-write' });
   return keys;
 }
@@ -31,14 +37,22 @@ export function fixture(): Fixture {
   return {
     store: createStore(),
     mismatches,
-    options: { responseValidation: true, onResponseMismatch: (m) => mismatches.push(m), languages: ['en', 'de'] },
+    options: {
+      responseValidation: true,
+      onResponseMismatch: (m) => mismatches.push(m),
+      languages: ['en', 'de'],
+    },
   };
 }
 
-export function expressApp(express: ExpressFactory, f: Fixture) {
+export function expressApp(express: ExpressFactory, f: Fixture): Express {
   const app = express();
   app.set('etag', false);
-  app.use(requestId(), negotiate({ languages: ['en', 'de'] }), authenticate({ apiKeys: { store: keyStore() }, optional: true }));
+  app.use(
+    requestId(),
+    negotiate({ languages: ['en', 'de'] }),
+    authenticate({ apiKeys: { store: keyStore() }, optional: true }),
+  );
   mount(app, apiRoutes(f.store), { ...f.options, idempotency: { store: createMemoryStore() } });
   app.use(notFoundHandler(), errorHandler());
   return app;
