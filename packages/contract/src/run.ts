@@ -216,6 +216,58 @@ export function validateRequest(
   return finish([query, headers, body]);
 }
 
+/**
+ * Refuses a request with more than one `Content-Type` line: 400 `malformed_request` (RFC 9110
+ * section 8.3 is one value, so which type the body is in cannot be told). Node keeps the first line
+ * (Express, Fastify) where the Fetch API joins them (Hono): the adapters count the lines instead.
+ * `rawHeaders` is Node's `[name, value, name, value, ...]` list.
+ */
+export function checkContentTypeLines(rawHeaders: readonly string[]): void {
+  let lines = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 12 && name.toLowerCase() === 'content-type') lines += 1;
+  }
+  if (lines > 1)
+    throw new HttpError('malformed_request', { extensions: { reason: 'content_type_repeated' } });
+}
+
+/**
+ * Refuses a body in a content coding (`Content-Encoding` other than `identity`) before it is read:
+ * 415 `unsupported_media_type`, as express.json answers with `inflate: false`, so a small
+ * compressed body cannot grow past the limit. Every adapter runs it after the route's
+ * `requireContentType` (which refuses JSON in a charset other than UTF-8), before its body parser.
+ */
+export function checkContentCoding(contentEncoding: string | undefined): void {
+  const coding = (contentEncoding ?? '').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') throw new HttpError('unsupported_media_type');
+}
+
+/** Whether a body's bytes are none at all, or only a UTF-8 byte order mark: the request has no body. */
+export function isEmptyBody(bytes: Uint8Array): boolean {
+  return (
+    bytes.length === 0 || (bytes.length === 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+  );
+}
+
+/**
+ * A JSON request body as express.json reads it (strict): a leading byte order mark is ignored, an
+ * object or an array after JSON whitespace is parsed with `JSON.parse`, anything else is a 400
+ * `malformed_json`. No body (no bytes) is `undefined`, for the body schema to refuse if it wants one.
+ */
+export function parseJsonBody(text: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (body === '') return undefined;
+  // An object or an array (whitespace other than JSON's is then refused by JSON.parse).
+  const first = body.trimStart()[0];
+  if (first !== '{' && first !== '[') throw new HttpError('malformed_json');
+  try {
+    return JSON.parse(body);
+  } catch (cause) {
+    throw new HttpError('malformed_json', { cause });
+  }
+}
+
 /** Builds the handler's input from the validated parts and the conventions' state. */
 export function handlerInput(
   request: ContractRequest,
