@@ -4,16 +4,38 @@ import type { CompiledRoute } from './compile.js';
 import { RouteDefinitionError } from './compile.js';
 import type { ContractOptions } from './run.js';
 
-/** The largest JSON body by default, in bytes: 1 MiB, express.json's `'1mb'`. Beyond it: 413. */
+/**
+ * The largest JSON body by default, in bytes: 1 MiB, express.json's `'1mb'`. Beyond it: 413.
+ *
+ * @example
+ * ```ts
+ * const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT; // 1_048_576
+ * ```
+ */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 
-/** How one route is mounted: whether it takes idempotency keys (and must) and 428 without a precondition. */
+/**
+ * How one route is mounted: whether it takes idempotency keys (and must) and 428 without a precondition.
+ *
+ * @example
+ * ```ts
+ * const plan: MountPlan = { idempotency: { required: true }, requirePrecondition: false };
+ * ```
+ */
 export interface MountPlan {
   readonly idempotency: { readonly required: boolean } | undefined;
   readonly requirePrecondition: boolean;
 }
 
-/** The mount plan of a route; an idempotent route on a mount without an idempotency store is refused at start-up. */
+/**
+ * The mount plan of a route; an idempotent route on a mount without an idempotency store is refused at start-up.
+ *
+ * @example
+ * ```ts
+ * const plan = mountPlan(compiled, options);
+ * if (plan.idempotency) chain.push(idempotency({ ...options.idempotency, required: plan.idempotency.required }));
+ * ```
+ */
 export function mountPlan(
   compiled: CompiledRoute,
   options: ContractOptions & { readonly idempotency?: unknown },
@@ -29,7 +51,15 @@ export function mountPlan(
   };
 }
 
-/** Each mounted path (`:name` syntax) with the methods declared on it, in declaration order. */
+/**
+ * Each mounted path (`:name` syntax) with the methods declared on it, in declaration order.
+ *
+ * @example
+ * ```ts
+ * for (const [path, methods] of pathsOf(compiled)) app.all(path, methodNotAllowed(methods));
+ * // '/projects' → ['GET', 'POST'], '/projects/:id' → ['GET', 'PATCH', 'DELETE']
+ * ```
+ */
 export function pathsOf(compiled: readonly CompiledRoute[]): Map<string, string[]> {
   const paths = new Map<string, string[]>();
   for (const c of compiled) {
@@ -40,7 +70,15 @@ export function pathsOf(compiled: readonly CompiledRoute[]): Map<string, string[
   return paths;
 }
 
-/** `Last-Modified` as epoch milliseconds from a string, Date or number. */
+/**
+ * `Last-Modified` as epoch milliseconds from a string, Date or number.
+ *
+ * @example
+ * ```ts
+ * lastModifiedOf('2026-01-02T00:00:00.000Z'); // 1767312000000
+ * lastModifiedOf('not a date'); // undefined
+ * ```
+ */
 export function lastModifiedOf(value: string | Date | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
@@ -58,6 +96,14 @@ export function lastModifiedOf(value: string | Date | number | undefined): numbe
  * are compared (as many as the template has): a prefix the app mounted the routes under was matched
  * by the framework. A parameter whose percent-encoding is not UTF-8 is a 400 `bad_request`, as
  * Express's router answers it.
+ *
+ * @example
+ * ```ts
+ * exactParams('/projects/:id', '/projects/a%20b'); // { id: 'a b' }
+ * exactParams('/projects/:id', '/projects/2/'); // undefined: another path (404)
+ * exactParams('/projects', '/PROJECTS'); // undefined
+ * exactParams('/projects/:id', '/projects/%E0%A4%A'); // throws HttpError bad_request
+ * ```
  */
 export function exactParams(colonPath: string, rawPath: string): Record<string, string> | undefined {
   const template = colonPath.split('/').slice(1);
