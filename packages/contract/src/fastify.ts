@@ -229,7 +229,11 @@ function otherMethods(scope: FastifyInstance, path: string, methods: readonly st
  * must have `@plumbline/errors`' `plumblineErrors` and `@plumbline/negotiation`'s `negotiation`
  * registered (and `authenticate()` as an `onRequest` hook when a route has scopes). A bad table
  * throws `RouteDefinitionError` here, at start-up. Returns what `app.register` returns: await it,
- * or let `app.ready()` load it.
+ * or let `app.ready()` load it. Every method Node parses is made routable on the instance
+ * (`addHttpMethod`), so an unknown method on a path is 405 with its `Allow`. Two answers come from
+ * Fastify's router before any plugin and only the instance's options change them: a parameter over
+ * `routerOptions.maxParamLength` (default 100) is 414, and a bad percent-encoding is 400, both with
+ * Fastify's own body unless `frameworkErrors` renders a problem.
  *
  * @example
  * ```ts
