@@ -5,7 +5,15 @@
 import type { Route, RouteMethod } from './route.js';
 import { type AnySchema, hasJsonSchema, isStandardSchema, jsonSchemaOf } from './schema.js';
 
-/** A declared response after compilation. */
+/**
+ * A declared response after compilation.
+ *
+ * @example
+ * ```ts
+ * const created = compileRoutes([createProject])[0]!.responses.get(201);
+ * created?.body; // the Project schema
+ * ```
+ */
 export interface CompiledResponse {
   readonly status: number;
   readonly description: string | undefined;
@@ -15,7 +23,16 @@ export interface CompiledResponse {
   >;
 }
 
-/** A route ready to mount: the definition plus what every adapter and the OpenAPI generator derive from it. */
+/**
+ * A route ready to mount: the definition plus what every adapter and the OpenAPI generator derive from it.
+ *
+ * @example
+ * ```ts
+ * const [compiled] = compileRoutes([getProject]);
+ * compiled!.colonPath; // '/projects/:id'
+ * compiled!.paramNames; // ['id']
+ * ```
+ */
 export interface CompiledRoute {
   readonly route: Route;
   readonly method: RouteMethod;
@@ -37,7 +54,19 @@ export interface CompiledRoute {
   readonly name: string;
 }
 
-/** Thrown at start-up for a route table that cannot be served correctly; `problems` lists each one. */
+/**
+ * Thrown at start-up for a route table that cannot be served correctly; `problems` lists each one.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   compileRoutes(routes);
+ * } catch (error) {
+ *   if (error instanceof RouteDefinitionError) console.error(error.problems.join('\n'));
+ *   throw error;
+ * }
+ * ```
+ */
 export class RouteDefinitionError extends Error {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {

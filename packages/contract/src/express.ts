@@ -20,13 +20,16 @@ import {
 } from '@plumbline/negotiation/express';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { type CompiledRoute, compileRoutes } from './compile.js';
-import { lastModifiedOf, mountPlan, pathsOf } from './mount.js';
+import { DEFAULT_BODY_LIMIT, exactParams, lastModifiedOf, mountPlan, pathsOf } from './mount.js';
 import type { Route } from './route.js';
 import {
   type ContractOptions,
   type ContractRequest,
   type ContractResponse,
+  checkContentCoding,
+  checkContentTypeLines,
   handlerInput,
+  isEmptyBody,
   respond,
   type ValidInput,
   validateParams,
@@ -44,12 +47,16 @@ import {
 export interface MountOptions extends ContractOptions {
   /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
   readonly idempotency?: Omit<IdempotencyMiddlewareOptions, 'required' | 'principal'>;
-  /** Largest JSON body (express.json's `limit`): 413 beyond it. Default `'1mb'`. */
+  /** Largest JSON body (express.json's `limit`: bytes, or a string such as `'1mb'`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number | string;
 }
 
 interface State {
+  /** The path parameters as received (decoded), from {@link exactParams}. */
+  raw?: Record<string, string>;
   params?: unknown;
+  /** Whether express.json read a body with something in it. */
+  hasBody?: boolean;
   valid?: Omit<ValidInput, 'params'>;
   current?: unknown;
 }
@@ -63,20 +70,27 @@ const stateOf = (req: Request): State => {
   return state;
 };
 
+const pathOf = (url: string): string => {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+};
+
 function contractRequest(req: Request): ContractRequest {
   const url = req.originalUrl ?? req.url ?? '';
   const q = url.indexOf('?');
+  const state = stateOf(req);
   return {
     method: req.method,
     path: q === -1 ? url : url.slice(0, q),
-    params: req.params as Record<string, string | undefined>,
+    params: state.raw ?? {},
     rawQuery: q === -1 ? '' : url.slice(q + 1),
     header: (name) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
     headers: () => req.headers as Record<string, string | undefined>,
-    body: req.body,
+    // Express 4 leaves `{}` without a body and express.json reads zero bytes as `{}`: no body is `undefined`.
+    body: state.hasBody === true ? req.body : undefined,
     principal: getPrincipal(req),
   };
 }
@@ -107,18 +121,47 @@ function send(res: Response, response: ContractResponse): void {
 
 function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandler[] {
   const { route } = compiled;
-  const chain: RequestHandler[] = [];
+  // Express matches paths without regard to case or a trailing slash: anything but this exact
+  // path is passed on (to the 404 after the routes).
+  const chain: RequestHandler[] = [
+    (req, _res, next) => {
+      let raw: Record<string, string> | undefined;
+      try {
+        raw = exactParams(compiled.colonPath, pathOf(req.url));
+      } catch (error) {
+        next(error);
+        return;
+      }
+      if (raw === undefined) next('route');
+      else {
+        stateOf(req).raw = raw;
+        next();
+      }
+    },
+  ];
   if (route.scopes && route.scopes.length > 0) chain.push(requireScopes(...route.scopes));
   chain.push(
     step(async (req) => {
-      stateOf(req).params = await validateParams(compiled, req.params as Record<string, string>);
+      const state = stateOf(req);
+      state.params = await validateParams(compiled, state.raw ?? {});
     }),
   );
   if (compiled.body) {
     const types = [...compiled.body.mediaTypes];
+    chain.push(step((req) => checkContentTypeLines(req.rawHeaders)));
     chain.push(requireContentType(...types));
-    // inflate: false: content codings are refused (415), so a small compressed body cannot grow past the limit.
-    chain.push(express.json({ limit: options.bodyLimit ?? '1mb', type: types, inflate: false }));
+    chain.push(step((req) => checkContentCoding(req.headers['content-encoding'])));
+    chain.push(
+      express.json({
+        limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+        type: types,
+        // inflate: false: content codings are refused (415), so a small compressed body cannot grow past the limit.
+        inflate: false,
+        verify: (req, _res, bytes) => {
+          stateOf(req as Request).hasBody = !isEmptyBody(bytes);
+        },
+      }),
+    );
   }
   chain.push(
     step(async (req) => {
@@ -194,6 +237,19 @@ export function mount<A extends Router>(app: A, routes: readonly Route[], option
     const method = c.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     app[method](c.colonPath, ...handlers(c, options));
   }
-  for (const [path, methods] of pathsOf(compiled)) app.all(path, methodNotAllowed(methods));
+  for (const [path, methods] of pathsOf(compiled)) {
+    const answer = methodNotAllowed(methods);
+    app.all(path, (req, res, next) => {
+      let exact: boolean;
+      try {
+        exact = exactParams(path, pathOf(req.url)) !== undefined;
+      } catch (error) {
+        next(error);
+        return;
+      }
+      if (exact) answer(req, res, next);
+      else next();
+    });
+  }
   return app;
 }

@@ -1,15 +1,41 @@
 /** What every adapter decides the same way when it mounts a compiled route. */
+import { HttpError } from '@plumbline/errors';
 import type { CompiledRoute } from './compile.js';
 import { RouteDefinitionError } from './compile.js';
 import type { ContractOptions } from './run.js';
 
-/** How one route is mounted: whether it takes idempotency keys (and must) and 428 without a precondition. */
+/**
+ * The largest JSON body by default, in bytes: 1 MiB, express.json's `'1mb'`. Beyond it: 413.
+ *
+ * @example
+ * ```ts
+ * const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT; // 1_048_576
+ * ```
+ */
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+
+/**
+ * How one route is mounted: whether it takes idempotency keys (and must) and 428 without a precondition.
+ *
+ * @example
+ * ```ts
+ * const plan: MountPlan = { idempotency: { required: true }, requirePrecondition: false };
+ * ```
+ */
 export interface MountPlan {
   readonly idempotency: { readonly required: boolean } | undefined;
   readonly requirePrecondition: boolean;
 }
 
-/** The mount plan of a route; an idempotent route on a mount without an idempotency store is refused at start-up. */
+/**
+ * The mount plan of a route; an idempotent route on a mount without an idempotency store is refused at start-up.
+ *
+ * @example
+ * ```ts
+ * const plan = mountPlan(compiled, options);
+ * if (plan.idempotency) chain.push(idempotency({ ...options.idempotency, required: plan.idempotency.required }));
+ * ```
+ */
 export function mountPlan(
   compiled: CompiledRoute,
   options: ContractOptions & { readonly idempotency?: unknown },
@@ -25,7 +51,15 @@ export function mountPlan(
   };
 }
 
-/** Each mounted path (`:name` syntax) with the methods declared on it, in declaration order. */
+/**
+ * Each mounted path (`:name` syntax) with the methods declared on it, in declaration order.
+ *
+ * @example
+ * ```ts
+ * for (const [path, methods] of pathsOf(compiled)) app.all(path, methodNotAllowed(methods));
+ * // '/projects' → ['GET', 'POST'], '/projects/:id' → ['GET', 'PATCH', 'DELETE']
+ * ```
+ */
 export function pathsOf(compiled: readonly CompiledRoute[]): Map<string, string[]> {
   const paths = new Map<string, string[]>();
   for (const c of compiled) {
@@ -36,9 +70,60 @@ export function pathsOf(compiled: readonly CompiledRoute[]): Map<string, string[
   return paths;
 }
 
-/** `Last-Modified` as epoch milliseconds from a string, Date or number. */
+/**
+ * `Last-Modified` as epoch milliseconds from a string, Date or number.
+ *
+ * @example
+ * ```ts
+ * lastModifiedOf('2026-01-02T00:00:00.000Z'); // 1767312000000
+ * lastModifiedOf('not a date'); // undefined
+ * ```
+ */
 export function lastModifiedOf(value: string | Date | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * The path parameters of a request whose path matches `colonPath` exactly, decoded; `undefined`
+ * when it does not. Frameworks differ on what reaches a route: Express matches without regard to
+ * case and to a trailing slash, Fastify hands `/projects/` to `/projects/:id` with an empty id, and
+ * each decodes parameters its own way. Every adapter asks this instead, so `/PROJECTS`,
+ * `/projects/` and `/projects/1/` are 404 everywhere and `%2F` is `/` everywhere.
+ *
+ * `rawPath` is the request path as sent (percent-encoding kept, no query). Only its last segments
+ * are compared (as many as the template has): a prefix the app mounted the routes under was matched
+ * by the framework. A parameter whose percent-encoding is not UTF-8 is a 400 `bad_request`, as
+ * Express's router answers it.
+ *
+ * @example
+ * ```ts
+ * exactParams('/projects/:id', '/projects/a%20b'); // { id: 'a b' }
+ * exactParams('/projects/:id', '/projects/2/'); // undefined: another path (404)
+ * exactParams('/projects', '/PROJECTS'); // undefined
+ * exactParams('/projects/:id', '/projects/%E0%A4%A'); // throws HttpError bad_request
+ * ```
+ */
+export function exactParams(colonPath: string, rawPath: string): Record<string, string> | undefined {
+  const template = colonPath.split('/').slice(1);
+  const received = rawPath.split('/').slice(1);
+  if (received.length < template.length) return undefined;
+  const tail = received.slice(received.length - template.length);
+  const params: Record<string, string> = {};
+  for (let i = 0; i < template.length; i++) {
+    const expected = template[i]!;
+    const segment = tail[i]!;
+    if (!expected.startsWith(':')) {
+      if (segment !== expected) return undefined;
+      continue;
+    }
+    if (segment === '') return undefined;
+    try {
+      params[expected.slice(1)] = decodeURIComponent(segment);
+    } catch (cause) {
+      throw new HttpError('bad_request', { cause });
+    }
+  }
+  return params;
 }

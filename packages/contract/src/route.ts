@@ -7,10 +7,24 @@ import type { Principal } from '@plumbline/auth';
 import type { Collection, CollectionQuery } from '@plumbline/query-parser';
 import type { AnySchema, InputOf, OutputOf } from './schema.js';
 
-/** The methods a route can declare (HEAD follows GET; OPTIONS and 405 are the adapters'). */
+/**
+ * The methods a route can declare (HEAD follows GET; OPTIONS and 405 are the adapters').
+ *
+ * @example
+ * ```ts
+ * const method: RouteMethod = 'PATCH';
+ * ```
+ */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A declared response: a body schema (absent for 204 and 304), a description, response headers. */
+/**
+ * A declared response: a body schema (absent for 204 and 304), a description, response headers.
+ *
+ * @example
+ * ```ts
+ * const created: ResponseSpec = { description: 'The new project', body: Project, headers: { Location: { description: 'Its URL' } } };
+ * ```
+ */
 export interface ResponseSpec<S extends AnySchema | undefined = AnySchema | undefined> {
   readonly description?: string;
   /** What the body looks like; checked against what the handler returns when response validation is on. */
@@ -21,10 +35,24 @@ export interface ResponseSpec<S extends AnySchema | undefined = AnySchema | unde
   >;
 }
 
-/** The responses of a route by status: a schema (shorthand for `{ body }`), a spec, or `null` for no body. */
+/**
+ * The responses of a route by status: a schema (shorthand for `{ body }`), a spec, or `null` for no body.
+ *
+ * @example
+ * ```ts
+ * const responses: Responses = { 200: Project, 202: { description: 'Queued' }, 204: null };
+ * ```
+ */
 export type Responses = Readonly<Record<number, AnySchema | ResponseSpec | null>>;
 
-/** A request body: one schema for the media types the route accepts (default `application/json`). */
+/**
+ * A request body: one schema for the media types the route accepts (default `application/json`).
+ *
+ * @example
+ * ```ts
+ * const body: BodySpec = { schema: ProjectPatch, mediaTypes: ['application/merge-patch+json', 'application/json'] };
+ * ```
+ */
 export interface BodySpec<S extends AnySchema = AnySchema> {
   readonly schema: S;
   /** Accepted request media types, in preference order (415 for anything else). */
@@ -32,7 +60,19 @@ export interface BodySpec<S extends AnySchema = AnySchema> {
   readonly description?: string;
 }
 
-/** Preconditions (RFC 9110 section 13) on a member: how to load it and what a GET would send for it. */
+/**
+ * Preconditions (RFC 9110 section 13) on a member: how to load it and what a GET would send for it.
+ *
+ * @example
+ * ```ts
+ * const preconditions: PreconditionSpec<{ id: number }, Project> = {
+ *   load: ({ params }) => projects.get(params.id),
+ *   represent: (project) => project,
+ *   modified: (project) => project.updated_at,
+ *   required: true,
+ * };
+ * ```
+ */
 export interface PreconditionSpec<P, T> {
   /** Loads the target; throw an `HttpError` (404, 410) when there is none. */
   readonly load: (input: { readonly params: P; readonly principal: Principal | undefined }) => Promise<T> | T;
@@ -44,13 +84,30 @@ export interface PreconditionSpec<P, T> {
   readonly required?: boolean;
 }
 
-/** Idempotency (`Idempotency-Key`) for a POST: optional or required key. */
+/**
+ * Idempotency (`Idempotency-Key`) for a POST: optional or required key.
+ *
+ * @example
+ * ```ts
+ * const idempotent: IdempotencySpec = { required: true }; // 400 idempotency_key_missing without a key
+ * ```
+ */
 export type IdempotencySpec = boolean | { readonly required: boolean };
 
 type Out<S> = [S] extends [AnySchema] ? OutputOf<S> : undefined;
 type QueryOf<Q, C> = [C] extends [Collection<infer F>] ? CollectionQuery<F> : Out<Q>;
 
-/** What a handler receives: every input parsed by its schema, typed from the schemas. */
+/**
+ * What a handler receives: every input parsed by its schema, typed from the schemas.
+ *
+ * @example
+ * ```ts
+ * type RenameInput = HandlerInput<{ id: number }, undefined, undefined, { name: string }>;
+ * async function rename({ params, body, principal }: RenameInput) {
+ *   return { status: 200 as const, body: await projects.rename(params.id, body.name, principal?.clientId) };
+ * }
+ * ```
+ */
 export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown, T = unknown> {
   readonly method: string;
   /** The request path as received (without the query string). */
@@ -78,7 +135,14 @@ type BodyOf<S> = S extends AnySchema
       : undefined
     : undefined;
 
-/** One reply a handler may give: a declared status and the body its schema accepts. */
+/**
+ * One reply a handler may give: a declared status and the body its schema accepts.
+ *
+ * @example
+ * ```ts
+ * const reply: Reply<{ 201: typeof Project }> = { status: 201, body: project, location: `/projects/${project.id}` };
+ * ```
+ */
 export type Reply<R extends Responses> = {
   [S in keyof R & number]: {
     readonly status: S;
@@ -89,7 +153,14 @@ export type Reply<R extends Responses> = {
   };
 }[keyof R & number];
 
-/** A collection route's reply: up to `limit + 1` rows (the extra one only sets `has_more`) and an optional total. */
+/**
+ * A collection route's reply: up to `limit + 1` rows (the extra one only sets `has_more`) and an optional total.
+ *
+ * @example
+ * ```ts
+ * const page: PageReply<Project> = { status: 200, rows: applyToArray(query, all), total: all.length };
+ * ```
+ */
 export interface PageReply<Row> {
   readonly status: 200;
   readonly rows: readonly Row[];
@@ -97,7 +168,15 @@ export interface PageReply<Row> {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** The full definition {@link route} takes. */
+/**
+ * The full definition {@link route} takes.
+ *
+ * @example
+ * ```ts
+ * const definition: RouteDefinition = { method: 'GET', path: '/health', responses: { 204: null }, handler: () => ({ status: 204 }) };
+ * const health = route(definition);
+ * ```
+ */
 export interface RouteDefinition<
   M extends RouteMethod = RouteMethod,
   P extends AnySchema | undefined = AnySchema | undefined,
@@ -138,7 +217,15 @@ export interface RouteDefinition<
     | (C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>);
 }
 
-/** A route as {@link route} returns it: the definition, checked and frozen. */
+/**
+ * A route as {@link route} returns it: the definition, checked and frozen.
+ *
+ * @example
+ * ```ts
+ * const routes: readonly Route[] = [listProjects, getProject, createProject];
+ * mount(app, routes);
+ * ```
+ */
 export interface Route
   extends Readonly<
     RouteDefinition<

@@ -10,15 +10,37 @@ import type { CompiledResponse, CompiledRoute } from './compile.js';
 import type { HandlerInput } from './route.js';
 import { type AnySchema, pointerOf, runSchema, type SchemaIssue, type SchemaResult } from './schema.js';
 
-/** Where an invalid value was found. */
+/**
+ * Where an invalid value was found.
+ *
+ * @example
+ * ```ts
+ * const where: IssueLocation = 'query';
+ * ```
+ */
 export type IssueLocation = 'path' | 'query' | 'header' | 'body';
 
-/** One validation problem as {@link ContractOptions.issueMessage} sees it. */
+/**
+ * One validation problem as {@link ContractOptions.issueMessage} sees it.
+ *
+ * @example
+ * ```ts
+ * const issueMessage = (issue: ContractIssue, language: string) =>
+ *   issue.location === 'query' && language === 'de' ? 'Ungültiger Wert.' : undefined;
+ * ```
+ */
 export interface ContractIssue extends SchemaIssue {
   readonly location: IssueLocation;
 }
 
-/** What the contract reports when a handler's reply does not match the declared responses. */
+/**
+ * What the contract reports when a handler's reply does not match the declared responses.
+ *
+ * @example
+ * ```ts
+ * const onResponseMismatch = (m: ResponseMismatch) => logger.error(m, `${m.route} answered ${m.status} off contract at ${m.pointer}`);
+ * ```
+ */
 export interface ResponseMismatch {
   /** `METHOD /template` of the route. */
   readonly route: string;
@@ -57,7 +79,17 @@ export interface ContractOptions {
   readonly requirePreconditions?: boolean;
 }
 
-/** The request as an adapter reads it. */
+/**
+ * The request as an adapter reads it.
+ *
+ * @example
+ * ```ts
+ * const request: ContractRequest = {
+ *   method: 'GET', path: '/projects/2', params: { id: '2' }, rawQuery: '', body: undefined, principal: undefined,
+ *   header: (name) => headers[name], headers: () => headers,
+ * };
+ * ```
+ */
 export interface ContractRequest {
   readonly method: string;
   readonly path: string;
@@ -74,7 +106,14 @@ export interface ContractRequest {
   readonly principal: Principal | undefined;
 }
 
-/** The inputs after their schemas ran. */
+/**
+ * The inputs after their schemas ran.
+ *
+ * @example
+ * ```ts
+ * const valid: ValidInput = { params: { id: 2 }, query: undefined, headers: undefined, body: { name: 'beta' } };
+ * ```
+ */
 export interface ValidInput {
   readonly params: unknown;
   readonly query: unknown;
@@ -82,7 +121,14 @@ export interface ValidInput {
   readonly body: unknown;
 }
 
-/** What an adapter sends after the handler: status, headers (Location, Link included), body (or none). */
+/**
+ * What an adapter sends after the handler: status, headers (Location, Link included), body (or none).
+ *
+ * @example
+ * ```ts
+ * const response: ContractResponse = { status: 201, headers: { Location: '/projects/4' }, body: project };
+ * ```
+ */
 export interface ContractResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -94,7 +140,15 @@ type Settled<T> = T | Promise<T>;
 const then = <T, U>(value: Settled<T>, next: (value: T) => Settled<U>): Settled<U> =>
   value instanceof Promise ? value.then(next) : next(value);
 
-/** Path parameters through their schema; a value that does not fit names no resource: 404 `not_found`. */
+/**
+ * Path parameters through their schema; a value that does not fit names no resource: 404 `not_found`.
+ *
+ * @example
+ * ```ts
+ * const params = await validateParams(compiled, { id: '2' }); // { id: 2 }
+ * await validateParams(compiled, { id: 'abc' }); // throws HttpError not_found
+ * ```
+ */
 export function validateParams(compiled: CompiledRoute, params: ContractRequest['params']): Settled<unknown> {
   const schema = compiled.route.params;
   if (schema === undefined) return {};
@@ -155,6 +209,12 @@ const DEFAULT_LANGUAGES = ['en', 'de'];
  * Runs the query, header and body schemas (all of them, so every problem is reported at once) and
  * parses a collection route's query with `@plumbline/query-parser`. Throws one 400
  * `validation_failed` listing every invalid value, or the query parser's own 400.
+ *
+ * @example
+ * ```ts
+ * const valid = await validateRequest(compiled, request, { languages: ['en', 'de'] });
+ * // or throws HttpError validation_failed, listing every invalid value
+ * ```
  */
 export function validateRequest(
   compiled: CompiledRoute,
@@ -216,7 +276,94 @@ export function validateRequest(
   return finish([query, headers, body]);
 }
 
-/** Builds the handler's input from the validated parts and the conventions' state. */
+/**
+ * Refuses a request with more than one `Content-Type` line: 400 `malformed_request` (RFC 9110
+ * section 8.3 is one value, so which type the body is in cannot be told). Node keeps the first line
+ * (Express, Fastify) where the Fetch API joins them (Hono): the adapters count the lines instead.
+ * `rawHeaders` is Node's `[name, value, name, value, ...]` list.
+ *
+ * @example
+ * ```ts
+ * checkContentTypeLines(req.rawHeaders);
+ * checkContentTypeLines(['Content-Type', 'application/json', 'content-type', 'text/plain']); // throws 400 malformed_request
+ * ```
+ */
+export function checkContentTypeLines(rawHeaders: readonly string[]): void {
+  let lines = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 12 && name.toLowerCase() === 'content-type') lines += 1;
+  }
+  if (lines > 1)
+    throw new HttpError('malformed_request', { extensions: { reason: 'content_type_repeated' } });
+}
+
+/**
+ * Refuses a body in a content coding (`Content-Encoding` other than `identity`) before it is read:
+ * 415 `unsupported_media_type`, as express.json answers with `inflate: false`, so a small
+ * compressed body cannot grow past the limit. Every adapter runs it after the route's
+ * `requireContentType` (which refuses JSON in a charset other than UTF-8), before its body parser.
+ *
+ * @example
+ * ```ts
+ * checkContentCoding(undefined); // passes
+ * checkContentCoding('gzip'); // throws HttpError unsupported_media_type (415)
+ * ```
+ */
+export function checkContentCoding(contentEncoding: string | undefined): void {
+  const coding = (contentEncoding ?? '').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') throw new HttpError('unsupported_media_type');
+}
+
+/**
+ * Whether a body's bytes are none at all, or only a UTF-8 byte order mark: the request has no body.
+ *
+ * @example
+ * ```ts
+ * isEmptyBody(new Uint8Array()); // true
+ * isEmptyBody(new TextEncoder().encode('{}')); // false
+ * ```
+ */
+export function isEmptyBody(bytes: Uint8Array): boolean {
+  return (
+    bytes.length === 0 || (bytes.length === 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+  );
+}
+
+/**
+ * A JSON request body as express.json reads it (strict): a leading byte order mark is ignored, an
+ * object or an array after JSON whitespace is parsed with `JSON.parse`, anything else is a 400
+ * `malformed_json`. No body (no bytes) is `undefined`, for the body schema to refuse if it wants one.
+ *
+ * @example
+ * ```ts
+ * parseJsonBody('{"name":"delta"}'); // { name: 'delta' }
+ * parseJsonBody(''); // undefined
+ * parseJsonBody('"delta"'); // throws HttpError malformed_json
+ * ```
+ */
+export function parseJsonBody(text: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (body === '') return undefined;
+  // An object or an array (whitespace other than JSON's is then refused by JSON.parse).
+  const first = body.trimStart()[0];
+  if (first !== '{' && first !== '[') throw new HttpError('malformed_json');
+  try {
+    return JSON.parse(body);
+  } catch (cause) {
+    throw new HttpError('malformed_json', { cause });
+  }
+}
+
+/**
+ * Builds the handler's input from the validated parts and the conventions' state.
+ *
+ * @example
+ * ```ts
+ * const input = handlerInput(request, params, valid, { current, conditional: true, transaction: undefined });
+ * const response = await respond(compiled, input, options);
+ * ```
+ */
 export function handlerInput(
   request: ContractRequest,
   params: unknown,
@@ -243,7 +390,15 @@ function defaultMismatch(mismatch: ResponseMismatch): void {
   );
 }
 
-/** Whether this reply is checked under `responseValidation` (a rate samples replies). */
+/**
+ * Whether this reply is checked under `responseValidation` (a rate samples replies).
+ *
+ * @example
+ * ```ts
+ * shouldValidate(true); // true
+ * shouldValidate(0.1); // true for about one reply in ten
+ * ```
+ */
 export function shouldValidate(setting: ContractOptions['responseValidation']): boolean {
   const value = setting ?? process.env['NODE_ENV'] !== 'production';
   if (typeof value === 'boolean') return value;
@@ -329,6 +484,12 @@ function validateShape(
  * Runs the handler and turns its reply into the response to send. With response validation on, a
  * reply whose status is not declared or whose body does not fit its schema is reported
  * (`onResponseMismatch`) and answered 500 `internal_error` instead.
+ *
+ * @example
+ * ```ts
+ * const response = await respond(compiled, handlerInput(request, params, valid, {}), { responseValidation: true });
+ * // { status: 200, headers: {}, body: { id: 2, name: 'beta', ... } }, or throws HttpError internal_error
+ * ```
  */
 export async function respond(
   compiled: CompiledRoute,

@@ -8,26 +8,69 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 
 export type { StandardJSONSchemaV1, StandardSchemaV1 };
 
-/** Any Standard Schema value (zod 4, valibot, arktype, effect/schema, ...). */
+/**
+ * Any Standard Schema value (zod 4, valibot, arktype, effect/schema, ...).
+ *
+ * @example
+ * ```ts
+ * const schema: AnySchema = z.object({ name: z.string() });
+ * ```
+ */
 export type AnySchema = StandardSchemaV1<unknown, unknown>;
 
-/** The value a schema accepts. */
+/**
+ * The value a schema accepts.
+ *
+ * @example
+ * ```ts
+ * type ProjectInput = InputOf<typeof Project>;
+ * ```
+ */
 export type InputOf<S> = S extends StandardSchemaV1<infer I, unknown> ? I : never;
-/** The value a schema produces (defaults filled, coercions applied). */
+/**
+ * The value a schema produces (defaults filled, coercions applied).
+ *
+ * @example
+ * ```ts
+ * type ProjectRow = OutputOf<typeof Project>;
+ * ```
+ */
 export type OutputOf<S> = S extends StandardSchemaV1<unknown, infer O> ? O : never;
 
-/** One problem a schema found: where (path segments from the validated value) and the validator's message. */
+/**
+ * One problem a schema found: where (path segments from the validated value) and the validator's message.
+ *
+ * @example
+ * ```ts
+ * const issue: SchemaIssue = { path: ['budget'], message: 'Too small: expected number to be >=0' };
+ * ```
+ */
 export interface SchemaIssue {
   readonly path: readonly PropertyKey[];
   readonly message: string;
 }
 
-/** A schema's verdict: the parsed value or every issue. */
+/**
+ * A schema's verdict: the parsed value or every issue.
+ *
+ * @example
+ * ```ts
+ * const result: SchemaResult<number> = { ok: false, issues: [{ path: [], message: 'Expected number' }] };
+ * ```
+ */
 export type SchemaResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly issues: readonly SchemaIssue[] };
 
-/** Whether `value` is a Standard Schema (has a `~standard` member with `validate`). */
+/**
+ * Whether `value` is a Standard Schema (has a `~standard` member with `validate`).
+ *
+ * @example
+ * ```ts
+ * isStandardSchema(z.string()); // true
+ * isStandardSchema({ type: 'string' }); // false: a JSON Schema, not a validator
+ * ```
+ */
 export function isStandardSchema(value: unknown): value is AnySchema {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: { validate?: unknown; version?: unknown } })['~standard'];
@@ -64,20 +107,40 @@ function toResult<T>(result: StandardSchemaV1.Result<unknown>): SchemaResult<T> 
 /**
  * Runs a schema; synchronous validators stay synchronous (no promise per request), asynchronous ones
  * (an async refinement) return a promise.
+ *
+ * @example
+ * ```ts
+ * const result = await runSchema(z.coerce.number(), '42'); // { ok: true, value: 42 } (sync validators answer at once)
+ * ```
  */
 export function runSchema<T>(schema: AnySchema, value: unknown): SchemaResult<T> | Promise<SchemaResult<T>> {
   const result = schema['~standard'].validate(value);
   return result instanceof Promise ? result.then((r) => toResult<T>(r)) : toResult<T>(result);
 }
 
-/** The JSON Pointer (URI fragment form, `#/a/0/b`) of an issue's path below `prefix`. */
+/**
+ * The JSON Pointer (URI fragment form, `#/a/0/b`) of an issue's path below `prefix`.
+ *
+ * @example
+ * ```ts
+ * pointerOf(['items', 0, 'name']); // '#/items/0/name'
+ * pointerOf(['name'], ['data', 3]); // '#/data/3/name'
+ * ```
+ */
 export function pointerOf(path: readonly PropertyKey[], prefix: readonly PropertyKey[] = []): string {
   return jsonPointer(
     [...prefix, ...path].map((key) => (typeof key === 'symbol' ? String(key.description) : key)),
   );
 }
 
-/** Whether a schema can describe itself as JSON Schema (the Standard JSON Schema extension). */
+/**
+ * Whether a schema can describe itself as JSON Schema (the Standard JSON Schema extension).
+ *
+ * @example
+ * ```ts
+ * if (hasJsonSchema(schema)) document.components.schemas.Project = jsonSchemaOf(schema, 'output');
+ * ```
+ */
 export function hasJsonSchema(schema: AnySchema): schema is AnySchema & StandardJSONSchemaV1 {
   const props = schema['~standard'] as Partial<StandardJSONSchemaV1.Props>;
   return (
@@ -90,6 +153,12 @@ export function hasJsonSchema(schema: AnySchema): schema is AnySchema & Standard
 /**
  * The JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) of what a schema accepts (`input`) or
  * produces (`output`), without the `$schema` member.
+ *
+ * @example
+ * ```ts
+ * jsonSchemaOf(z.object({ name: z.string() }), 'input');
+ * // { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
+ * ```
  */
 export function jsonSchemaOf(schema: AnySchema, io: 'input' | 'output'): Record<string, unknown> {
   if (!hasJsonSchema(schema)) {

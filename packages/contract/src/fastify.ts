@@ -1,0 +1,282 @@
+/**
+ * Fastify 5 adapter for @plumbline/contract: mounts a route table on an instance. Each route runs
+ * the packages' own Fastify hooks (scopes, Content-Type, idempotency, preconditions) around the
+ * contract's framework-free steps, in the order every adapter uses: `onRequest` hooks before the
+ * body is read, the request schemas in `preValidation` once it is, idempotency and preconditions
+ * in `preHandler`.
+ * @packageDocumentation
+ */
+import { METHODS } from 'node:http';
+import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
+import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
+import { getTransaction, type IdempotencyPluginOptions, idempotency } from '@plumbline/idempotency/fastify';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  requireContentType,
+} from '@plumbline/negotiation/fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+  preValidationHookHandler,
+  RouteOptions,
+} from 'fastify';
+import { type CompiledRoute, compileRoutes } from './compile.js';
+import {
+  DEFAULT_BODY_LIMIT,
+  exactParams,
+  lastModifiedOf,
+  type MountPlan,
+  mountPlan,
+  pathsOf,
+} from './mount.js';
+import type { Route } from './route.js';
+import {
+  type ContractOptions,
+  type ContractRequest,
+  type ContractResponse,
+  checkContentCoding,
+  checkContentTypeLines,
+  handlerInput,
+  parseJsonBody,
+  respond,
+  type ValidInput,
+  validateParams,
+  validateRequest,
+} from './run.js';
+
+/**
+ * Options of {@link mount}.
+ *
+ * @example
+ * ```ts
+ * const options: MountOptions = { idempotency: { store: createMemoryStore() }, bodyLimit: 1_048_576 };
+ * ```
+ */
+export interface MountOptions extends ContractOptions {
+  /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
+  readonly idempotency?: Omit<IdempotencyPluginOptions, 'required' | 'principal'>;
+  /** Largest JSON body in bytes (the routes' `bodyLimit`): 413 beyond it. Default 1 MiB. */
+  readonly bodyLimit?: number;
+}
+
+interface State {
+  raw?: Record<string, string>;
+  params?: unknown;
+  valid?: Omit<ValidInput, 'params'>;
+  current?: unknown;
+}
+const STATE = new WeakMap<FastifyRequest, State>();
+const stateOf = (request: FastifyRequest): State => {
+  let state = STATE.get(request);
+  if (!state) {
+    state = {};
+    STATE.set(request, state);
+  }
+  return state;
+};
+
+const pathOf = (url: string): string => {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+};
+
+function contractRequest(request: FastifyRequest): ContractRequest {
+  const url = request.url;
+  const q = url.indexOf('?');
+  return {
+    method: request.method,
+    path: q === -1 ? url : url.slice(0, q),
+    params: stateOf(request).raw ?? {},
+    rawQuery: q === -1 ? '' : url.slice(q + 1),
+    header: (name) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    headers: () => request.headers as Record<string, string | undefined>,
+    body: request.body,
+    principal: getPrincipal(request),
+  };
+}
+
+/** Anything but this exact path (a trailing slash, an empty parameter) is 404, as on every framework. */
+const exact =
+  (colonPath: string): onRequestHookHandler =>
+  async (request) => {
+    const raw = exactParams(colonPath, pathOf(request.url));
+    // The answer of the errors plugin's not-found handler: Fastify cannot pass a request on.
+    if (raw === undefined) throw new HttpError('not_found');
+    stateOf(request).raw = raw;
+  };
+
+function send(reply: FastifyReply, response: ContractResponse): FastifyReply {
+  reply.headers(response.headers);
+  if (response.body === undefined) return reply.code(response.status).send();
+  return reply.represent(response.body, response.status);
+}
+
+function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOptions): RouteOptions {
+  const { route } = compiled;
+  const onRequest: onRequestHookHandler[] = [exact(compiled.colonPath)];
+  if (route.scopes && route.scopes.length > 0) onRequest.push(requireScopes(...route.scopes));
+  onRequest.push(async (request) => {
+    const state = stateOf(request);
+    state.params = await validateParams(compiled, state.raw ?? {});
+  });
+  if (compiled.body) {
+    onRequest.push(async (request) => checkContentTypeLines(request.raw.rawHeaders));
+    onRequest.push(requireContentType(...compiled.body.mediaTypes));
+    onRequest.push(async (request) => checkContentCoding(request.headers['content-encoding']));
+  }
+  const preValidation: preValidationHookHandler = async (request) => {
+    stateOf(request).valid = await validateRequest(compiled, contractRequest(request), options);
+  };
+  const preHandler: preHandlerHookHandler[] = [];
+  const preconditions = route.preconditions;
+  if (preconditions) {
+    preHandler.push(
+      conditional({
+        current: async (request, reply) => {
+          const state = stateOf(request);
+          const value = await preconditions.load({
+            params: state.params as never,
+            principal: getPrincipal(request),
+          });
+          state.current = value;
+          return {
+            etag: entityTagOf(reply, preconditions.represent(value)),
+            lastModified: lastModifiedOf(preconditions.modified?.(value)),
+          };
+        },
+        requirePrecondition: plan.requirePrecondition,
+      }),
+    );
+  }
+  return {
+    method: compiled.method,
+    url: compiled.colonPath,
+    // HEAD is answered by the GET route (as on Express and Hono) whatever the instance's default.
+    ...(compiled.method === 'GET' ? { exposeHeadRoute: true } : {}),
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    onRequest,
+    preValidation,
+    preHandler,
+    handler: async (request, reply) => {
+      const state = stateOf(request);
+      const input = handlerInput(contractRequest(request), state.params, state.valid!, {
+        current: state.current,
+        conditional: getPreconditions(request)?.conditional === true,
+        transaction: getTransaction(request),
+      });
+      return send(reply, await respond(compiled, input, options));
+    },
+  };
+}
+
+/**
+ * The body parsers of one route's scope: its JSON body as express.json reads it (parseJsonBody),
+ * or, for a route without one, nothing read (404, 405 and a DELETE answer without reading it).
+ * `requireContentType` already refused any other type.
+ */
+function bodyParsers(scope: FastifyInstance, body: CompiledRoute['body'], limit: number): void {
+  scope.removeAllContentTypeParsers();
+  if (body === undefined) {
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    return;
+  }
+  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: limit }, (_request, text, done) => {
+    let body: unknown;
+    try {
+      body = parseJsonBody(text as string);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done(null, body);
+  });
+}
+
+/** Every method of `path` but `methods` answered 405 with `Allow` (OPTIONS 204), before the body is read. */
+function otherMethods(scope: FastifyInstance, path: string, methods: readonly string[]): void {
+  const guard = createMethodGuard(methods);
+  // HEAD is the GET route's (exposeHeadRoute) when the path has a GET.
+  const taken = new Set(guard.allow.split(', ').filter((method) => method !== 'OPTIONS'));
+  scope.route({
+    method: scope.supportedMethods.filter((method) => !taken.has(method)),
+    url: path,
+    exposeHeadRoute: false,
+    onRequest: [
+      exact(path),
+      async (request, reply) => {
+        const answer = guard.answer(request.method);
+        if (isHttpError(answer)) throw answer;
+        return reply.code(204).header('Allow', answer.headers.Allow).send();
+      },
+    ],
+    handler: async () => {},
+  });
+}
+
+/**
+ * Mounts a route table on a Fastify instance: each route with its checks in order (scopes → path
+ * parameters → Content-Type → body → query, headers and body schemas → idempotency → preconditions
+ * → handler → reply check), and every path's other methods answered 405 with `Allow` (OPTIONS 204).
+ * The routes are registered in a plugin of their own (their body parsers stay there); the instance
+ * must have `@plumbline/errors`' `plumblineErrors` and `@plumbline/negotiation`'s `negotiation`
+ * registered (and `authenticate()` as an `onRequest` hook when a route has scopes). A bad table
+ * throws `RouteDefinitionError` here, at start-up. Returns what `app.register` returns: await it,
+ * or let `app.ready()` load it. Every method Node parses is made routable on the instance
+ * (`addHttpMethod`), so an unknown method on a path is 405 with its `Allow`. Two answers come from
+ * Fastify's router before any plugin and only the instance's options change them: a parameter over
+ * `routerOptions.maxParamLength` (default 100) is 414, and a bad percent-encoding is 400, both with
+ * Fastify's own body unless `frameworkErrors` renders a problem.
+ *
+ * @example
+ * ```ts
+ * const app = Fastify();
+ * await app.register(plumblineErrors);
+ * await app.register(negotiation, { languages: ['en', 'de'] });
+ * app.addHook('onRequest', authenticate(auth));
+ * await mount(app, [listProjects, getProject, createProject], { idempotency: { store: createMemoryStore() } });
+ * ```
+ */
+export function mount(
+  app: FastifyInstance,
+  routes: readonly Route[],
+  options: MountOptions = {},
+): FastifyInstance & PromiseLike<undefined> {
+  const compiled = compileRoutes(routes);
+  const plans = compiled.map((c) => mountPlan(c, options));
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  // Every method Node's parser accepts is routable, so a path answers PROPFIND with 405 and its
+  // Allow, as `app.all` does on Express and Hono, rather than the not-found handler guessing.
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
+      app.addHttpMethod(method, { hasBody: true });
+  }
+  return app.register(async (scope) => {
+    compiled.forEach((c, i) => {
+      const plan = plans[i]!;
+      // One scope per route: its body parser and its idempotency hooks apply to it alone.
+      scope.register(async (own) => {
+        bodyParsers(own, c.body, limit);
+        if (plan.idempotency) {
+          await own.register(idempotency, {
+            ...options.idempotency!,
+            required: plan.idempotency.required,
+            principal: (request) => getPrincipal(request)?.clientId,
+          });
+        }
+        own.route(routeOptions(c, plan, options));
+      });
+    });
+    scope.register(async (own) => {
+      bodyParsers(own, undefined, limit);
+      for (const [path, methods] of pathsOf(compiled)) otherMethods(own, path, methods);
+    });
+  });
+}

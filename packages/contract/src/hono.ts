@@ -1,0 +1,242 @@
+/**
+ * Hono adapter for @plumbline/contract (Hono 4): mounts a route table on an app. Each route runs
+ * the packages' own Hono middleware (scopes, Content-Type, idempotency, preconditions) around the
+ * contract's framework-free steps, in the order every adapter uses, and reads a JSON body with the
+ * answers express.json gives (413, 415, 400 `malformed_json`).
+ * @packageDocumentation
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
+import { HttpError } from '@plumbline/errors';
+import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
+import { getTransaction, type IdempotencyMiddlewareOptions, idempotency } from '@plumbline/idempotency/hono';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  represent,
+  requireContentType,
+} from '@plumbline/negotiation/hono';
+import { rawQueryOf } from '@plumbline/query-parser';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { type CompiledRoute, compileRoutes } from './compile.js';
+import { DEFAULT_BODY_LIMIT, exactParams, lastModifiedOf, mountPlan, pathsOf } from './mount.js';
+import type { Route } from './route.js';
+import {
+  type ContractOptions,
+  type ContractRequest,
+  type ContractResponse,
+  checkContentCoding,
+  checkContentTypeLines,
+  handlerInput,
+  parseJsonBody,
+  respond,
+  type ValidInput,
+  validateParams,
+  validateRequest,
+} from './run.js';
+
+/**
+ * Options of {@link mount}.
+ *
+ * @example
+ * ```ts
+ * const options: MountOptions = { idempotency: { store: createMemoryStore() }, bodyLimit: 1_048_576 };
+ * ```
+ */
+export interface MountOptions extends ContractOptions {
+  /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
+  readonly idempotency?: Omit<IdempotencyMiddlewareOptions, 'required' | 'principal'>;
+  /** Largest JSON body in bytes: 413 beyond it. Default 1 MiB. */
+  readonly bodyLimit?: number;
+}
+
+interface State {
+  raw?: Record<string, string>;
+  params?: unknown;
+  body?: unknown;
+  valid?: Omit<ValidInput, 'params'>;
+  current?: unknown;
+}
+const STATE = new WeakMap<Context, State>();
+const stateOf = (c: Context): State => {
+  let state = STATE.get(c);
+  if (!state) {
+    state = {};
+    STATE.set(c, state);
+  }
+  return state;
+};
+
+/** Node's raw header lines on `@hono/node-server`; elsewhere none (the Fetch API has joined them). */
+function rawHeaders(c: Context): readonly string[] {
+  const raw = (c.env as { incoming?: { rawHeaders?: unknown } } | undefined)?.incoming?.rawHeaders;
+  return Array.isArray(raw) ? (raw as string[]) : [];
+}
+
+function contractRequest(c: Context): ContractRequest {
+  const state = stateOf(c);
+  return {
+    method: c.req.method,
+    path: requestPath(c),
+    params: state.raw ?? {},
+    rawQuery: rawQueryOf(c.req.url),
+    header: (name) => c.req.header(name),
+    headers: () => c.req.header() as Record<string, string | undefined>,
+    body: state.body,
+    principal: getPrincipal(c),
+  };
+}
+
+/** A step between middleware: runs, then goes on. */
+const step =
+  (run: (c: Context) => unknown): MiddlewareHandler =>
+  async (c, next) => {
+    await run(c);
+    await next();
+  };
+
+async function discard(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  const reader = body?.getReader();
+  if (reader === undefined) return;
+  while (!(await reader.read()).done);
+}
+
+/** A JSON body as express.json reads it: one Content-Type line of the route's types, UTF-8, no coding, at most `limit` bytes. */
+function jsonBody(types: readonly string[], limit: number): MiddlewareHandler[] {
+  return [
+    step((c) => checkContentTypeLines(rawHeaders(c))),
+    requireContentType(...types),
+    step((c) => checkContentCoding(c.req.header('content-encoding'))),
+    bodyLimit({
+      maxSize: limit,
+      // The rest of the body is read and dropped first, as body-parser does: answering while the
+      // client still sends makes Node close the connection, and a client reusing it gets a reset.
+      onError: async (c) => {
+        await discard(c.req.raw.body);
+        throw new HttpError('payload_too_large', { params: { limit } });
+      },
+    }),
+    step(async (c) => {
+      stateOf(c).body = parseJsonBody(await c.req.text());
+    }),
+  ];
+}
+
+async function send(c: Context, response: ContractResponse): Promise<Response> {
+  for (const [name, value] of Object.entries(response.headers)) c.header(name, value);
+  if (response.body === undefined) return c.body(null, response.status as 204);
+  const res = represent(c, response.body, response.status);
+  // Hono answers HEAD with the GET route's response without its body, and without its length:
+  // Express and Fastify send the Content-Length the GET's body has (RFC 9110 section 9.3.2).
+  if (c.req.method === 'HEAD' && res.body !== null && !res.headers.has('content-length'))
+    res.headers.set('Content-Length', String((await res.clone().arrayBuffer()).byteLength));
+  return res;
+}
+
+function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHandler[] {
+  const { route } = compiled;
+  const chain: MiddlewareHandler[] = [
+    // Anything but this exact path (a trailing slash on a lenient app) is 404, as on every framework.
+    step((c) => {
+      const raw = exactParams(compiled.colonPath, requestPath(c));
+      if (raw === undefined) throw new HttpError('not_found');
+      stateOf(c).raw = raw;
+    }),
+  ];
+  if (route.scopes && route.scopes.length > 0) chain.push(requireScopes(...route.scopes));
+  chain.push(
+    step(async (c) => {
+      const state = stateOf(c);
+      state.params = await validateParams(compiled, state.raw ?? {});
+    }),
+  );
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  if (compiled.body) chain.push(...jsonBody(compiled.body.mediaTypes, limit));
+  chain.push(
+    step(async (c) => {
+      stateOf(c).valid = await validateRequest(compiled, contractRequest(c), options);
+    }),
+  );
+  const plan = mountPlan(compiled, options);
+  if (plan.idempotency) {
+    chain.push(
+      idempotency({
+        ...options.idempotency!,
+        required: plan.idempotency.required,
+        principal: (c) => getPrincipal(c)?.clientId,
+      }),
+    );
+  }
+  const preconditions = route.preconditions;
+  if (preconditions) {
+    chain.push(
+      conditional({
+        current: async (c) => {
+          const state = stateOf(c);
+          const value = await preconditions.load({
+            params: state.params as never,
+            principal: getPrincipal(c),
+          });
+          state.current = value;
+          return {
+            etag: entityTagOf(c, preconditions.represent(value)),
+            lastModified: lastModifiedOf(preconditions.modified?.(value)),
+          };
+        },
+        requirePrecondition: plan.requirePrecondition,
+      }),
+    );
+  }
+  chain.push(async (c) => {
+    const state = stateOf(c);
+    const input = handlerInput(contractRequest(c), state.params, state.valid!, {
+      current: state.current,
+      conditional: getPreconditions(c)?.conditional === true,
+      transaction: getTransaction(c),
+    });
+    return send(c, await respond(compiled, input, options));
+  });
+  return chain;
+}
+
+/**
+ * Mounts a route table on a Hono app: each route with its checks in order (scopes → path
+ * parameters → Content-Type → body → query, headers and body schemas → idempotency → preconditions
+ * → handler → reply check), and every path's other methods answered 405 with `Allow` (OPTIONS 204).
+ * The app must run `@plumbline/errors`' `problemDetails()` (middleware, `onError`, `notFound`) and
+ * `@plumbline/negotiation`'s `negotiate()` before it (and `authenticate()` when a route has
+ * scopes). A bad table throws `RouteDefinitionError` here, at start-up.
+ *
+ * @example
+ * ```ts
+ * const app = new Hono();
+ * const problems = problemDetails();
+ * app.use(problems.middleware).use(negotiate({ languages: ['en', 'de'] })).use(authenticate(auth));
+ * app.onError(problems.onError).notFound(problems.notFound);
+ * mount(app, [listProjects, getProject, createProject], { idempotency: { store: createMemoryStore() } });
+ * ```
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any app (its env, schema and base path) takes the routes.
+export function mount<A extends Hono<any, any, any>>(
+  app: A,
+  routes: readonly Route[],
+  options: MountOptions = {},
+): A {
+  const compiled = compileRoutes(routes);
+  for (const c of compiled) mountPlan(c, options);
+  // Typed as a plain app: the routes do not depend on the app's env, schema or base path.
+  const target = app as unknown as Hono;
+  for (const c of compiled)
+    target.on(c.method, c.colonPath, ...(handlers(c, options) as [MiddlewareHandler]));
+  for (const [path, methods] of pathsOf(compiled)) {
+    target.all(
+      path,
+      step((c) => {
+        if (exactParams(path, requestPath(c)) === undefined) throw new HttpError('not_found');
+      }),
+      methodNotAllowed(methods),
+    );
+  }
+  return app;
+}
