@@ -292,7 +292,7 @@ const CASES: readonly Case[] = [
     headers: json,
     raw: '{"name":"delta","__proto__":{"admin":true}}',
     status: 400,
-    expectBody: { error_code: 'validation_failed', errors: [{ pointer: '#' }] },
+    expectBody: { error_code: 'validation_failed', errors: [{ pointer: '#/__proto__' }] },
     creates: 0,
   },
   {
