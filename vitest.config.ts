@@ -42,7 +42,7 @@ function systemTests(groupDir: string, name: string, framework: string): TestPro
 // One Vitest run covers them all; `pnpm test` and `.ci/run` use it.
 function projects(): TestProjectInlineConfiguration[] {
   const list: TestProjectInlineConfiguration[] = [];
-  for (const group of ['packages', 'apps']) {
+  for (const group of ['packages', 'apps', 'examples']) {
     const groupDir = join(root, group);
     if (!existsSync(groupDir)) continue;
     for (const name of readdirSync(groupDir).sort()) {

@@ -36,6 +36,8 @@ import * as verFastify from '@plumbline/versioning/fastify';
 import * as verHono from '@plumbline/versioning/hono';
 import { route } from '@plumbline/contract';
 import * as contractExpress from '@plumbline/contract/express';
+import * as contractFastify from '@plumbline/contract/fastify';
+import * as contractHono from '@plumbline/contract/hono';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -231,6 +233,14 @@ if (env.BENCH_REDIS === '1') {
 // ---- Fastify 5 -------------------------------------------------------------------------------
 const fastifyBody = async () => BODY;
 const fastifyCreated = async (request, reply) => reply.code(201).send({ id: ++created, ...request.body });
+/** The front of the contract rows on Fastify: problem documents, negotiation, JWT authentication. */
+async function fastifyFront() {
+  const app = Fastify();
+  await app.register(errorsFastify.plumblineErrors);
+  await app.register(negFastify.negotiation, NEGOTIATION);
+  app.addHook('onRequest', authFastify.authenticate({ jwt: verifier() }));
+  return app;
+}
 const fastifyApps = {
   bare: async () => Fastify().get('/v2/items', fastifyBody),
   errors: async () => {
@@ -255,6 +265,57 @@ const fastifyApps = {
       .addHook('onRequest', authFastify.authenticate({ jwt: verifier() }))
       .get('/v2/items', fastifyBody),
   'bare-post': async () => Fastify().post('/v2/items', fastifyCreated),
+  'contract-hand': async () => {
+    const app = await fastifyFront();
+    const query = queryFastify.collectionQuery(collection);
+    return app.get(
+      '/v2/items',
+      { ...query, onRequest: [authFastify.requireScopes('read:projects'), query.onRequest] },
+      async (request, reply) => {
+        const parsed = queryFastify.getCollectionQuery(request, collection);
+        return queryFastify.sendPage(reply, buildPage(parsed, applyToArray(parsed, ITEMS), { baseUrl: '/v2/items' }));
+      },
+    );
+  },
+  contract: async () => {
+    const app = await fastifyFront();
+    await contractFastify.mount(app, contractRoutes().slice(0, 1), { responseValidation: false });
+    return app;
+  },
+  'contract-validated': async () => {
+    const app = await fastifyFront();
+    await contractFastify.mount(app, contractRoutes().slice(0, 1), { responseValidation: true });
+    return app;
+  },
+  'contract-post-hand': async () => {
+    const app = await fastifyFront();
+    await app.register(async (scope) => {
+      await scope.register(idemFastify.idempotency, { store: createMemoryStore(), required: true });
+      scope.post(
+        '/v2/items',
+        {
+          onRequest: negFastify.requireContentType('application/json'),
+          preValidation: async (request) => {
+            request.body = parseBody(request.body);
+          },
+        },
+        async (request, reply) => {
+          const id = ++created;
+          reply.header('Location', `/v2/items/${id}`);
+          return reply.represent({ id, ...request.body }, 201);
+        },
+      );
+    });
+    return app;
+  },
+  'contract-post': async () => {
+    const app = await fastifyFront();
+    await contractFastify.mount(app, contractRoutes().slice(1), {
+      responseValidation: false,
+      idempotency: { store: createMemoryStore() },
+    });
+    return app;
+  },
   idempotency: async () => {
     const app = Fastify();
     await app.register(idemFastify.idempotency, { store: createMemoryStore(), required: true });
@@ -265,6 +326,15 @@ const fastifyApps = {
 // ---- Hono on @hono/node-server ---------------------------------------------------------------
 const honoBody = (c) => c.json(BODY);
 const honoCreated = async (c) => c.json({ id: ++created, ...(await c.req.json()) }, 201);
+/** The front of the contract rows on Hono: problem documents, negotiation, JWT authentication. */
+function honoFront() {
+  const problems = errorsHono.problemDetails();
+  const app = new Hono();
+  app.use(problems.middleware);
+  app.onError(problems.onError);
+  app.notFound(problems.notFound);
+  return app.use(negHono.negotiate(NEGOTIATION)).use(authHono.authenticate({ jwt: verifier() }));
+}
 const honoApps = {
   bare: () => new Hono().get('/v2/items', honoBody),
   errors: () => {
@@ -280,6 +350,41 @@ const honoApps = {
   'query-parser': () => new Hono().get('/v2/items', queryHono.collectionQuery(collection), honoBody),
   auth: () => new Hono().use(authHono.authenticate({ jwt: verifier() })).get('/v2/items', honoBody),
   'bare-post': () => new Hono().post('/v2/items', honoCreated),
+  'contract-hand': () =>
+    honoFront().get(
+      '/v2/items',
+      authHono.requireScopes('read:projects'),
+      queryHono.collectionQuery(collection),
+      (c) => {
+        const query = queryHono.getCollectionQuery(c, collection);
+        return queryHono.sendPage(c, buildPage(query, applyToArray(query, ITEMS), { baseUrl: '/v2/items' }));
+      },
+    ),
+  contract: () => contractHono.mount(honoFront(), contractRoutes().slice(0, 1), { responseValidation: false }),
+  'contract-validated': () =>
+    contractHono.mount(honoFront(), contractRoutes().slice(0, 1), { responseValidation: true }),
+  'contract-post-hand': () => {
+    const bodies = new WeakMap();
+    return honoFront().post(
+      '/v2/items',
+      negHono.requireContentType('application/json'),
+      async (c, next) => {
+        bodies.set(c.req.raw, parseBody(await c.req.json()));
+        await next();
+      },
+      idemHono.idempotency({ store: createMemoryStore(), required: true }),
+      (c) => {
+        const id = ++created;
+        c.header('Location', `/v2/items/${id}`);
+        return negHono.represent(c, { id, ...bodies.get(c.req.raw) }, 201);
+      },
+    );
+  },
+  'contract-post': () =>
+    contractHono.mount(honoFront(), contractRoutes().slice(1), {
+      responseValidation: false,
+      idempotency: { store: createMemoryStore() },
+    }),
   idempotency: () =>
     new Hono().post(
       '/v2/items',

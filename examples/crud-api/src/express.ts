@@ -3,6 +3,7 @@
  * credentials), the two route tables mounted under /v1 and /v2, problem documents for the rest.
  * Run it: `node src/express.ts` (Node 22.18+ runs TypeScript as is).
  */
+import { fileURLToPath } from 'node:url';
 import { authenticate } from '@plumbline/auth/express';
 import { mount } from '@plumbline/contract/express';
 import { errorHandler, notFoundHandler, requestId } from '@plumbline/errors/express';
@@ -36,7 +37,7 @@ export function createApp(options: Settings = settings()): express.Express {
   return app;
 }
 
-if (import.meta.main) {
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(process.env['PORT'] ?? 3000);
   createApp().listen(port, '127.0.0.1', () => process.stdout.write(`crud-api (express) on http://127.0.0.1:${port}\n`));
 }
