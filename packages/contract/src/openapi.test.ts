@@ -14,6 +14,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { formatTable, lint, scoreFindings } from '@plumbline/conformance';
 import { ContractValidator, describeViolations, type Exchange, recordExchanges } from '@plumbline/test-utils';
+import { createVersionPolicy } from '@plumbline/versioning';
+import { versioning } from '@plumbline/versioning/express';
 import { Document, Spectral } from '@stoplight/spectral-core';
 import parsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
@@ -530,7 +532,7 @@ describe('toOpenApi: the operations of the fixture API', () => {
     expect(headers['Deprecation']!['schema']).toEqual({ type: 'string', const: '@1767225600' });
     expect(headers['Sunset']!['schema']).toEqual({ type: 'string', const: 'Fri, 01 Jan 2027 00:00:00 GMT' });
     expect(headers['DeprecationLink']!['description']).toBe(
-      '<https://example.com/docs/v2>; rel="deprecation": what replaces this version',
+      '<https://example.com/docs/v2>; rel="deprecation": what replaces this version (with rel="sunset" and rel="successor-version" when the version policy names them)',
     );
     // On a page, one Link header carries both the page links and the deprecation link.
     const page = operationOf(deprecatedDocument, 'GET', '/v1/projects').responses['200']![
@@ -858,6 +860,101 @@ describe('the document describes what the Express app sends', () => {
     expect(validator.check({ ...sample, responseBody: '{"projects":"many"}' }).join()).toContain(
       'body /projects must be number',
     );
+  });
+});
+
+describe('field selection on a page', () => {
+  // Known gap of run.ts: with response validation on, the items of a page are checked against the
+  // full item schema after `fields=` has dropped members, so a selection is answered 500. The
+  // document describes the page as @plumbline/query-parser builds it (only `id` always there); this
+  // flips to passing once the check allows the selection.
+  it.fails('GET /v1/projects?fields=id,name answers 200 with the selected members', async () => {
+    const { handler } = liveApp();
+    const page = await request(handler as never)
+      .get('/v1/projects?fields=id,name&limit=1')
+      .set({ 'x-api-key': READ_KEY });
+    expect([page.status, page.body.data]).toEqual([200, [{ id: 1, name: 'alpha' }]]);
+  });
+});
+
+describe('a deprecated version behind @plumbline/versioning: the document says what it sends', () => {
+  // Known gap of the Express adapter (express.ts send() sets Link with setHeader): a page's Link
+  // replaces the version's deprecation link instead of joining it. The document declares both in one
+  // Link, as RFC 8288 and the versioning package intend; this flips to passing once the adapter appends.
+  it.fails('a page keeps the deprecation link next to the page links', async () => {
+    const policy = createVersionPolicy({
+      strategy: 'path',
+      versions: [
+        { version: '1', deprecated: true, links: { deprecation: 'https://example.com/docs/v2' } },
+        '2',
+      ],
+    });
+    const outer = express();
+    outer.use(versioning(policy));
+    outer.use('/v1', expressApp(express, fixture()));
+    const page = await request(outer).get('/v1/projects?limit=1').set({ 'x-api-key': READ_KEY });
+    expect(page.headers['link']).toContain('<https://example.com/docs/v2>; rel="deprecation"');
+  });
+
+  it('Deprecation, Sunset, Link and the version headers on every response, as declared', async () => {
+    const policy = createVersionPolicy({
+      strategy: 'path',
+      versions: [
+        {
+          version: '1',
+          deprecatedAt: '2026-01-01T00:00:00Z',
+          sunsetAt: '2099-01-01T00:00:00Z',
+          links: { deprecation: 'https://example.com/docs/v2' },
+        },
+        '2',
+      ],
+    });
+    const doc = toOpenApi(apiRoutes(createStore()), {
+      ...OPTIONS,
+      versions: { supported: ['1', '2'], deprecated: ['1'] },
+      deprecation: {
+        deprecation: new Date('2026-01-01T00:00:00Z'),
+        sunset: new Date('2099-01-01T00:00:00Z'),
+        link: 'https://example.com/docs/v2',
+      },
+    });
+    const f = fixture();
+    const outer = express();
+    outer.use(versioning(policy));
+    outer.use('/v1', expressApp(express, f));
+    const { handler, exchanges } = recordExchanges(outer as never);
+    const r = () => request(handler as never);
+    const read = { 'x-api-key': READ_KEY };
+    const page = await r().get('/v1/projects?limit=1').set(read);
+    expect(page.headers).toMatchObject({
+      deprecation: '@1767225600',
+      sunset: 'Thu, 01 Jan 2099 00:00:00 GMT',
+      'api-supported-versions': '1, 2',
+      'api-deprecated-versions': '1',
+    });
+    expect(page.headers['link']).toContain('rel="next"');
+    const member = await r()
+      .get('/v1/projects/2')
+      .set({ ...read, accept: 'application/xml' });
+    expect(member.headers['link']).toBe('<https://example.com/docs/v2>; rel="deprecation"');
+    await r().get('/v1/projects/99').set(read);
+    await r()
+      .post('/v1/projects')
+      .set({ 'x-api-key': WRITE_KEY, 'idempotency-key': 'd1' })
+      .send({ name: 'dep' });
+    await r().get('/v1/stats?precision=7');
+    expect(exchanges.map((e) => e.status)).toEqual([200, 200, 404, 201, 400]);
+    expect(
+      describeViolations(new ContractValidator(doc as unknown as JsonObject), withoutBanner(exchanges)),
+    ).toBe('');
+    // Without the version headers declared, the same exchanges do not conform.
+    const undeclared = toOpenApi(apiRoutes(createStore()), OPTIONS);
+    expect(
+      describeViolations(
+        new ContractValidator(undeclared as unknown as JsonObject),
+        withoutBanner(exchanges),
+      ),
+    ).toContain('undeclared response header deprecation');
   });
 });
 

@@ -56,6 +56,11 @@ export interface OpenApiOptions {
    * `api_version_sunset` after it, and `link` as `Link: <…>; rel="deprecation"`.
    */
   readonly deprecation?: { readonly deprecation?: Date; readonly sunset?: Date; readonly link?: string };
+  /**
+   * `@plumbline/versioning` runs in front of the routes: every response carries
+   * `API-Supported-Versions` (and `API-Deprecated-Versions` while one is deprecated).
+   */
+  readonly versions?: { readonly supported: readonly string[]; readonly deprecated?: readonly string[] };
   /** A rate limit runs in front of the routes: `RateLimit` and `RateLimit-Policy` on every response, 429 with `Retry-After`. */
   readonly rateLimit?: boolean;
   /**
@@ -217,6 +222,7 @@ interface Resolved {
   readonly prefix: string;
   readonly deprecation: OpenApiOptions['deprecation'];
   readonly rateLimit: boolean;
+  readonly versions: OpenApiOptions['versions'];
   readonly apiKey: { readonly name: string; readonly description: string | undefined } | undefined;
   readonly bearer: { readonly bearerFormat: string; readonly description: string | undefined } | undefined;
   readonly realm: string;
@@ -244,6 +250,8 @@ function resolveOptions(options: OpenApiOptions): Resolved {
     if (name !== 'link' && !(date instanceof Date && Number.isFinite(date.getTime())))
       problems.push(`deprecation.${name} must be a valid Date`);
   }
+  if (options.versions !== undefined && options.versions.supported.length === 0)
+    problems.push('versions.supported must not be empty');
   if (problems.length > 0) throw new RouteDefinitionError(problems.map((p) => `toOpenApi: ${p}`));
   const { apiKey, bearer } = options.security ?? {};
   const info: JsonObject = { title: options.info.title, version: options.info.version };
@@ -256,6 +264,7 @@ function resolveOptions(options: OpenApiOptions): Resolved {
     prefix,
     deprecation: options.deprecation,
     rateLimit: options.rateLimit === true,
+    versions: options.versions,
     apiKey:
       apiKey === undefined || apiKey === false
         ? undefined
@@ -624,6 +633,11 @@ class DocumentBuilder {
       'Content-Language': this.header('ContentLanguage'),
       Vary: this.header('Vary'),
     };
+    if (o.versions) {
+      out['API-Supported-Versions'] = this.header('ApiSupportedVersions');
+      if ((o.versions.deprecated ?? []).length > 0)
+        out['API-Deprecated-Versions'] = this.header('ApiDeprecatedVersions');
+    }
     if (o.rateLimit) {
       out['RateLimit'] = this.header('RateLimit');
       out['RateLimit-Policy'] = this.header('RateLimitPolicy');
@@ -997,11 +1011,14 @@ function headerSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
       'RFC 8288 links to the pages: rel="self", "first", and "prev", "next", "last" when there are such pages',
     ),
     PageAndDeprecationLink: required(
-      `RFC 8288 links to the pages (rel="self", "first", "prev", "next", "last") and <${link}>; rel="deprecation"`,
+      `RFC 8288 links to the pages (rel="self", "first", "prev", "next", "last") and <${link}>; rel="deprecation" (with rel="sunset" and rel="successor-version" when the version policy names them)`,
     ),
-    DeprecationLink: required(`<${link}>; rel="deprecation": what replaces this version`, {
-      examples: [`<${link}>; rel="deprecation"`],
-    }),
+    DeprecationLink: required(
+      `<${link}>; rel="deprecation": what replaces this version (with rel="sunset" and rel="successor-version" when the version policy names them)`,
+      {
+        examples: [`<${link}>; rel="deprecation"`],
+      },
+    ),
     Deprecation: required(
       deprecated
         ? `RFC 9745: this version is deprecated since ${deprecated.toUTCString()} (@<unix seconds>)`
@@ -1012,6 +1029,12 @@ function headerSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
       `RFC 8594: this version answers 410 after this HTTP-date`,
       sunset ? { const: sunset.toUTCString() } : {},
     ),
+    ApiSupportedVersions: required('The API versions this service serves', {
+      examples: [(o.versions?.supported ?? []).join(', ')],
+    }),
+    ApiDeprecatedVersions: text('The API versions that are deprecated (served until their sunset)', {
+      examples: [(o.versions?.deprecated ?? []).join(', ')],
+    }),
     RateLimit: text('draft-ietf-httpapi-ratelimit-headers: the quota left in the current window'),
     RateLimitPolicy: text('draft-ietf-httpapi-ratelimit-headers: the quota policy'),
     RetryAfterRequired: required('Seconds to wait before retrying', { pattern: '^[0-9]+$' }),
