@@ -197,8 +197,8 @@ describe('contract precision (issue #24)', () => {
         'parameters'
       ] as Json[]
     ).find((p) => p['name'] === 'sort')!['schema'] as Json;
-    const shape = new RegExp(String(sort['pattern']));
-    const repeated = new RegExp(String((sort['not'] as Json)['pattern']));
+    // One pattern says it all (a field named twice is refused by its lookahead), as JSON Schema reads it.
+    const pattern = new RegExp(String(sort['pattern']), 'u');
     for (const value of [
       '-name:asc',
       'name,name',
@@ -208,7 +208,7 @@ describe('contract precision (issue #24)', () => {
       'name_desc',
       'budget:asc,id',
     ]) {
-      const admitted = shape.test(value) && !repeated.test(value);
+      const admitted = pattern.test(value);
       const res = await call('GET', `/v2/projects?sort=${encodeURIComponent(value)}&limit=1`);
       expect({ value, admitted }).toEqual({ value, admitted: res.status === 200 });
     }

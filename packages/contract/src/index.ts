@@ -8,6 +8,14 @@
  */
 export { type CompiledResponse, type CompiledRoute, compileRoutes, RouteDefinitionError } from './compile.js';
 export {
+  defaultOperationId,
+  type JsonObject,
+  type OpenApiDocument,
+  type OpenApiOperation,
+  type OpenApiOptions,
+  toOpenApi,
+} from './openapi.js';
+export {
   type BodySpec,
   type HandlerInput,
   type IdempotencySpec,

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI parameters are generated from the collection the parser uses; these properties check
- * that the `sort` schema admits exactly what `parseQuery` accepts, drawing values from the schema's
- * own pattern and near-misses around it.
+ * that the `sort` schema's one `pattern` admits exactly what `parseQuery` accepts: every string the
+ * pattern (and the JSON Schema validator running it) accepts parses, every valid sort drawn from the
+ * collection's fields matches, and near-misses (repeated fields, bad signs and suffixes) agree.
  */
 import { isHttpError } from '@plumbline/errors';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -12,10 +13,16 @@ import { type Collection, defineCollection, parseQuery, toOpenApiParameters } fr
 
 const ajv = new Ajv2020({ strict: false });
 
-function sortSchemaOf(collection: Collection): { pattern: string; validate: (v: string) => boolean } {
+function sortSchemaOf(collection: Collection): {
+  schema: Record<string, unknown>;
+  matches: (v: string) => boolean;
+  validate: (v: string) => boolean;
+} {
   const schema = toOpenApiParameters(collection).find((p) => p.name === 'sort')!.schema;
   const validate = ajv.compile(schema);
-  return { pattern: schema['pattern'] as string, validate: (v) => validate(v) };
+  // JSON Schema regexes are ECMA-262 with Unicode semantics (Ajv compiles them with the `u` flag too).
+  const pattern = new RegExp(schema['pattern'] as string, 'u');
+  return { schema, matches: (v) => pattern.test(v), validate: (v) => validate(v) };
 }
 
 function parserAccepts(collection: Collection, sort: string): boolean {
@@ -40,6 +47,39 @@ const stems = defineCollection({
   maxSortKeys: 4,
 });
 
+// One sortable field, one key: `id,id` is refused by both the count and the repeat.
+const single = defineCollection({ fields: { id: { type: 'int', sort: true } }, maxSortKeys: 1 });
+
+/** Every shape a valid key of `field` may take. */
+const SHAPES = ['', '+', '-', ':asc', ':desc', '_asc', '_desc'] as const;
+const shaped = (field: string, shape: (typeof SHAPES)[number]) =>
+  shape === '' || shape === '+' || shape === '-' ? `${shape}${field}` : `${field}${shape}`;
+
+/** A valid sort: 1 to `maxSortKeys` distinct sortable fields, in any order, each in any shape. */
+function validSort(collection: Collection): fc.Arbitrary<string> {
+  return fc
+    .shuffledSubarray([...collection.sortable], { minLength: 1, maxLength: collection.maxSortKeys })
+    .chain((fields) =>
+      fc.tuple(...fields.map((field) => fc.constantFrom(...SHAPES).map((s) => shaped(field, s)))),
+    )
+    .map((keys) => keys.join(','));
+}
+
+/** A valid sort with one of its fields named again, in any shape, at any place. */
+function repeatedSort(collection: Collection): fc.Arbitrary<string> {
+  return validSort(collection).chain((sort) => {
+    const keys = sort.split(',');
+    return fc
+      .tuple(fc.nat(keys.length - 1), fc.constantFrom(...SHAPES), fc.nat(keys.length))
+      .map(([which, shape, at]) => {
+        const field = collection.sortable.find((f) => SHAPES.some((s) => shaped(f, s) === keys[which]))!;
+        const out = [...keys];
+        out.splice(at, 0, shaped(field, shape));
+        return out.join(',');
+      });
+  });
+}
+
 /** Keys around the valid ones: unknown and non-sortable names, every sign, suffix and separator. */
 function nearMiss(collection: Collection): fc.Arbitrary<string> {
   const name = fc.constantFrom(...collection.sortable, 'hidden', 'password_hash', 'nope', 'x', '');
@@ -51,33 +91,58 @@ function nearMiss(collection: Collection): fc.Arbitrary<string> {
     .chain((keys) => fc.constantFrom(keys.join(','), `${keys.join(',')},`, keys.join(';')));
 }
 
+/** Anything at all made of the characters a sort is written with, and a few others. */
+function anyText(collection: Collection): fc.Arbitrary<string> {
+  const pieces = [...collection.sortable, 'asc', 'desc', ',', ':', '_', '-', '+', 'a', ' '];
+  return fc.array(fc.constantFrom(...pieces), { maxLength: 12 }).map((parts) => parts.join(''));
+}
+
 describe.each([
   ['tasks', tasks],
   ['stems', stems],
+  ['single', single],
 ])('sort schema of %s = what the parser accepts', (_name, collection) => {
-  const { pattern, validate } = sortSchemaOf(collection);
+  const { schema, matches, validate } = sortSchemaOf(collection);
 
-  it('every value drawn from the schema pattern: schema and parser agree', () => {
+  it('is one pattern, with nothing else to apply', () => {
+    expect(Object.keys(schema).sort()).toEqual(['pattern', 'type']);
+  });
+
+  it('every generated valid sort matches the pattern (and parses)', () => {
     fc.assert(
-      fc.property(fc.stringMatching(new RegExp(pattern)), (sort) => {
-        expect(validate(sort), sort).toBe(parserAccepts(collection, sort));
+      fc.property(validSort(collection), (sort) => {
+        expect(matches(sort), sort).toBe(true);
+        expect(validate(sort), sort).toBe(true);
+        expect(parserAccepts(collection, sort), sort).toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
   });
 
-  it('near-misses: the schema rejects exactly what the parser rejects', () => {
+  it('a sort naming a field twice matches neither the pattern nor the parser', () => {
     fc.assert(
-      fc.property(nearMiss(collection), (sort) => {
-        expect(validate(sort), sort).toBe(parserAccepts(collection, sort));
+      fc.property(repeatedSort(collection), (sort) => {
+        expect(matches(sort), sort).toBe(false);
+        expect(parserAccepts(collection, sort), sort).toBe(false);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('every string the pattern accepts parses, and every string it refuses is refused', () => {
+    fc.assert(
+      fc.property(fc.oneof(nearMiss(collection), anyText(collection), repeatedSort(collection)), (sort) => {
+        const accepted = parserAccepts(collection, sort);
+        expect(matches(sort), sort).toBe(accepted);
+        expect(validate(sort), sort).toBe(accepted);
+      }),
+      { numRuns: 3000 },
     );
   });
 });
 
 describe('sort schema, by example', () => {
-  const { validate } = sortSchemaOf(tasks);
+  const { matches, validate } = sortSchemaOf(tasks);
   it.each([
     ['-created_at,name', true],
     ['+name', true],
@@ -86,6 +151,8 @@ describe('sort schema, by example', () => {
     ['-name:asc', false],
     ['name,name', false],
     ['name,-name', false],
+    ['name,id,name_desc', false],
+    ['-id,priority:asc,id', false],
     ['name_asc,name:desc', false],
     ['+name_desc', false],
     ['-name_asc', false],
@@ -94,6 +161,7 @@ describe('sort schema, by example', () => {
     ['password_hash', false],
   ])('%s → %s (and the parser agrees)', (sort, ok) => {
     expect(validate(sort)).toBe(ok);
+    expect(matches(sort)).toBe(ok);
     expect(parserAccepts(tasks, sort)).toBe(ok);
   });
 });

@@ -40,20 +40,24 @@ function schemaOf(field: CompiledField): Record<string, unknown> {
 }
 
 /**
- * The `sort` schema: exactly the values `parseQuery` accepts. `pattern` is the shape (one
- * to `maxSortKeys` keys, each a sortable field in one of the three shapes, never a sign together
- * with a direction suffix) and uses only the portable regex subset; `not.pattern` refuses a field
- * named twice (`name,-name`), which needs a backreference (ECMA-262, as JSON Schema specifies;
- * validators with a non-ECMA regex engine may skip it, and the parser answers 400 either way).
+ * The `sort` schema: exactly the values `parseQuery` accepts, in one `pattern` — one to
+ * `maxSortKeys` keys, each a sortable field in one of the three shapes (never a sign together with
+ * a direction suffix), and no field twice (`name,-name`). The "no field twice" part is a negative
+ * lookahead with a backreference: ECMA-262 regular expressions, the dialect JSON Schema's `pattern`
+ * is written in (draft 2020-12 section 6.4). A validator with another regex engine that cannot
+ * compile it answers nothing wrong: the parser's 400 stays the authority.
  */
 function sortSchema(collection: Collection): Record<string, unknown> {
-  const names = `(?:${collection.sortable.join('|')})`;
-  const key = `(?:[-+]?${names}|${names}[:_](?:asc|desc))`;
-  const repeated = `(?:^|,)[-+]?(${collection.sortable.join('|')})(?:[:_](?:asc|desc))?,(?:[^,]*,)*[-+]?\\1(?:[:_](?:asc|desc))?(?:,|$)`;
+  const fields = collection.sortable.join('|');
+  const names = `(?:${fields})`;
+  const direction = '(?:[:_](?:asc|desc))';
+  const key = `(?:[-+]?${names}|${names}${direction})`;
+  // From the start, skip whole keys (`[^,]*,`), find a key on some field, skip more keys, and find a
+  // key on the same field (`\1`) that ends at a comma or the end: then the value repeats a field.
+  const repeated = `(?:[^,]*,)*[-+]?(${fields})${direction}?,(?:[^,]*,)*[-+]?\\1${direction}?(?:,|$)`;
   return {
     type: 'string',
-    pattern: `^${key}(?:,${key}){0,${collection.maxSortKeys - 1}}$`,
-    not: { pattern: repeated },
+    pattern: `^(?!${repeated})${key}(?:,${key}){0,${collection.maxSortKeys - 1}}$`,
   };
 }
 
