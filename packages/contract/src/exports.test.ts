@@ -6,10 +6,12 @@ describe('public exports', () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'RouteDefinitionError',
       'compileRoutes',
+      'defaultOperationId',
       'isStandardSchema',
       'jsonSchemaOf',
       'respond',
       'route',
+      'toOpenApi',
       'validateParams',
       'validateRequest',
     ]);

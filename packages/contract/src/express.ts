@@ -111,7 +111,11 @@ const step =
   };
 
 function send(res: Response, response: ContractResponse): void {
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(response.headers)) {
+    // Link is a list: the page's relations join what is there (a version's deprecation link).
+    const prior = name === 'Link' ? res.getHeader('Link') : undefined;
+    res.setHeader(name, prior === undefined ? value : `${String(prior)}, ${value}`);
+  }
   if (response.body === undefined) {
     res.status(response.status).end();
     return;

@@ -114,7 +114,11 @@ const exact =
   };
 
 function send(reply: FastifyReply, response: ContractResponse): FastifyReply {
-  reply.headers(response.headers);
+  for (const [name, value] of Object.entries(response.headers)) {
+    // Link is a list: the page's relations join what is there (a version's deprecation link).
+    const prior = name === 'Link' ? reply.getHeader('link') : undefined;
+    reply.header(name, prior === undefined ? value : `${String(prior)}, ${value}`);
+  }
   if (response.body === undefined) return reply.code(response.status).send();
   return reply.represent(response.body, response.status);
 }
