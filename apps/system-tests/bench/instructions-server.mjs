@@ -15,6 +15,10 @@ import { createJwtVerifier } from '@plumbline/auth';
 import * as authExpress from '@plumbline/auth/express';
 import * as authFastify from '@plumbline/auth/fastify';
 import * as authHono from '@plumbline/auth/hono';
+import { route } from '@plumbline/contract';
+import * as contractExpress from '@plumbline/contract/express';
+import * as contractFastify from '@plumbline/contract/fastify';
+import * as contractHono from '@plumbline/contract/hono';
 import { HttpError, jsonPointer } from '@plumbline/errors';
 import * as errorsExpress from '@plumbline/errors/express';
 import * as errorsFastify from '@plumbline/errors/fastify';
@@ -34,10 +38,6 @@ import { createVersionPolicy } from '@plumbline/versioning';
 import * as verExpress from '@plumbline/versioning/express';
 import * as verFastify from '@plumbline/versioning/fastify';
 import * as verHono from '@plumbline/versioning/hono';
-import { route } from '@plumbline/contract';
-import * as contractExpress from '@plumbline/contract/express';
-import * as contractFastify from '@plumbline/contract/fastify';
-import * as contractHono from '@plumbline/contract/hono';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -85,7 +85,12 @@ const ITEMS = Array.from({ length: 40 }, (_, i) => ({
   status: ['active', 'archived', 'paused'][i % 3],
   priority: (i * 7) % 10,
 }));
-const Item = z.object({ id: z.number().int(), name: z.string(), status: z.string(), priority: z.number().int() });
+const Item = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  status: z.string(),
+  priority: z.number().int(),
+});
 const ItemInput = z.strictObject({ sku: z.string().min(1).max(40), qty: z.number().int().min(1) });
 const Created = z.object({ id: z.number().int(), sku: z.string(), qty: z.number().int() });
 const contractRoutes = () => [
@@ -114,7 +119,11 @@ const parseBody = (body) => {
   const result = ItemInput.safeParse(body);
   if (result.success) return result.data;
   throw new HttpError('validation_failed', {
-    errors: result.error.issues.map((issue) => ({ pointer: jsonPointer(issue.path), code: 'invalid_value', detail: issue.message })),
+    errors: result.error.issues.map((issue) => ({
+      pointer: jsonPointer(issue.path),
+      code: 'invalid_value',
+      detail: issue.message,
+    })),
   });
 };
 
@@ -158,10 +167,15 @@ const expressApps = {
   'contract-hand': () =>
     express()
       .use(negExpress.negotiate(NEGOTIATION), authExpress.authenticate({ jwt: verifier() }))
-      .get('/v2/items', authExpress.requireScopes('read:projects'), queryExpress.collectionQuery(collection), (req, res) => {
-        const query = queryExpress.getCollectionQuery(req, collection);
-        queryExpress.sendPage(res, buildPage(query, applyToArray(query, ITEMS), { baseUrl: req.path }));
-      })
+      .get(
+        '/v2/items',
+        authExpress.requireScopes('read:projects'),
+        queryExpress.collectionQuery(collection),
+        (req, res) => {
+          const query = queryExpress.getCollectionQuery(req, collection);
+          queryExpress.sendPage(res, buildPage(query, applyToArray(query, ITEMS), { baseUrl: req.path }));
+        },
+      )
       .use(errorsExpress.errorHandler()),
   contract: () =>
     contractExpress
@@ -273,7 +287,10 @@ const fastifyApps = {
       { ...query, onRequest: [authFastify.requireScopes('read:projects'), query.onRequest] },
       async (request, reply) => {
         const parsed = queryFastify.getCollectionQuery(request, collection);
-        return queryFastify.sendPage(reply, buildPage(parsed, applyToArray(parsed, ITEMS), { baseUrl: '/v2/items' }));
+        return queryFastify.sendPage(
+          reply,
+          buildPage(parsed, applyToArray(parsed, ITEMS), { baseUrl: '/v2/items' }),
+        );
       },
     );
   },
@@ -360,7 +377,8 @@ const honoApps = {
         return queryHono.sendPage(c, buildPage(query, applyToArray(query, ITEMS), { baseUrl: '/v2/items' }));
       },
     ),
-  contract: () => contractHono.mount(honoFront(), contractRoutes().slice(0, 1), { responseValidation: false }),
+  contract: () =>
+    contractHono.mount(honoFront(), contractRoutes().slice(0, 1), { responseValidation: false }),
   'contract-validated': () =>
     contractHono.mount(honoFront(), contractRoutes().slice(0, 1), { responseValidation: true }),
   'contract-post-hand': () => {

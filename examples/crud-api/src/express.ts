@@ -39,5 +39,7 @@ export function createApp(options: Settings = settings()): express.Express {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(process.env['PORT'] ?? 3000);
-  createApp().listen(port, '127.0.0.1', () => process.stdout.write(`crud-api (express) on http://127.0.0.1:${port}\n`));
+  createApp().listen(port, '127.0.0.1', () =>
+    process.stdout.write(`crud-api (express) on http://127.0.0.1:${port}\n`),
+  );
 }

@@ -20,7 +20,9 @@ export async function createApp(options: Settings = settings()): Promise<Fastify
   await app.register(negotiation, options.negotiation);
   app.addHook('onRequest', authenticate(options.auth));
   for (const version of ['1', '2'] as const) {
-    await app.register(async (api) => mount(api, apiRoutes(version, store), options.contract), { prefix: `/v${version}` });
+    await app.register(async (api) => mount(api, apiRoutes(version, store), options.contract), {
+      prefix: `/v${version}`,
+    });
   }
   app.get<{ Params: { file: string } }>('/openapi/:file', async (request, reply) => {
     const document = options.documents[request.params.file];

@@ -18,7 +18,12 @@ export function createApp(options: Settings = settings()): Hono {
   const store = new Store();
   const problems = problemDetails();
   const app = new Hono({ strict: true });
-  app.use(problems.middleware, versioning(options.policy), negotiate(options.negotiation), authenticate(options.auth));
+  app.use(
+    problems.middleware,
+    versioning(options.policy),
+    negotiate(options.negotiation),
+    authenticate(options.auth),
+  );
   app.onError(problems.onError);
   app.notFound(problems.notFound);
   for (const version of ['1', '2'] as const) {

@@ -22,13 +22,26 @@ export interface Settings {
 const DEPRECATED = new Date('2026-06-01T00:00:00Z');
 const SUNSET = new Date('2027-06-01T00:00:00Z');
 
-export function settings(keys = { read: process.env['READ_KEY'] ?? generateApiKey(), write: process.env['WRITE_KEY'] ?? generateApiKey() }): Settings {
+export function settings(
+  keys = {
+    read: process.env['READ_KEY'] ?? generateApiKey(),
+    write: process.env['WRITE_KEY'] ?? generateApiKey(),
+  },
+): Settings {
   const apiKeys = new MemoryApiKeyStore();
   apiKeys.add(keys.read, { clientId: 'reader', access: 'read' });
   apiKeys.add(keys.write, { clientId: 'writer', access: 'read-write' });
   const policy = createVersionPolicy({
     strategy: 'path',
-    versions: [{ version: '1', deprecatedAt: DEPRECATED.toISOString(), sunsetAt: SUNSET.toISOString(), successor: '2' }, '2'],
+    versions: [
+      {
+        version: '1',
+        deprecatedAt: DEPRECATED.toISOString(),
+        sunsetAt: SUNSET.toISOString(),
+        successor: '2',
+      },
+      '2',
+    ],
   });
   const document = (version: Version) =>
     toOpenApi(apiRoutes(version, new Store()), {
@@ -36,7 +49,9 @@ export function settings(keys = { read: process.env['READ_KEY'] ?? generateApiKe
       pathPrefix: `/v${version}`,
       versions: { supported: ['1', '2'], deprecated: ['1'] },
       security: { apiKey: true },
-      ...(version === '1' ? { deprecation: { deprecation: DEPRECATED, sunset: SUNSET } } : {}),
+      ...(version === '1'
+        ? { deprecation: { deprecation: DEPRECATED, sunset: SUNSET, successor: '2' } }
+        : {}),
     });
   return {
     policy,

@@ -125,7 +125,8 @@ function jsonBody(types: readonly string[], limit: number): MiddlewareHandler[] 
 
 async function send(c: Context, response: ContractResponse): Promise<Response> {
   // Link is a list: the page's relations join what is there (a version's deprecation link).
-  for (const [name, value] of Object.entries(response.headers)) c.header(name, value, { append: name === 'Link' });
+  for (const [name, value] of Object.entries(response.headers))
+    c.header(name, value, { append: name === 'Link' });
   if (response.body === undefined) return c.body(null, response.status as 204);
   const res = represent(c, response.body, response.status);
   // Hono answers HEAD with the GET route's response without its body, and without its length:

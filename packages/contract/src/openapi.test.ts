@@ -532,7 +532,7 @@ describe('toOpenApi: the operations of the fixture API', () => {
     expect(headers['Deprecation']!['schema']).toEqual({ type: 'string', const: '@1767225600' });
     expect(headers['Sunset']!['schema']).toEqual({ type: 'string', const: 'Fri, 01 Jan 2027 00:00:00 GMT' });
     expect(headers['DeprecationLink']!['description']).toBe(
-      '<https://example.com/docs/v2>; rel="deprecation": what replaces this version (with rel="sunset" and rel="successor-version" when the version policy names them)',
+      '<https://example.com/docs/v2>; rel="deprecation": what replaces this version (with rel="sunset" when the version policy names it)',
     );
     // On a page, one Link header carries both the page links and the deprecation link.
     const page = operationOf(deprecatedDocument, 'GET', '/v1/projects').responses['200']![

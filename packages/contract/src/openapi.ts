@@ -55,7 +55,13 @@ export interface OpenApiOptions {
    * response carries `Deprecation` (RFC 9745), with a date `Sunset` (RFC 8594) and 410
    * `api_version_sunset` after it, and `link` as `Link: <…>; rel="deprecation"`.
    */
-  readonly deprecation?: { readonly deprecation?: Date; readonly sunset?: Date; readonly link?: string };
+  readonly deprecation?: {
+    readonly deprecation?: Date;
+    readonly sunset?: Date;
+    readonly link?: string;
+    /** The version that replaces this one (`@plumbline/versioning`'s `successor`): `Link: <…>; rel="successor-version"`. */
+    readonly successor?: string;
+  };
   /**
    * `@plumbline/versioning` runs in front of the routes: every response carries
    * `API-Supported-Versions` (and `API-Deprecated-Versions` while one is deprecated).
@@ -247,7 +253,7 @@ function resolveOptions(options: OpenApiOptions): Resolved {
   const mediaTypes = options.mediaTypes ?? DEFAULT_TYPES;
   if (mediaTypes.length === 0) problems.push('mediaTypes must not be empty');
   for (const [name, date] of Object.entries(options.deprecation ?? {})) {
-    if (name !== 'link' && !(date instanceof Date && Number.isFinite(date.getTime())))
+    if (name !== 'link' && name !== 'successor' && !(date instanceof Date && Number.isFinite(date.getTime())))
       problems.push(`deprecation.${name} must be a valid Date`);
   }
   if (options.versions !== undefined && options.versions.supported.length === 0)
@@ -645,7 +651,10 @@ class DocumentBuilder {
     if (o.deprecation) {
       out['Deprecation'] = this.header('Deprecation');
       if (o.deprecation.sunset) out['Sunset'] = this.header('Sunset');
-      if (o.deprecation.link !== undefined && options.link !== false)
+      if (
+        (o.deprecation.link !== undefined || o.deprecation.successor !== undefined) &&
+        options.link !== false
+      )
         out['Link'] = this.header('DeprecationLink');
     }
     return out;
@@ -744,7 +753,9 @@ class DocumentBuilder {
       if (route.collection !== undefined && status === 200 && declared.body !== undefined) {
         body = this.page(declared.body, route.collection, resource, where);
         headers['Link'] = this.header(
-          o.deprecation?.link !== undefined ? 'PageAndDeprecationLink' : 'PageLink',
+          o.deprecation?.link !== undefined || o.deprecation?.successor !== undefined
+            ? 'PageAndDeprecationLink'
+            : 'PageLink',
         );
       } else if (declared.body !== undefined) body = this.component(declared.body, 'output', resource, where);
       if (status === 201) headers['Location'] = this.header('Location');
@@ -978,6 +989,11 @@ function headerSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
   const sunset = o.deprecation?.sunset;
   const deprecated = o.deprecation?.deprecation;
   const link = o.deprecation?.link;
+  const successor = o.deprecation?.successor;
+  const relations = [
+    ...(link !== undefined ? [`<${link}>; rel="deprecation"`] : []),
+    ...(successor !== undefined ? [`rel="successor-version" (version ${successor})`] : []),
+  ].join(' and ');
   return {
     XRequestId: text(
       'The request id (also `request_id` in problems): the client’s own X-Request-Id when it is a valid one, else a new one',
@@ -1011,13 +1027,11 @@ function headerSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
       'RFC 8288 links to the pages: rel="self", "first", and "prev", "next", "last" when there are such pages',
     ),
     PageAndDeprecationLink: required(
-      `RFC 8288 links to the pages (rel="self", "first", "prev", "next", "last") and <${link}>; rel="deprecation" (with rel="sunset" and rel="successor-version" when the version policy names them)`,
+      `RFC 8288 links to the pages (rel="self", "first", "prev", "next", "last") and ${relations} (with rel="sunset" when the version policy names it)`,
     ),
     DeprecationLink: required(
-      `<${link}>; rel="deprecation": what replaces this version (with rel="sunset" and rel="successor-version" when the version policy names them)`,
-      {
-        examples: [`<${link}>; rel="deprecation"`],
-      },
+      `${relations}: what replaces this version (with rel="sunset" when the version policy names it)`,
+      link !== undefined ? { examples: [`<${link}>; rel="deprecation"`] } : {},
     ),
     Deprecation: required(
       deprecated

@@ -448,7 +448,9 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
     return {
       response: { status: r.status, headers, body: page.body },
       // The handler's rows are checked, before `fields=` drops members from the page.
-      check: item ? r.rows.slice(0, page.body.data.length).map((row, i) => [item, row, ['data', i]] as const) : [],
+      check: item
+        ? r.rows.slice(0, page.body.data.length).map((row, i) => [item, row, ['data', i]] as const)
+        : [],
     };
   }
   if (r.status === 201) {
