@@ -125,20 +125,44 @@ function send(reply: FastifyReply, response: ContractResponse): FastifyReply {
 
 function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOptions): RouteOptions {
   const { route } = compiled;
-  const onRequest: onRequestHookHandler[] = [exact(compiled.colonPath)];
-  if (route.scopes && route.scopes.length > 0) onRequest.push(requireScopes(...route.scopes));
-  onRequest.push(async (request) => {
-    const state = stateOf(request);
-    state.params = await validateParams(compiled, state.raw ?? {});
-  });
-  if (compiled.body) {
-    onRequest.push(async (request) => checkContentTypeLines(request.raw.rawHeaders));
-    onRequest.push(requireContentType(...compiled.body.mediaTypes));
-    onRequest.push(async (request) => checkContentCoding(request.headers['content-encoding']));
-  }
-  const preValidation: preValidationHookHandler = async (request) => {
-    stateOf(request).valid = await validateRequest(compiled, contractRequest(request), options);
+  const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
+  const contentType = compiled.body ? requireContentType(...compiled.body.mediaTypes) : undefined;
+  const validate = (request: FastifyRequest) => {
+    const valid = validateRequest(compiled, contractRequest(request), options);
+    if (valid instanceof Promise) return valid.then((v) => void (stateOf(request).valid = v));
+    stateOf(request).valid = valid;
+    return undefined;
   };
+  // One hook for the steps before the body is read, in their order; a promise is awaited only
+  // where a step returns one (each await is a turn of the microtask queue on every request).
+  const onRequest: onRequestHookHandler = async function contractRequestHook(request, reply) {
+    const state = stateOf(request);
+    // Anything but this exact path (a trailing slash, an empty parameter) is 404, as on every framework.
+    const raw = exactParams(compiled.colonPath, pathOf(request.url));
+    if (raw === undefined) throw new HttpError('not_found');
+    state.raw = raw;
+    if (scopes) await scopes.call(this, request, reply);
+    const params = validateParams(compiled, raw);
+    state.params = params instanceof Promise ? await params : params;
+    if (contentType) {
+      checkContentTypeLines(request.raw.rawHeaders);
+      // requireContentType answers through its callback at once: no promise needed.
+      let refused: Error | undefined;
+      contentType.call(this, request, reply, (error?: Error) => {
+        refused = error;
+      });
+      if (refused) throw refused;
+      checkContentCoding(request.headers['content-encoding']);
+    } else {
+      // No body to wait for: the schemas of the query and headers run now.
+      await validate(request);
+    }
+  };
+  const preValidation: preValidationHookHandler | undefined = compiled.body
+    ? async (request) => {
+        await validate(request);
+      }
+    : undefined;
   const preHandler: preHandlerHookHandler[] = [];
   const preconditions = route.preconditions;
   if (preconditions) {
@@ -167,8 +191,8 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
     ...(compiled.method === 'GET' ? { exposeHeadRoute: true } : {}),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     onRequest,
-    preValidation,
-    preHandler,
+    ...(preValidation ? { preValidation } : {}),
+    ...(preHandler.length > 0 ? { preHandler } : {}),
     handler: async (request, reply) => {
       const state = stateOf(request);
       const input = handlerInput(contractRequest(request), state.params, state.valid!, {

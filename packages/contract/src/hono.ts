@@ -96,31 +96,44 @@ const step =
     await next();
   };
 
+const proceed = async () => {};
+
 async function discard(body: ReadableStream<Uint8Array> | null): Promise<void> {
   const reader = body?.getReader();
   if (reader === undefined) return;
   while (!(await reader.read()).done);
 }
 
-/** A JSON body as express.json reads it: one Content-Type line of the route's types, UTF-8, no coding, at most `limit` bytes. */
-function jsonBody(types: readonly string[], limit: number): MiddlewareHandler[] {
-  return [
-    step((c) => checkContentTypeLines(rawHeaders(c))),
-    requireContentType(...types),
-    step((c) => checkContentCoding(c.req.header('content-encoding'))),
-    bodyLimit({
-      maxSize: limit,
-      // The rest of the body is read and dropped first, as body-parser does: answering while the
-      // client still sends makes Node close the connection, and a client reusing it gets a reset.
-      onError: async (c) => {
-        await discard(c.req.raw.body);
-        throw new HttpError('payload_too_large', { params: { limit } });
-      },
-    }),
-    step(async (c) => {
-      stateOf(c).body = parseJsonBody(await c.req.text());
-    }),
-  ];
+/**
+ * Reads a JSON body as express.json does: one Content-Type line of the route's types, UTF-8, no
+ * coding, at most `limit` bytes. A declared length is checked before reading; a chunked body is
+ * counted by Hono's `bodyLimit` as it arrives.
+ */
+function jsonBody(types: readonly string[], limit: number): (c: Context) => Promise<unknown> {
+  const contentType = requireContentType(...types);
+  const tooLarge = async (c: Context) => {
+    // The rest of the body is read and dropped first, as body-parser does: answering while the
+    // client still sends makes Node close the connection, and a client reusing it gets a reset.
+    await discard(c.req.raw.body);
+    throw new HttpError('payload_too_large', { params: { limit } });
+  };
+  const counted = bodyLimit({ maxSize: limit, onError: tooLarge });
+  return async (c) => {
+    checkContentTypeLines(rawHeaders(c));
+    await contentType(c, proceed);
+    checkContentCoding(c.req.header('content-encoding'));
+    const length = c.req.header('content-length');
+    let text = '';
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number(length) > limit) return tooLarge(c);
+      text = await c.req.text();
+    } else {
+      await counted(c, async () => {
+        text = await c.req.text();
+      });
+    }
+    return parseJsonBody(text);
+  };
 }
 
 async function send(c: Context, response: ContractResponse): Promise<Response> {
@@ -138,28 +151,26 @@ async function send(c: Context, response: ContractResponse): Promise<Response> {
 
 function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHandler[] {
   const { route } = compiled;
+  const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
+  const body = compiled.body ? jsonBody(compiled.body.mediaTypes, options.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined;
+  // One middleware for the steps before idempotency, in their order; a promise is awaited only
+  // where a step returns one (each await is a turn of the microtask queue on every request).
   const chain: MiddlewareHandler[] = [
-    // Anything but this exact path (a trailing slash on a lenient app) is 404, as on every framework.
-    step((c) => {
+    async (c, next) => {
+      const state = stateOf(c);
+      // Anything but this exact path (a trailing slash on a lenient app) is 404, as on every framework.
       const raw = exactParams(compiled.colonPath, requestPath(c));
       if (raw === undefined) throw new HttpError('not_found');
-      stateOf(c).raw = raw;
-    }),
+      state.raw = raw;
+      if (scopes) await scopes(c, proceed);
+      const params = validateParams(compiled, raw);
+      state.params = params instanceof Promise ? await params : params;
+      if (body) state.body = await body(c);
+      const valid = validateRequest(compiled, contractRequest(c), options);
+      state.valid = valid instanceof Promise ? await valid : valid;
+      await next();
+    },
   ];
-  if (route.scopes && route.scopes.length > 0) chain.push(requireScopes(...route.scopes));
-  chain.push(
-    step(async (c) => {
-      const state = stateOf(c);
-      state.params = await validateParams(compiled, state.raw ?? {});
-    }),
-  );
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  if (compiled.body) chain.push(...jsonBody(compiled.body.mediaTypes, limit));
-  chain.push(
-    step(async (c) => {
-      stateOf(c).valid = await validateRequest(compiled, contractRequest(c), options);
-    }),
-  );
   const plan = mountPlan(compiled, options);
   if (plan.idempotency) {
     chain.push(

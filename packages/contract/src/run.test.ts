@@ -52,7 +52,7 @@ async function problem(run: () => unknown) {
     await run();
   } catch (error) {
     const http = error as HttpError;
-    return { status: http.status, ...toProblem(http, { instance: '/things/7', language: 'de' }) };
+    return { ...toProblem(http, { instance: '/things/7', language: 'de' }), status: http.status };
   }
   throw new Error('expected a problem');
 }
