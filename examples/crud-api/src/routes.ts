@@ -17,13 +17,14 @@ interface StoredProject {
   budget: { amount: number; currency: string } | null;
   updated_at: string;
 }
-interface StoredTask {
+// A type, not an interface: rows are records to the query-parser (an interface has no index signature).
+type StoredTask = {
   id: string;
   project_id: string;
   title: string;
   done: boolean;
   updated_at: string;
-}
+};
 
 export class Store {
   readonly projects = new Map<string, StoredProject>();

@@ -129,7 +129,10 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
   const contentType = compiled.body ? requireContentType(...compiled.body.mediaTypes) : undefined;
   const validate = (request: FastifyRequest) => {
     const valid = validateRequest(compiled, contractRequest(request), options);
-    if (valid instanceof Promise) return valid.then((v) => void (stateOf(request).valid = v));
+    if (valid instanceof Promise)
+      return valid.then((v) => {
+        stateOf(request).valid = v;
+      });
     stateOf(request).valid = valid;
     return undefined;
   };

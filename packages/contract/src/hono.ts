@@ -152,7 +152,9 @@ async function send(c: Context, response: ContractResponse): Promise<Response> {
 function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHandler[] {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
-  const body = compiled.body ? jsonBody(compiled.body.mediaTypes, options.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined;
+  const body = compiled.body
+    ? jsonBody(compiled.body.mediaTypes, options.bodyLimit ?? DEFAULT_BODY_LIMIT)
+    : undefined;
   // One middleware for the steps before idempotency, in their order; a promise is awaited only
   // where a step returns one (each await is a turn of the microtask queue on every request).
   const chain: MiddlewareHandler[] = [

@@ -399,7 +399,7 @@ function defaultMismatch(mismatch: ResponseMismatch): void {
  * shouldValidate(0.1); // true for about one reply in ten
  * ```
  */
-export function shouldValidate(setting: ContractOptions['responseValidation']): boolean {
+function shouldValidate(setting: ContractOptions['responseValidation']): boolean {
   const value = setting ?? process.env['NODE_ENV'] !== 'production';
   if (typeof value === 'boolean') return value;
   return value >= 1 || (value > 0 && Math.random() < value);

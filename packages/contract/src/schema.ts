@@ -6,7 +6,7 @@
 import { jsonPointer } from '@plumbline/errors';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 
-export type { StandardJSONSchemaV1, StandardSchemaV1 };
+export type { StandardJSONSchemaV1 };
 
 /**
  * Any Standard Schema value (zod 4, valibot, arktype, effect/schema, ...).

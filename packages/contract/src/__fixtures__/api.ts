@@ -8,7 +8,7 @@ import { applyToArray, defineCollection } from '@plumbline/query-parser';
 import { z } from 'zod';
 import { type Route, route } from '../index.js';
 
-export const Project = z.object({
+const Project = z.object({
   id: z.number().int(),
   name: z.string().min(1).max(100),
   budget: z.number().min(0).nullable(),
@@ -22,7 +22,7 @@ const ProjectPatch = z.strictObject({
   name: z.string().trim().min(1).max(100).optional(),
   budget: z.number().min(0).nullable().optional(),
 });
-export const Task = z.object({
+const Task = z.object({
   id: z.number().int(),
   project_id: z.number().int(),
   title: z.string(),

@@ -29,7 +29,7 @@ import { apiRoutes, createStore, type Store } from './api.js';
 export const READ_KEY = generateApiKey();
 export const WRITE_KEY = generateApiKey();
 
-export function keyStore(): MemoryApiKeyStore {
+function keyStore(): MemoryApiKeyStore {
   const keys = new MemoryApiKeyStore();
   keys.add(READ_KEY, { clientId: 'reader', access: 'read' });
   keys.add(WRITE_KEY, { clientId: 'writer', access: 'read-write' });
@@ -71,7 +71,7 @@ export function expressApp(express: ExpressFactory, f: Fixture): Express {
 
 const requestIds = createRequestIdSource();
 
-export async function fastifyApp(f: Fixture) {
+async function fastifyApp(f: Fixture) {
   const app = Fastify({
     // Fastify's router refuses an id over 100 characters (414) and a bad percent-encoding (400) itself,
     // before any plugin: ids of any length reach the routes, and both errors reach the problem handler.
@@ -97,7 +97,7 @@ export async function fastifyApp(f: Fixture) {
   return app;
 }
 
-export function honoApp(f: Fixture) {
+function honoApp(f: Fixture) {
   const app = new Hono();
   const problems = problemDetails({ onError: () => {} });
   app.use(problems.middleware);
