@@ -70,6 +70,42 @@ export const CORE_USES: Readonly<Record<string, string>> = {
     assert.equal(second.action, 'replay');
     assert.equal(second.response.status, 201);
   `,
+  contract: `
+    // Any Standard Schema works: this one is hand-written (no validator library in this project).
+    const nameSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'hand-written',
+        validate: (v) =>
+          typeof v === 'object' && v !== null && typeof v.name === 'string' && v.name.length > 0
+            ? { value: { name: v.name } }
+            : { issues: [{ message: 'name must be a non-empty string', path: ['name'] }] },
+        jsonSchema: {
+          input: () => ({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }),
+          output: () => ({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }),
+        },
+      },
+    };
+    const { compileRoutes, route, toOpenApi, validateRequest } = await load('@plumbline/contract');
+    const create = route({
+      method: 'POST', path: '/projects', body: nameSchema, responses: { 201: nameSchema },
+      handler: ({ body }) => ({ status: 201, body, location: '/projects/1' }),
+    });
+    const [compiled] = compileRoutes([create]);
+    const request = { method: 'POST', path: '/projects', params: {}, rawQuery: '', header: () => undefined, headers: () => ({}), principal: undefined };
+    assert.throws(
+      () => validateRequest(compiled, { ...request, body: { name: '' } }, {}),
+      (e) => e.status === 400 && e.code === 'validation_failed' && e.errors[0].pointer === '#/name',
+    );
+    assert.deepEqual(validateRequest(compiled, { ...request, body: { name: 'Apollo' } }, {}).body, { name: 'Apollo' });
+    const document = toOpenApi([create], { info: { title: 'Projects', version: '1' } });
+    assert.equal(document.openapi, '3.1.0');
+    assert.ok(document.paths['/projects'].post.responses['201'].headers.Location);
+    assert.throws(
+      () => compileRoutes([route({ method: 'GET', path: '/projects/{id}', responses: { 200: nameSchema }, handler: () => ({ status: 200 }) })]),
+      (e) => e.name === 'RouteDefinitionError' && e.problems.length === 1,
+    );
+  `,
   conformance: `
     const { lint } = await load('@plumbline/conformance');
     const { createRuleset } = await load('@plumbline/conformance/ruleset');
@@ -88,6 +124,40 @@ export const CORE_USES: Readonly<Record<string, string>> = {
  * `{ status, headers, text, json }`. The same body runs on Express 4 and Express 5.
  */
 export const EXPRESS_APPS: Readonly<Record<string, string>> = {
+  contract: `
+    const nameSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'hand-written',
+        validate: (v) =>
+          typeof v === 'object' && v !== null && typeof v.name === 'string' && v.name.length > 0
+            ? { value: { name: v.name } }
+            : { issues: [{ message: 'name must be a non-empty string', path: ['name'] }] },
+        jsonSchema: {
+          input: () => ({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }),
+          output: () => ({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }),
+        },
+      },
+    };
+    const { route } = await load('@plumbline/contract');
+    const { mount } = await load('@plumbline/contract/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    const { negotiate } = await load('@plumbline/negotiation/express');
+    const app = express();
+    app.use(negotiate());
+    mount(app, [route({
+      method: 'POST', path: '/projects', body: nameSchema, responses: { 201: nameSchema },
+      handler: ({ body }) => ({ status: 201, body, location: '/projects/1' }),
+    })]);
+    app.use(errorHandler({ onError: () => {} }));
+    const headers = { 'content-type': 'application/json' };
+    const invalid = await request(app, { method: 'POST', path: '/projects', headers, body: '{"name":""}' });
+    assert.deepEqual([invalid.status, invalid.json.error_code, invalid.json.errors[0].pointer], [400, 'validation_failed', '#/name']);
+    const created = await request(app, { method: 'POST', path: '/projects', headers, body: '{"name":"Apollo"}' });
+    assert.deepEqual([created.status, created.headers.location, created.json], [201, '/projects/1', { name: 'Apollo' }]);
+    const other = await request(app, { method: 'DELETE', path: '/projects' });
+    assert.deepEqual([other.status, other.headers.allow], [405, 'POST, OPTIONS']);
+  `,
   errors: `
     const { HttpError } = await load('@plumbline/errors');
     const { errorHandler, notFoundHandler, requestId } = await load('@plumbline/errors/express');
@@ -323,6 +393,48 @@ async function serve(app: Hono, check: (address: AddressInfo | string | null) =>
  * query, a negotiated XML body, a version error, a replay).
  */
 export const FRAMEWORK_APPS: Readonly<Record<string, FrameworkApp>> = {
+  contract: {
+    imports: "import { route } from '@plumbline/contract';",
+    setup: `
+    const nameSchema = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'hand-written',
+        validate: (v: any) =>
+          typeof v === 'object' && v !== null && typeof v.name === 'string' && v.name.length > 0
+            ? { value: { name: v.name } }
+            : { issues: [{ message: 'name must be a non-empty string', path: ['name'] }] },
+        jsonSchema: {
+          input: () => ({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }),
+          output: () => ({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] }),
+        },
+      },
+    };
+    const createProject = route({
+      method: 'POST', path: '/projects', body: nameSchema, responses: { 201: nameSchema },
+      handler: ({ body }) => ({ status: 201 as const, body, location: '/projects/1' }),
+    });`,
+    fastify: {
+      imports: `import { mount } from '@plumbline/contract/fastify';
+import { negotiation } from '@plumbline/negotiation/fastify';`,
+      build: `
+    await app.register(negotiation);
+    await mount(app, [createProject]);`,
+    },
+    hono: {
+      imports: `import { mount } from '@plumbline/contract/hono';
+import { negotiate } from '@plumbline/negotiation/hono';`,
+      build: `
+    app.use(negotiate());
+    mount(app, [createProject]);`,
+    },
+    checks: `
+      const headers = { 'content-type': 'application/json' };
+      const invalid = await call(address, { method: 'POST', path: '/projects', headers, body: '{"name":""}' });
+      assert.deepEqual([invalid.status, invalid.json.error_code, invalid.json.errors[0].pointer], [400, 'validation_failed', '#/name']);
+      const created = await call(address, { method: 'POST', path: '/projects', headers, body: '{"name":"Apollo"}' });
+      assert.deepEqual([created.status, created.headers['location'], created.json], [201, '/projects/1', { name: 'Apollo' }]);`,
+  },
   errors: {
     imports: '',
     setup: '',
