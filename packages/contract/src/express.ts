@@ -58,6 +58,8 @@ interface State {
   /** Whether express.json read a body with something in it. */
   hasBody?: boolean;
   valid?: Omit<ValidInput, 'params'>;
+  /** The request as the core read it for validation, reused by the handler step. */
+  request?: ContractRequest;
   current?: unknown;
 }
 const STATE = new WeakMap<Request, State>();
@@ -93,6 +95,13 @@ function contractRequest(req: Request): ContractRequest {
     body: state.hasBody === true ? req.body : undefined,
     principal: getPrincipal(req),
   };
+}
+
+/** The request for validation, kept for the handler step (one object per request). */
+function readRequest(req: Request): ContractRequest {
+  const read = contractRequest(req);
+  stateOf(req).request = read;
+  return read;
 }
 
 // A rejected promise reaches next(err) on Express 4 too.
@@ -169,7 +178,7 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
   }
   chain.push(
     step(async (req) => {
-      stateOf(req).valid = await validateRequest(compiled, contractRequest(req), options);
+      stateOf(req).valid = await validateRequest(compiled, readRequest(req), options);
     }),
   );
   const plan = mountPlan(compiled, options);
@@ -205,7 +214,7 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
   chain.push(async (req, res, next) => {
     try {
       const state = stateOf(req);
-      const input = handlerInput(contractRequest(req), state.params, state.valid!, {
+      const input = handlerInput(state.request ?? contractRequest(req), state.params, state.valid!, {
         current: state.current,
         conditional: getPreconditions(req)?.conditional === true,
         transaction: getTransaction(req),

@@ -68,6 +68,8 @@ interface State {
   raw?: Record<string, string>;
   params?: unknown;
   valid?: Omit<ValidInput, 'params'>;
+  /** The request as the core read it for validation, reused by the handler step. */
+  request?: ContractRequest;
   current?: unknown;
 }
 const STATE = new WeakMap<FastifyRequest, State>();
@@ -103,6 +105,13 @@ function contractRequest(request: FastifyRequest): ContractRequest {
   };
 }
 
+/** The request for validation, kept for the handler step (one object per request). */
+function readRequest(request: FastifyRequest): ContractRequest {
+  const read = contractRequest(request);
+  stateOf(request).request = read;
+  return read;
+}
+
 /** Anything but this exact path (a trailing slash, an empty parameter) is 404, as on every framework. */
 const exact =
   (colonPath: string): onRequestHookHandler =>
@@ -128,7 +137,7 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const contentType = compiled.body ? requireContentType(...compiled.body.mediaTypes) : undefined;
   const validate = (request: FastifyRequest) => {
-    const valid = validateRequest(compiled, contractRequest(request), options);
+    const valid = validateRequest(compiled, readRequest(request), options);
     if (valid instanceof Promise)
       return valid.then((v) => {
         stateOf(request).valid = v;
@@ -198,7 +207,7 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
     ...(preHandler.length > 0 ? { preHandler } : {}),
     handler: async (request, reply) => {
       const state = stateOf(request);
-      const input = handlerInput(contractRequest(request), state.params, state.valid!, {
+      const input = handlerInput(state.request ?? contractRequest(request), state.params, state.valid!, {
         current: state.current,
         conditional: getPreconditions(request)?.conditional === true,
         transaction: getTransaction(request),

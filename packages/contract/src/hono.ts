@@ -56,6 +56,8 @@ interface State {
   params?: unknown;
   body?: unknown;
   valid?: Omit<ValidInput, 'params'>;
+  /** The request as the core read it for validation, reused by the handler step. */
+  request?: ContractRequest;
   current?: unknown;
 }
 const STATE = new WeakMap<Context, State>();
@@ -86,6 +88,13 @@ function contractRequest(c: Context): ContractRequest {
     body: state.body,
     principal: getPrincipal(c),
   };
+}
+
+/** The request for validation, kept for the handler step (one object per request). */
+function readRequest(c: Context): ContractRequest {
+  const read = contractRequest(c);
+  stateOf(c).request = read;
+  return read;
 }
 
 /** A step between middleware: runs, then goes on. */
@@ -168,7 +177,7 @@ function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHan
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
       if (body) state.body = await body(c);
-      const valid = validateRequest(compiled, contractRequest(c), options);
+      const valid = validateRequest(compiled, readRequest(c), options);
       state.valid = valid instanceof Promise ? await valid : valid;
       await next();
     },
@@ -205,7 +214,7 @@ function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHan
   }
   chain.push(async (c) => {
     const state = stateOf(c);
-    const input = handlerInput(contractRequest(c), state.params, state.valid!, {
+    const input = handlerInput(state.request ?? contractRequest(c), state.params, state.valid!, {
       current: state.current,
       conditional: getPreconditions(c)?.conditional === true,
       transaction: getTransaction(c),

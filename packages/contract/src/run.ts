@@ -205,6 +205,22 @@ function fieldIssue(issue: ContractIssue, detail: string): FieldIssue {
 
 const DEFAULT_LANGUAGES = ['en', 'de'];
 
+/** A schema that is not declared passes with nothing. */
+const NOTHING: SchemaResult<unknown> = Object.freeze({ ok: true, value: undefined });
+const NONE_IGNORED: ReadonlySet<string> = new Set();
+const ignoredSets = new WeakMap<ContractOptions, ReadonlySet<string>>();
+/** The ignored parameters of a mount, as a set made once (options objects are the mount's). */
+function ignoredOf(options: ContractOptions): ReadonlySet<string> {
+  const list = options.ignoredParameters;
+  if (list === undefined || list.length === 0) return NONE_IGNORED;
+  let set = ignoredSets.get(options);
+  if (set === undefined) {
+    set = new Set(list);
+    ignoredSets.set(options, set);
+  }
+  return set;
+}
+
 /**
  * Runs the query, header and body schemas (all of them, so every problem is reported at once) and
  * parses a collection route's query with `@plumbline/query-parser`. Throws one 400
@@ -222,8 +238,8 @@ export function validateRequest(
   options: ContractOptions,
 ): Settled<Omit<ValidInput, 'params'>> {
   const { route } = compiled;
-  const ignored = new Set(options.ignoredParameters ?? []);
-  let query: Settled<SchemaResult<unknown>> = { ok: true, value: undefined };
+  const ignored = ignoredOf(options);
+  let query: Settled<SchemaResult<unknown>> = NOTHING;
   if (route.collection !== undefined) {
     const parsed: CollectionQuery = parseCollectionRequest(route.collection, {
       method: request.method,
@@ -231,6 +247,9 @@ export function validateRequest(
       prefer: request.header('prefer'),
       body: request.body,
     });
+    // The common list route (no header schema): no result objects, no promise.
+    if (route.headers === undefined && compiled.body === undefined)
+      return { query: parsed, headers: undefined, body: undefined };
     query = { ok: true, value: parsed };
   } else {
     const object = queryObject(request.rawQuery, ignored);
@@ -246,34 +265,28 @@ export function validateRequest(
     }
   }
   const headers: Settled<SchemaResult<unknown>> =
-    route.headers !== undefined
-      ? runSchema(route.headers, request.headers())
-      : { ok: true, value: undefined };
+    route.headers !== undefined ? runSchema(route.headers, request.headers()) : NOTHING;
   const body: Settled<SchemaResult<unknown>> =
-    compiled.body !== undefined
-      ? runSchema(compiled.body.schema, request.body)
-      : { ok: true, value: undefined };
-  const finish = ([q, h, b]: readonly SchemaResult<unknown>[]): Omit<ValidInput, 'params'> => {
-    const issues = [...issuesOf('query', q!), ...issuesOf('header', h!), ...issuesOf('body', b!)];
-    if (issues.length > 0) {
-      const languages = options.languages ?? DEFAULT_LANGUAGES;
-      const language = options.issueMessage
-        ? lookupLanguage(request.header('accept-language'), languages, languages[0] ?? 'en')
-        : 'en';
-      const errors = issues.map((issue) =>
-        fieldIssue(issue, options.issueMessage?.(issue, language) ?? issue.message),
-      );
-      throw new HttpError('validation_failed', { params: { count: errors.length }, errors });
-    }
-    return {
-      query: (q as { value: unknown }).value,
-      headers: (h as { value: unknown }).value,
-      body: (b as { value: unknown }).value,
-    };
+    compiled.body !== undefined ? runSchema(compiled.body.schema, request.body) : NOTHING;
+  const finish = (
+    q: SchemaResult<unknown>,
+    h: SchemaResult<unknown>,
+    b: SchemaResult<unknown>,
+  ): Omit<ValidInput, 'params'> => {
+    if (q.ok && h.ok && b.ok) return { query: q.value, headers: h.value, body: b.value };
+    const issues = [...issuesOf('query', q), ...issuesOf('header', h), ...issuesOf('body', b)];
+    const languages = options.languages ?? DEFAULT_LANGUAGES;
+    const language = options.issueMessage
+      ? lookupLanguage(request.header('accept-language'), languages, languages[0] ?? 'en')
+      : 'en';
+    const errors = issues.map((issue) =>
+      fieldIssue(issue, options.issueMessage?.(issue, language) ?? issue.message),
+    );
+    throw new HttpError('validation_failed', { params: { count: errors.length }, errors });
   };
   if (query instanceof Promise || headers instanceof Promise || body instanceof Promise)
-    return Promise.all([query, headers, body]).then(finish);
-  return finish([query, headers, body]);
+    return Promise.all([query, headers, body]).then(([q, h, b]) => finish(q, h, b));
+  return finish(query, headers, body);
 }
 
 /**
@@ -407,8 +420,10 @@ function shouldValidate(setting: ContractOptions['responseValidation']): boolean
 
 interface Checked {
   readonly response: ContractResponse;
-  readonly check: readonly (readonly [AnySchema, unknown, readonly PropertyKey[]])[];
+  /** What response validation checks (made only when it runs). */
+  readonly check: () => readonly (readonly [AnySchema, unknown, readonly PropertyKey[]])[];
 }
+const NO_CHECK = () => [];
 
 function mismatch(
   compiled: CompiledRoute,
@@ -449,8 +464,8 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
       response: { status: r.status, headers, body: page.body },
       // The handler's rows are checked, before `fields=` drops members from the page.
       check: item
-        ? r.rows.slice(0, page.body.data.length).map((row, i) => [item, row, ['data', i]] as const)
-        : [],
+        ? () => r.rows!.slice(0, page.body.data.length).map((row, i) => [item, row, ['data', i]] as const)
+        : NO_CHECK,
     };
   }
   if (r.status === 201) {
@@ -461,7 +476,7 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
   const body = declared !== undefined && declared.body === undefined ? undefined : r.body;
   return {
     response: { status: r.status, headers, body },
-    check: declared?.body ? [[declared.body, r.body, []]] : [],
+    check: declared?.body ? () => [[declared.body!, r.body, []]] : NO_CHECK,
   };
 }
 
@@ -513,7 +528,7 @@ export async function respond(
   const declared = compiled.responses.get(response.status);
   const wrong = validateShape(compiled, declared, response.status, (reply as { body?: unknown }).body);
   if (wrong) return report(wrong);
-  for (const [schema, value, at] of shaped.check) {
+  for (const [schema, value, at] of shaped.check()) {
     let result = runSchema(schema, value);
     if (result instanceof Promise) result = await result;
     if (!result.ok) {
