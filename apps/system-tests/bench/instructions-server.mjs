@@ -173,7 +173,9 @@ const expressApps = {
         queryExpress.collectionQuery(collection),
         (req, res) => {
           const query = queryExpress.getCollectionQuery(req, collection);
-          queryExpress.sendPage(res, buildPage(query, applyToArray(query, ITEMS), { baseUrl: req.path }));
+          const page = buildPage(query, applyToArray(query, ITEMS), { baseUrl: req.path });
+          queryExpress.setPageHeaders(res, page);
+          negExpress.represent(res, page.body); // negotiated (JSON or XML) with its ETag, as the contract sends it
         },
       )
       .use(errorsExpress.errorHandler()),
@@ -287,10 +289,9 @@ const fastifyApps = {
       { ...query, onRequest: [authFastify.requireScopes('read:projects'), query.onRequest] },
       async (request, reply) => {
         const parsed = queryFastify.getCollectionQuery(request, collection);
-        return queryFastify.sendPage(
-          reply,
-          buildPage(parsed, applyToArray(parsed, ITEMS), { baseUrl: '/v2/items' }),
-        );
+        const page = buildPage(parsed, applyToArray(parsed, ITEMS), { baseUrl: '/v2/items' });
+        queryFastify.setPageHeaders(reply, page);
+        return reply.represent(page.body);
       },
     );
   },
@@ -374,7 +375,9 @@ const honoApps = {
       queryHono.collectionQuery(collection),
       (c) => {
         const query = queryHono.getCollectionQuery(c, collection);
-        return queryHono.sendPage(c, buildPage(query, applyToArray(query, ITEMS), { baseUrl: '/v2/items' }));
+        const page = buildPage(query, applyToArray(query, ITEMS), { baseUrl: '/v2/items' });
+        queryHono.setPageHeaders(c, page);
+        return negHono.represent(c, page.body);
       },
     ),
   contract: () =>

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
+import { mergeVary } from '@plumbline/errors';
 import { methodNotAllowed } from '@plumbline/errors/express';
 import {
   getTransaction,
@@ -62,12 +63,16 @@ interface State {
   request?: ContractRequest;
   current?: unknown;
 }
-const STATE = new WeakMap<Request, State>();
+// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
+// garbage collector must trace, and it measurably added GC time on every request.
+const STATE = Symbol('@plumbline/contract.state');
+type Carrier = { [STATE]?: State };
 const stateOf = (req: Request): State => {
-  let state = STATE.get(req);
+  const carrier = req as unknown as Carrier;
+  let state = carrier[STATE];
   if (!state) {
     state = {};
-    STATE.set(req, state);
+    carrier[STATE] = state;
   }
   return state;
 };
@@ -121,9 +126,12 @@ const step =
 
 function send(res: Response, response: ContractResponse): void {
   for (const [name, value] of Object.entries(response.headers)) {
-    // Link is a list: the page's relations join what is there (a version's deprecation link).
-    const prior = name === 'Link' ? res.getHeader('Link') : undefined;
-    res.setHeader(name, prior === undefined ? value : `${String(prior)}, ${value}`);
+    // Link and Vary are lists: the page's join what is there (a version's deprecation link,
+    // negotiation's Vary).
+    const prior = name === 'Link' || name === 'Vary' ? res.getHeader(name) : undefined;
+    if (prior === undefined) res.setHeader(name, value);
+    else
+      res.setHeader(name, name === 'Vary' ? mergeVary(String(prior), value) : `${String(prior)}, ${value}`);
   }
   if (response.body === undefined) {
     res.status(response.status).end();

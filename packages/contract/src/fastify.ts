@@ -8,7 +8,7 @@
  */
 import { METHODS } from 'node:http';
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
-import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
+import { createMethodGuard, HttpError, isHttpError, mergeVary } from '@plumbline/errors';
 import { getTransaction, type IdempotencyPluginOptions, idempotency } from '@plumbline/idempotency/fastify';
 import {
   conditional,
@@ -72,12 +72,16 @@ interface State {
   request?: ContractRequest;
   current?: unknown;
 }
-const STATE = new WeakMap<FastifyRequest, State>();
+// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
+// garbage collector must trace, and it measurably added GC time on every request.
+const STATE = Symbol('@plumbline/contract.state');
+type Carrier = { [STATE]?: State };
 const stateOf = (request: FastifyRequest): State => {
-  let state = STATE.get(request);
+  const carrier = request as unknown as Carrier;
+  let state = carrier[STATE];
   if (!state) {
     state = {};
-    STATE.set(request, state);
+    carrier[STATE] = state;
   }
   return state;
 };
@@ -124,9 +128,11 @@ const exact =
 
 function send(reply: FastifyReply, response: ContractResponse): FastifyReply {
   for (const [name, value] of Object.entries(response.headers)) {
-    // Link is a list: the page's relations join what is there (a version's deprecation link).
-    const prior = name === 'Link' ? reply.getHeader('link') : undefined;
-    reply.header(name, prior === undefined ? value : `${String(prior)}, ${value}`);
+    // Link and Vary are lists: the page's join what is there (a version's deprecation link,
+    // negotiation's Vary).
+    const prior = name === 'Link' || name === 'Vary' ? reply.getHeader(name) : undefined;
+    if (prior === undefined) reply.header(name, value);
+    else reply.header(name, name === 'Vary' ? mergeVary(String(prior), value) : `${String(prior)}, ${value}`);
   }
   if (response.body === undefined) return reply.code(response.status).send();
   return reply.represent(response.body, response.status);

@@ -76,6 +76,14 @@ const CASES: readonly Case[] = [
     expectBody: { data: [{ id: 1 }], page: { has_more: false } },
   },
   {
+    name: 'list: Prefer count=exact gives the total, Preference-Applied and Vary: Prefer',
+    path: '/projects?limit=1',
+    headers: { ...read, prefer: 'count=exact' },
+    status: 200,
+    expectHeaders: { 'preference-applied': 'count=exact', vary: 'Accept, Accept-Language, Prefer' },
+    expectBody: { page: { limit: 1, offset: 0, has_more: true, total: 3 } },
+  },
+  {
     name: 'read: 200 with ETag',
     path: '/projects/2',
     headers: read,

@@ -60,12 +60,16 @@ interface State {
   request?: ContractRequest;
   current?: unknown;
 }
-const STATE = new WeakMap<Context, State>();
+// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
+// garbage collector must trace, and it measurably added GC time on every request.
+const STATE = Symbol('@plumbline/contract.state');
+type Carrier = { [STATE]?: State };
 const stateOf = (c: Context): State => {
-  let state = STATE.get(c);
+  const carrier = c as unknown as Carrier;
+  let state = carrier[STATE];
   if (!state) {
     state = {};
-    STATE.set(c, state);
+    carrier[STATE] = state;
   }
   return state;
 };
@@ -146,9 +150,10 @@ function jsonBody(types: readonly string[], limit: number): (c: Context) => Prom
 }
 
 async function send(c: Context, response: ContractResponse): Promise<Response> {
-  // Link is a list: the page's relations join what is there (a version's deprecation link).
+  // Link and Vary are lists: the page's are appended to what is there (a version's deprecation
+  // link, negotiation's Vary), as the query-parser's Hono adapter does.
   for (const [name, value] of Object.entries(response.headers))
-    c.header(name, value, { append: name === 'Link' });
+    c.header(name, value, { append: name === 'Link' || name === 'Vary' });
   if (response.body === undefined) return c.body(null, response.status as 204);
   const res = represent(c, response.body, response.status);
   // Hono answers HEAD with the GET route's response without its body, and without its length:

@@ -757,6 +757,8 @@ class DocumentBuilder {
             ? 'PageAndDeprecationLink'
             : 'PageLink',
         );
+        if (route.collection.count === 'prefer')
+          headers['Preference-Applied'] = this.header('PreferenceApplied');
       } else if (declared.body !== undefined) body = this.component(declared.body, 'output', resource, where);
       if (status === 201) headers['Location'] = this.header('Location');
       // `represent` gives every 2xx with a body its entity tag; preconditions give GETs theirs and Last-Modified.
@@ -995,6 +997,12 @@ function headerSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
     ...(successor !== undefined ? [`rel="successor-version" (version ${successor})`] : []),
   ].join(' and ');
   return {
+    PreferenceApplied: text(
+      '`count=exact` when the page carries the total that `Prefer` asked for (RFC 7240)',
+      {
+        enum: ['count=exact'],
+      },
+    ),
     XRequestId: text(
       'The request id (also `request_id` in problems): the client’s own X-Request-Id when it is a valid one, else a new one',
       {

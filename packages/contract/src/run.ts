@@ -5,7 +5,12 @@
  */
 import type { Principal } from '@plumbline/auth';
 import { type FieldIssue, HttpError, lookupLanguage } from '@plumbline/errors';
-import { buildPage, type CollectionQuery, parseCollectionRequest } from '@plumbline/query-parser';
+import {
+  buildPage,
+  type CollectionQuery,
+  pageHeaders,
+  parseCollectionRequest,
+} from '@plumbline/query-parser';
 import type { CompiledResponse, CompiledRoute } from './compile.js';
 import type { HandlerInput } from './route.js';
 import { type AnySchema, pointerOf, runSchema, type SchemaIssue, type SchemaResult } from './schema.js';
@@ -458,7 +463,12 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
       baseUrl: input.path,
       ...(r.total !== undefined ? { total: r.total } : {}),
     });
-    headers['Link'] = page.link;
+    // The page's headers as the query-parser's adapters send them: Link, Vary: Prefer, and
+    // Preference-Applied when a requested total is in the page (the adapters merge Link and Vary).
+    const extra = pageHeaders(page, input.query as CollectionQuery);
+    if (extra.link !== undefined) headers['Link'] = extra.link;
+    headers['Vary'] = extra.vary;
+    if (extra.preferenceApplied !== undefined) headers['Preference-Applied'] = extra.preferenceApplied;
     const item = declared?.body;
     return {
       response: { status: r.status, headers, body: page.body },

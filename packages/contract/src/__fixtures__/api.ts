@@ -4,7 +4,7 @@
  * writes, a query schema, a header schema, and a route whose reply breaks its own contract.
  */
 import { HttpError } from '@plumbline/errors';
-import { applyToArray, defineCollection } from '@plumbline/query-parser';
+import { applyToArray, countInArray, defineCollection } from '@plumbline/query-parser';
 import { z } from 'zod';
 import { type Route, route } from '../index.js';
 
@@ -89,10 +89,15 @@ export function apiRoutes(store: Store): readonly Route[] {
       collection: projectsCollection,
       responses: { 200: Project },
       scopes: ['read:projects'],
-      handler: async ({ query }) => ({
-        status: 200,
-        rows: applyToArray(query, [...store.projects.values()]),
-      }),
+      handler: async ({ query }) => {
+        const all = [...store.projects.values()];
+        // A total only when the client asked for one (Prefer: count=exact).
+        return {
+          status: 200,
+          rows: applyToArray(query, all),
+          ...(query.count ? { total: countInArray(query, all) } : {}),
+        };
+      },
     }),
     route({
       method: 'POST',
