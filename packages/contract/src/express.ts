@@ -19,7 +19,13 @@ import {
   represent,
   requireContentType,
 } from '@plumbline/negotiation/express';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { type CompiledRoute, compileRoutes } from './compile.js';
 import { DEFAULT_BODY_LIMIT, exactParams, lastModifiedOf, mountPlan, pathsOf } from './mount.js';
 import type { Route } from './route.js';
@@ -109,21 +115,6 @@ function readRequest(req: Request): ContractRequest {
   return read;
 }
 
-// A rejected promise reaches next(err) on Express 4 too.
-const step =
-  (run: (req: Request, res: Response) => unknown): RequestHandler =>
-  (req, res, next) => {
-    let result: unknown;
-    try {
-      result = run(req, res);
-    } catch (error) {
-      next(error);
-      return;
-    }
-    if (result instanceof Promise) result.then(() => next(), next);
-    else next();
-  };
-
 function send(res: Response, response: ContractResponse): void {
   for (const [name, value] of Object.entries(response.headers)) {
     // Link and Vary are lists: the page's join what is there (a version's deprecation link,
@@ -140,38 +131,71 @@ function send(res: Response, response: ContractResponse): void {
   represent(res, response.body, response.status);
 }
 
+/**
+ * Runs one of the packages' synchronous middleware (requireScopes, requireContentType) inside a
+ * step of ours: its refusal is thrown. They answer through `next` at once; one that did not would
+ * be a wiring bug, reported as such.
+ */
+function runNow(middleware: RequestHandler, req: Request, res: Response): void {
+  let called = false;
+  let failure: unknown;
+  middleware(req, res, (error?: unknown) => {
+    called = true;
+    failure = error;
+  });
+  if (!called) throw new Error('@plumbline/contract: a synchronous middleware did not answer at once');
+  if (failure !== undefined) throw failure;
+}
+
 function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandler[] {
   const { route } = compiled;
+  const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
+  const types = compiled.body ? [...compiled.body.mediaTypes] : undefined;
+  const contentType = types ? requireContentType(...types) : undefined;
+  const validate = (req: Request, next: NextFunction) => {
+    const valid = validateRequest(compiled, readRequest(req), options);
+    if (valid instanceof Promise) {
+      valid.then((v) => {
+        stateOf(req).valid = v;
+        next();
+      }, next);
+      return;
+    }
+    stateOf(req).valid = valid;
+    next();
+  };
+  // The steps before the body, in one middleware; a promise only where a schema returns one.
   // Express matches paths without regard to case or a trailing slash: anything but this exact
   // path is passed on (to the 404 after the routes).
   const chain: RequestHandler[] = [
-    (req, _res, next) => {
-      let raw: Record<string, string> | undefined;
+    (req, res, next) => {
       try {
-        raw = exactParams(compiled.colonPath, pathOf(req.url));
+        const raw = exactParams(compiled.colonPath, pathOf(req.url));
+        if (raw === undefined) {
+          next('route');
+          return;
+        }
+        const state = stateOf(req);
+        state.raw = raw;
+        if (scopes) runNow(scopes, req, res);
+        const after = (params: unknown) => {
+          state.params = params;
+          if (contentType) {
+            checkContentTypeLines(req.rawHeaders);
+            runNow(contentType, req, res);
+            checkContentCoding(req.headers['content-encoding']);
+            next();
+          } else validate(req, next); // no body to wait for
+        };
+        const params = validateParams(compiled, raw);
+        if (params instanceof Promise) params.then(after).catch(next);
+        else after(params);
       } catch (error) {
         next(error);
-        return;
-      }
-      if (raw === undefined) next('route');
-      else {
-        stateOf(req).raw = raw;
-        next();
       }
     },
   ];
-  if (route.scopes && route.scopes.length > 0) chain.push(requireScopes(...route.scopes));
-  chain.push(
-    step(async (req) => {
-      const state = stateOf(req);
-      state.params = await validateParams(compiled, state.raw ?? {});
-    }),
-  );
-  if (compiled.body) {
-    const types = [...compiled.body.mediaTypes];
-    chain.push(step((req) => checkContentTypeLines(req.rawHeaders)));
-    chain.push(requireContentType(...types));
-    chain.push(step((req) => checkContentCoding(req.headers['content-encoding'])));
+  if (types) {
     chain.push(
       express.json({
         limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -182,13 +206,15 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
           stateOf(req as Request).hasBody = !isEmptyBody(bytes);
         },
       }),
+      (req, _res, next) => {
+        try {
+          validate(req, next);
+        } catch (error) {
+          next(error);
+        }
+      },
     );
   }
-  chain.push(
-    step(async (req) => {
-      stateOf(req).valid = await validateRequest(compiled, readRequest(req), options);
-    }),
-  );
   const plan = mountPlan(compiled, options);
   if (plan.idempotency) {
     chain.push(

@@ -176,9 +176,18 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
       await validate(request);
     }
   };
+  // A callback hook: no promise when the schemas answer at once (the usual case).
   const preValidation: preValidationHookHandler | undefined = compiled.body
-    ? async (request) => {
-        await validate(request);
+    ? (request, _reply, done) => {
+        let pending: Promise<void> | undefined;
+        try {
+          pending = validate(request);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        if (pending) pending.then(() => done(), done);
+        else done();
       }
     : undefined;
   const preHandler: preHandlerHookHandler[] = [];
