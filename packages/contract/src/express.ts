@@ -245,15 +245,17 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
       }),
     );
   }
-  chain.push(async (req, res, next) => {
+  chain.push((req, res, next) => {
     try {
       const state = stateOf(req);
       const input = handlerInput(state.request ?? contractRequest(req), state.params, state.valid!, {
         current: state.current,
-        conditional: getPreconditions(req)?.conditional === true,
-        transaction: getTransaction(req),
+        conditional: preconditions ? getPreconditions(req)?.conditional === true : false,
+        transaction: plan.idempotency ? getTransaction(req) : undefined,
       });
-      send(res, await respond(compiled, input, options));
+      const response = respond(compiled, input, options);
+      if (response instanceof Promise) response.then((r) => send(res, r)).catch(next);
+      else send(res, response);
     } catch (error) {
       next(error);
     }

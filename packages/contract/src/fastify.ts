@@ -220,14 +220,15 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
     onRequest,
     ...(preValidation ? { preValidation } : {}),
     ...(preHandler.length > 0 ? { preHandler } : {}),
-    handler: async (request, reply) => {
+    handler: (request, reply) => {
       const state = stateOf(request);
       const input = handlerInput(state.request ?? contractRequest(request), state.params, state.valid!, {
         current: state.current,
-        conditional: getPreconditions(request)?.conditional === true,
-        transaction: getTransaction(request),
+        conditional: preconditions ? getPreconditions(request)?.conditional === true : false,
+        transaction: plan.idempotency ? getTransaction(request) : undefined,
       });
-      return send(reply, await respond(compiled, input, options));
+      const response = respond(compiled, input, options);
+      return response instanceof Promise ? response.then((r) => send(reply, r)) : send(reply, response);
     },
   };
 }

@@ -149,7 +149,7 @@ function jsonBody(types: readonly string[], limit: number): (c: Context) => Prom
   };
 }
 
-async function send(c: Context, response: ContractResponse): Promise<Response> {
+function send(c: Context, response: ContractResponse): Response | Promise<Response> {
   // Link and Vary are lists: the page's are appended to what is there (a version's deprecation
   // link, negotiation's Vary), as the query-parser's Hono adapter does.
   for (const [name, value] of Object.entries(response.headers))
@@ -158,8 +158,15 @@ async function send(c: Context, response: ContractResponse): Promise<Response> {
   const res = represent(c, response.body, response.status);
   // Hono answers HEAD with the GET route's response without its body, and without its length:
   // Express and Fastify send the Content-Length the GET's body has (RFC 9110 section 9.3.2).
-  if (c.req.method === 'HEAD' && res.body !== null && !res.headers.has('content-length'))
-    res.headers.set('Content-Length', String((await res.clone().arrayBuffer()).byteLength));
+  if (c.req.method === 'HEAD' && res.body !== null && !res.headers.has('content-length')) {
+    return res
+      .clone()
+      .arrayBuffer()
+      .then((bytes) => {
+        res.headers.set('Content-Length', String(bytes.byteLength));
+        return res;
+      });
+  }
   return res;
 }
 
@@ -217,15 +224,18 @@ function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHan
       }),
     );
   }
-  chain.push(async (c) => {
+  // The handler: Hono takes a Response or a promise of one.
+  const handler = (c: Context): Response | Promise<Response> => {
     const state = stateOf(c);
     const input = handlerInput(state.request ?? contractRequest(c), state.params, state.valid!, {
       current: state.current,
-      conditional: getPreconditions(c)?.conditional === true,
-      transaction: getTransaction(c),
+      conditional: preconditions ? getPreconditions(c)?.conditional === true : false,
+      transaction: plan.idempotency ? getTransaction(c) : undefined,
     });
-    return send(c, await respond(compiled, input, options));
-  });
+    const response = respond(compiled, input, options);
+    return response instanceof Promise ? response.then((r) => send(c, r)) : send(c, response);
+  };
+  chain.push(handler as unknown as MiddlewareHandler);
   return chain;
 }
 
