@@ -228,7 +228,10 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
         transaction: plan.idempotency ? getTransaction(request) : undefined,
       });
       const response = respond(compiled, input, options);
-      return response instanceof Promise ? response.then((r) => send(reply, r)) : send(reply, response);
+      if (response instanceof Promise) return response.then((r) => send(reply, r));
+      // Sent here; a synchronous handler returns nothing (returning the reply would send it twice).
+      send(reply, response);
+      return undefined;
     },
   };
 }
