@@ -18,10 +18,13 @@ export {
 export {
   type BodySpec,
   type HandlerInput,
+  type HandlerQuery,
   type IdempotencySpec,
+  type OutputOrUndefined,
   type PageReply,
   type PreconditionSpec,
   type Reply,
+  type ReplyBody,
   type ResponseSpec,
   type Responses,
   type Route,
@@ -37,6 +40,8 @@ export {
   type IssueLocation,
   type ResponseMismatch,
   respond,
+  type Settled,
+  type ValidInput,
   validateParams,
   validateRequest,
 } from './run.js';

@@ -94,8 +94,26 @@ export interface PreconditionSpec<P, T> {
  */
 export type IdempotencySpec = boolean | { readonly required: boolean };
 
-type Out<S> = [S] extends [AnySchema] ? OutputOf<S> : undefined;
-type QueryOf<Q, C> = [C] extends [Collection<infer F>] ? CollectionQuery<F> : Out<Q>;
+/**
+ * What the handler gets for an optional schema: its output, or `undefined` when none is declared.
+ *
+ * @example
+ * ```ts
+ * type P = OutputOrUndefined<typeof Params>; // { id: number }
+ * ```
+ */
+export type OutputOrUndefined<S> = [S] extends [AnySchema] ? OutputOf<S> : undefined;
+/**
+ * The handler's `query`: the collection query of a collection route, else the query schema's output.
+ *
+ * @example
+ * ```ts
+ * type Q = HandlerQuery<undefined, typeof tasks>; // CollectionQuery<'id' | 'title' | ...>
+ * ```
+ */
+export type HandlerQuery<Q, C> = [C] extends [Collection<infer F>]
+  ? CollectionQuery<F>
+  : OutputOrUndefined<Q>;
 
 /**
  * What a handler receives: every input parsed by its schema, typed from the schemas.
@@ -127,7 +145,15 @@ export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown
   readonly transaction: unknown;
 }
 
-type BodyOf<S> = S extends AnySchema
+/**
+ * The body a reply of a declared response carries: what its schema accepts.
+ *
+ * @example
+ * ```ts
+ * type B = ReplyBody<typeof Project>; // { id: number; name: string }
+ * ```
+ */
+export type ReplyBody<S> = S extends AnySchema
   ? InputOf<S>
   : S extends ResponseSpec<infer B>
     ? B extends AnySchema
@@ -146,7 +172,7 @@ type BodyOf<S> = S extends AnySchema
 export type Reply<R extends Responses> = {
   [S in keyof R & number]: {
     readonly status: S;
-    readonly body?: BodyOf<R[S]>;
+    readonly body?: ReplyBody<R[S]>;
     /** The new resource's URL (required for 201: sent as `Location`). */
     readonly location?: string;
     readonly headers?: Readonly<Record<string, string>>;
@@ -207,11 +233,18 @@ export interface RouteDefinition<
   /** Scopes the caller needs (`@plumbline/auth`: 401 without credentials, 403 without the scope). */
   readonly scopes?: readonly string[];
   readonly idempotent?: IdempotencySpec;
-  readonly preconditions?: PreconditionSpec<Out<P>, T>;
+  readonly preconditions?: PreconditionSpec<OutputOrUndefined<P>, T>;
   /** This operation is deprecated (OpenAPI `deprecated`; version deprecation is `@plumbline/versioning`'s). */
   readonly deprecated?: boolean;
+  /** Answers the request from its parsed input: one of the declared statuses, or a page of rows for a collection. */
   readonly handler: (
-    input: HandlerInput<Out<P>, QueryOf<Q, C>, Out<H>, B extends BodySpec<infer S> ? OutputOf<S> : Out<B>, T>,
+    input: HandlerInput<
+      OutputOrUndefined<P>,
+      HandlerQuery<Q, C>,
+      OutputOrUndefined<H>,
+      B extends BodySpec<infer S> ? OutputOf<S> : OutputOrUndefined<B>,
+      T
+    >,
   ) =>
     | Promise<C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>>
     | (C extends Collection ? PageReply<Record<string, unknown>> | Reply<R> : Reply<R>);

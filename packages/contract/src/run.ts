@@ -141,7 +141,15 @@ export interface ContractResponse {
   readonly body: unknown;
 }
 
-type Settled<T> = T | Promise<T>;
+/**
+ * A value now or later: the steps answer synchronously when every schema does.
+ *
+ * @example
+ * ```ts
+ * const valid: Settled<unknown> = validateParams(compiled, { id: '7' });
+ * ```
+ */
+export type Settled<T> = T | Promise<T>;
 const then = <T, U>(value: Settled<T>, next: (value: T) => Settled<U>): Settled<U> =>
   value instanceof Promise ? value.then(next) : next(value);
 
