@@ -27,7 +27,14 @@ import express, {
   type Router,
 } from 'express';
 import { type CompiledRoute, compileRoutes } from './compile.js';
-import { DEFAULT_BODY_LIMIT, exactParams, lastModifiedOf, mountPlan, pathsOf } from './mount.js';
+import {
+  DEFAULT_BODY_LIMIT,
+  exactParams,
+  lastModifiedOf,
+  mountPlan,
+  pathsOf,
+  routeState as stateOf,
+} from './mount.js';
 import type { Route } from './route.js';
 import {
   type ContractOptions,
@@ -38,7 +45,6 @@ import {
   handlerInput,
   isEmptyBody,
   respond,
-  type ValidInput,
   validateParams,
   validateRequest,
 } from './run.js';
@@ -57,31 +63,6 @@ export interface MountOptions extends ContractOptions {
   /** Largest JSON body (express.json's `limit`: bytes, or a string such as `'1mb'`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number | string;
 }
-
-interface State {
-  /** The path parameters as received (decoded), from {@link exactParams}. */
-  raw?: Record<string, string>;
-  params?: unknown;
-  /** Whether express.json read a body with something in it. */
-  hasBody?: boolean;
-  valid?: Omit<ValidInput, 'params'>;
-  /** The request as the core read it for validation, reused by the handler step. */
-  request?: ContractRequest;
-  current?: unknown;
-}
-// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
-// garbage collector must trace, and it measurably added GC time on every request.
-const STATE = Symbol('@plumbline/contract.state');
-type Carrier = { [STATE]?: State };
-const stateOf = (req: Request): State => {
-  const carrier = req as unknown as Carrier;
-  let state = carrier[STATE];
-  if (!state) {
-    state = {};
-    carrier[STATE] = state;
-  }
-  return state;
-};
 
 const pathOf = (url: string): string => {
   const q = url.indexOf('?');

@@ -33,6 +33,7 @@ import {
   type MountPlan,
   mountPlan,
   pathsOf,
+  routeState as stateOf,
 } from './mount.js';
 import type { Route } from './route.js';
 import {
@@ -44,7 +45,6 @@ import {
   handlerInput,
   parseJsonBody,
   respond,
-  type ValidInput,
   validateParams,
   validateRequest,
 } from './run.js';
@@ -63,28 +63,6 @@ export interface MountOptions extends ContractOptions {
   /** Largest JSON body in bytes (the routes' `bodyLimit`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
 }
-
-interface State {
-  raw?: Record<string, string>;
-  params?: unknown;
-  valid?: Omit<ValidInput, 'params'>;
-  /** The request as the core read it for validation, reused by the handler step. */
-  request?: ContractRequest;
-  current?: unknown;
-}
-// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
-// garbage collector must trace, and it measurably added GC time on every request.
-const STATE = Symbol('@plumbline/contract.state');
-type Carrier = { [STATE]?: State };
-const stateOf = (request: FastifyRequest): State => {
-  const carrier = request as unknown as Carrier;
-  let state = carrier[STATE];
-  if (!state) {
-    state = {};
-    carrier[STATE] = state;
-  }
-  return state;
-};
 
 const pathOf = (url: string): string => {
   const q = url.indexOf('?');

@@ -20,7 +20,14 @@ import { rawQueryOf } from '@plumbline/query-parser';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type CompiledRoute, compileRoutes } from './compile.js';
-import { DEFAULT_BODY_LIMIT, exactParams, lastModifiedOf, mountPlan, pathsOf } from './mount.js';
+import {
+  DEFAULT_BODY_LIMIT,
+  exactParams,
+  lastModifiedOf,
+  mountPlan,
+  pathsOf,
+  routeState as stateOf,
+} from './mount.js';
 import type { Route } from './route.js';
 import {
   type ContractOptions,
@@ -31,7 +38,6 @@ import {
   handlerInput,
   parseJsonBody,
   respond,
-  type ValidInput,
   validateParams,
   validateRequest,
 } from './run.js';
@@ -50,29 +56,6 @@ export interface MountOptions extends ContractOptions {
   /** Largest JSON body in bytes: 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
 }
-
-interface State {
-  raw?: Record<string, string>;
-  params?: unknown;
-  body?: unknown;
-  valid?: Omit<ValidInput, 'params'>;
-  /** The request as the core read it for validation, reused by the handler step. */
-  request?: ContractRequest;
-  current?: unknown;
-}
-// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
-// garbage collector must trace, and it measurably added GC time on every request.
-const STATE = Symbol('@plumbline/contract.state');
-type Carrier = { [STATE]?: State };
-const stateOf = (c: Context): State => {
-  const carrier = c as unknown as Carrier;
-  let state = carrier[STATE];
-  if (!state) {
-    state = {};
-    carrier[STATE] = state;
-  }
-  return state;
-};
 
 /** Node's raw header lines on `@hono/node-server`; elsewhere none (the Fetch API has joined them). */
 function rawHeaders(c: Context): readonly string[] {

@@ -2,7 +2,7 @@
 import { HttpError } from '@plumbline/errors';
 import type { CompiledRoute } from './compile.js';
 import { RouteDefinitionError } from './compile.js';
-import type { ContractOptions } from './run.js';
+import type { ContractOptions, ContractRequest, ValidInput } from './run.js';
 
 /**
  * The largest JSON body by default, in bytes: 1 MiB, express.json's `'1mb'`. Beyond it: 413.
@@ -126,4 +126,49 @@ export function exactParams(colonPath: string, rawPath: string): Record<string, 
     }
   }
   return params;
+}
+
+/**
+ * What the steps of one request hand on to the next, in every adapter.
+ *
+ * @example
+ * ```ts
+ * const state: RouteState = { raw: { id: '7' }, params: { id: 7 } };
+ * ```
+ */
+export interface RouteState {
+  /** The path parameters as received (decoded), from {@link exactParams}. */
+  raw?: Record<string, string>;
+  params?: unknown;
+  /** The parsed body, where the adapter reads it itself (Hono). */
+  body?: unknown;
+  /** Whether the body parser read a body with something in it (Express). */
+  hasBody?: boolean;
+  valid?: Omit<ValidInput, 'params'>;
+  /** The request as the core read it for validation, reused by the handler step. */
+  request?: ContractRequest;
+  current?: unknown;
+}
+
+// On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
+// garbage collector must trace, and it measurably added GC time on every request.
+const STATE = Symbol('@plumbline/contract.state');
+type Carrier = { [STATE]?: RouteState };
+
+/**
+ * The state of one request, kept on the framework's request (or context) object.
+ *
+ * @example
+ * ```ts
+ * routeState(req).params = await validateParams(compiled, raw);
+ * ```
+ */
+export function routeState(request: object): RouteState {
+  const carrier = request as Carrier;
+  let state = carrier[STATE];
+  if (!state) {
+    state = {};
+    carrier[STATE] = state;
+  }
+  return state;
 }
