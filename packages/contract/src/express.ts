@@ -30,7 +30,7 @@ import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
   DEFAULT_BODY_LIMIT,
   exactParams,
-  lastModifiedOf,
+  loadCurrent,
   mountPlan,
   pathsOf,
   routeState as stateOf,
@@ -210,18 +210,8 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
   if (preconditions) {
     chain.push(
       conditional({
-        current: async (req, res) => {
-          const state = stateOf(req);
-          const value = await preconditions.load({
-            params: state.params as never,
-            principal: getPrincipal(req),
-          });
-          state.current = value;
-          return {
-            etag: entityTagOf(res, preconditions.represent(value)),
-            lastModified: lastModifiedOf(preconditions.modified?.(value)),
-          };
-        },
+        current: (req, res) =>
+          loadCurrent(preconditions, stateOf(req), getPrincipal(req), (data) => entityTagOf(res, data)),
         requirePrecondition: plan.requirePrecondition,
       }),
     );

@@ -29,7 +29,7 @@ import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
   DEFAULT_BODY_LIMIT,
   exactParams,
-  lastModifiedOf,
+  loadCurrent,
   type MountPlan,
   mountPlan,
   pathsOf,
@@ -173,18 +173,10 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
   if (preconditions) {
     preHandler.push(
       conditional({
-        current: async (request, reply) => {
-          const state = stateOf(request);
-          const value = await preconditions.load({
-            params: state.params as never,
-            principal: getPrincipal(request),
-          });
-          state.current = value;
-          return {
-            etag: entityTagOf(reply, preconditions.represent(value)),
-            lastModified: lastModifiedOf(preconditions.modified?.(value)),
-          };
-        },
+        current: (request, reply) =>
+          loadCurrent(preconditions, stateOf(request), getPrincipal(request), (data) =>
+            entityTagOf(reply, data),
+          ),
         requirePrecondition: plan.requirePrecondition,
       }),
     );

@@ -23,7 +23,7 @@ import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
   DEFAULT_BODY_LIMIT,
   exactParams,
-  lastModifiedOf,
+  loadCurrent,
   mountPlan,
   pathsOf,
   routeState as stateOf,
@@ -191,18 +191,8 @@ function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHan
   if (preconditions) {
     chain.push(
       conditional({
-        current: async (c) => {
-          const state = stateOf(c);
-          const value = await preconditions.load({
-            params: state.params as never,
-            principal: getPrincipal(c),
-          });
-          state.current = value;
-          return {
-            etag: entityTagOf(c, preconditions.represent(value)),
-            lastModified: lastModifiedOf(preconditions.modified?.(value)),
-          };
-        },
+        current: (c) =>
+          loadCurrent(preconditions, stateOf(c), getPrincipal(c), (data) => entityTagOf(c, data)),
         requirePrecondition: plan.requirePrecondition,
       }),
     );

@@ -1,7 +1,11 @@
 /** What every adapter decides the same way when it mounts a compiled route. */
+
+import type { Principal } from '@plumbline/auth';
 import { HttpError } from '@plumbline/errors';
+import type { Validators } from '@plumbline/negotiation';
 import type { CompiledRoute } from './compile.js';
 import { RouteDefinitionError } from './compile.js';
+import type { PreconditionSpec } from './route.js';
 import type { ContractOptions, ContractRequest, ValidInput } from './run.js';
 
 /**
@@ -79,7 +83,7 @@ export function pathsOf(compiled: readonly CompiledRoute[]): Map<string, string[
  * lastModifiedOf('not a date'); // undefined
  * ```
  */
-export function lastModifiedOf(value: string | Date | number | undefined): number | undefined {
+function lastModifiedOf(value: string | Date | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
   return Number.isFinite(ms) ? ms : undefined;
@@ -171,4 +175,28 @@ export function routeState(request: object): RouteState {
     carrier[STATE] = state;
   }
   return state;
+}
+
+/**
+ * The `current` of `@plumbline/negotiation`'s `conditional()` for a route's preconditions: loads the
+ * target (kept in the state for the handler) and gives its validators; `tagOf` is the adapter's
+ * `entityTagOf` (the tag of the representation in the negotiated type and language).
+ *
+ * @example
+ * ```ts
+ * conditional({ current: (req, res) => loadCurrent(spec, routeState(req), getPrincipal(req), (d) => entityTagOf(res, d)) });
+ * ```
+ */
+export async function loadCurrent(
+  preconditions: PreconditionSpec<never, unknown>,
+  state: RouteState,
+  principal: Principal | undefined,
+  tagOf: (representation: unknown) => string,
+): Promise<Validators> {
+  const value = await preconditions.load({ params: state.params as never, principal });
+  state.current = value;
+  return {
+    etag: tagOf(preconditions.represent(value)),
+    lastModified: lastModifiedOf(preconditions.modified?.(value)),
+  };
 }
