@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { sharedAliases } from './vitest.shared.js';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -10,6 +10,14 @@ const root = dirname(fileURLToPath(import.meta.url));
 // (FRAMEWORK=...): the same requests must get the same answers. The unsuffixed projects are Express,
 // the default; `reference-service:fastify`, `system-tests:hono` and so on are the others.
 const OTHER_FRAMEWORKS: readonly string[] = ['fastify', 'hono'];
+
+// Two scopes. `pnpm test` is a contributor's loop: every package and example, and the reference
+// service on Express, from the TypeScript sources with no build. `pnpm test:all` (what CI runs) builds
+// first and sets PLUMBLINE_TEST_ALL=1: the service on Fastify and Hono too, the differential suite
+// (all three frameworks at once), and the `*.built.test.ts` files, which run the built `dist/`.
+const ALL = process.env['PLUMBLINE_TEST_ALL'] === '1';
+const BUILT_TESTS = '**/*.built.test.ts';
+const DIFFERENTIAL = 'test/differential.test.ts';
 const FRAMEWORKS = ['express', ...OTHER_FRAMEWORKS];
 
 // The three-minute soak runs on one framework per run, rotating by day (UTC), to keep CI in its time;
@@ -39,7 +47,7 @@ function systemTests(groupDir: string, name: string, framework: string): TestPro
 }
 
 // One project per workspace package, named after its directory (`vitest run --project errors`).
-// One Vitest run covers them all; `pnpm test` and `.ci/run` use it.
+// One Vitest run covers them all; `pnpm test` (the contributor scope) and `pnpm test:all` (`.ci/run`) use it.
 function projects(): TestProjectInlineConfiguration[] {
   const list: TestProjectInlineConfiguration[] = [];
   for (const group of ['packages', 'apps', 'examples']) {
@@ -61,6 +69,10 @@ function projects(): TestProjectInlineConfiguration[] {
           name,
           root: join(groupDir, name),
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [
+            ...configDefaults.exclude,
+            ...(ALL ? [] : [BUILT_TESTS, ...(name === 'reference-service' ? [DIFFERENTIAL] : [])]),
+          ],
           benchmark: { include: ['bench/**/*.bench.ts'] },
           ...(name === 'consumer-tests'
             ? {
@@ -72,7 +84,7 @@ function projects(): TestProjectInlineConfiguration[] {
             : {}),
         },
       });
-      if (name === 'reference-service') {
+      if (name === 'reference-service' && ALL) {
         for (const framework of OTHER_FRAMEWORKS) {
           list.push({
             extends: true,
@@ -81,7 +93,7 @@ function projects(): TestProjectInlineConfiguration[] {
               root: join(groupDir, name),
               include: ['test/**/*.test.ts'],
               // The differential suite starts all three frameworks itself.
-              exclude: ['test/differential.test.ts'],
+              exclude: [...configDefaults.exclude, DIFFERENTIAL],
               env: { FRAMEWORK: framework },
             },
           });
