@@ -7,7 +7,7 @@ import { HttpError } from '@plumbline/errors';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
-import type { CollectionQuery } from './parse.js';
+import type { CollectionQuery } from './query.js';
 import {
   assertIdentityCoding,
   assertSearchContentType,

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
-import type { CollectionQuery } from './parse.js';
+import type { CollectionQuery } from './query.js';
 import {
   assertIdentityCoding,
   assertSearchContentType,

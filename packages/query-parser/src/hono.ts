@@ -8,7 +8,7 @@ import { requestHeader } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
-import type { CollectionQuery } from './parse.js';
+import type { CollectionQuery } from './query.js';
 import {
   assertIdentityCoding,
   assertSearchContentType,

@@ -27,18 +27,16 @@ export {
   type CollectionBody,
   type Page,
   type PageMeta,
-  toQueryString,
 } from './page.js';
 export {
-  type CollectionQuery,
-  type Filter,
   type MemberQuery,
-  type Pagination,
   type ParseOptions,
   parseMemberQuery,
   parseQuery,
   parseSearchBody,
 } from './parse.js';
+export type { CollectionQuery, Filter, Pagination } from './query.js';
+export { toQueryString } from './query-string.js';
 export {
   assertIdentityCoding,
   assertSearchContentType,

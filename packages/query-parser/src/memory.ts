@@ -1,5 +1,5 @@
 import type { Collection, SortKey } from './collection.js';
-import type { CollectionQuery, Filter } from './parse.js';
+import type { CollectionQuery, Filter } from './query.js';
 import { compareScalars, type FieldType, normalizeStored, type Scalar } from './values.js';
 
 type Row = Readonly<Record<string, unknown>>;

@@ -18,7 +18,7 @@ import {
   toQueryString,
   toSql,
 } from './index.js';
-import { linkQueryLength, linkQueryLengthBound } from './page.js';
+import { linkQueryLength, linkQueryLengthBound } from './query-string.js';
 
 type Row = Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 import { HttpError, mergeVary } from '@plumbline/errors';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
-import { type CollectionQuery, type ParseOptions, parseQuery, parseSearchBody } from './parse.js';
+import { type ParseOptions, parseQuery, parseSearchBody } from './parse.js';
+import type { CollectionQuery } from './query.js';
 
 /**
  * The largest search body an adapter reads itself (when no body parser ran): 1 MiB.

@@ -1,5 +1,5 @@
 import type { Collection } from './collection.js';
-import type { CollectionQuery, Filter } from './parse.js';
+import type { CollectionQuery, Filter } from './query.js';
 import type { Scalar } from './values.js';
 
 /**
