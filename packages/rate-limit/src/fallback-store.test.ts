@@ -15,10 +15,12 @@ function primary(behaviour: () => Behaviour, calls: string[]): Store {
   };
   return {
     prefix: 'rl:',
-    increment: (key) => act<ClientRateLimitInfo>(`increment ${key}`, { totalHits: 100, resetTime: undefined }),
+    increment: (key) =>
+      act<ClientRateLimitInfo>(`increment ${key}`, { totalHits: 100, resetTime: undefined }),
     decrement: (key) => act(`decrement ${key}`, undefined),
     resetKey: (key) => act(`reset ${key}`, undefined),
-    get: (key) => act<ClientRateLimitInfo | undefined>(`get ${key}`, { totalHits: 100, resetTime: undefined }),
+    get: (key) =>
+      act<ClientRateLimitInfo | undefined>(`get ${key}`, { totalHits: 100, resetTime: undefined }),
   };
 }
 
@@ -55,12 +57,15 @@ describe('FallbackStore', () => {
   it.each([
     ['fails', 'an error'],
     ['hangs', 'no answer within the deadline'],
-  ] as const)('on %s (%s) counts locally, and does not ask the shared store again for a while', async (behaviour) => {
-    const t = setup(behaviour);
-    expect((await t.store.increment('ip:1')).totalHits).toBe(1);
-    expect((await t.store.increment('ip:1')).totalHits).toBe(2);
-    expect([t.store.local, t.calls]).toEqual([true, ['increment ip:1']]);
-  });
+  ] as const)(
+    'on %s (%s) counts locally, and does not ask the shared store again for a while',
+    async (behaviour, _what) => {
+      const t = setup(behaviour);
+      expect((await t.store.increment('ip:1')).totalHits).toBe(1);
+      expect((await t.store.increment('ip:1')).totalHits).toBe(2);
+      expect([t.store.local, t.calls]).toEqual([true, ['increment ip:1']]);
+    },
+  );
 
   it('tries the shared store again after the retry period, and uses it once it answers', async () => {
     const t = setup('fails');
@@ -82,7 +87,11 @@ describe('FallbackStore', () => {
     first.init({ windowMs: 60_000 });
     second.init({ windowMs: 60_000 });
     await first.increment('ip:1');
-    expect([second.local, (await second.increment('ip:1')).totalHits, calls]).toEqual([true, 1, ['increment ip:1']]);
+    expect([second.local, (await second.increment('ip:1')).totalHits, calls]).toEqual([
+      true,
+      1,
+      ['increment ip:1'],
+    ]);
   });
 
   it('decrement, resetKey and get fall back the same way', async () => {

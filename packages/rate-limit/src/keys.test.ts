@@ -18,8 +18,8 @@ const ADDRESSES = [
   '',
 ];
 
-describe('ipNetwork is express-rate-limit 8\'s ipKeyGenerator', () => {
-  it.each(ADDRESSES.flatMap((ip) => [56, 64, 48, false].map((subnet) => [ip, subnet] as const)))(
+describe("ipNetwork is express-rate-limit 8's ipKeyGenerator", () => {
+  it.each(ADDRESSES.flatMap((ip) => ([56, 64, 48, false] as const).map((subnet) => [ip, subnet] as const)))(
     '%s with /%s',
     (ip, subnet) => {
       expect(ipNetwork(ip, subnet)).toBe(ipKeyGenerator(ip, subnet));

@@ -6,7 +6,14 @@ import { toProblem } from '@plumbline/errors';
 import { MemoryStore as ErlMemoryStore, rateLimit } from 'express-rate-limit';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLimiter, type HeaderMode, partitionKey, quotaName, type RateDecision, rateLimitedError } from './limiter.js';
+import {
+  createLimiter,
+  type HeaderMode,
+  partitionKey,
+  quotaName,
+  type RateDecision,
+  rateLimitedError,
+} from './limiter.js';
 import { MemoryStore } from './memory-store.js';
 import type { Store } from './store.js';
 
@@ -66,7 +73,7 @@ async function consumeTimes(
   return decision;
 }
 
-describe('the fields are express-rate-limit 8\'s bytes', () => {
+describe("the fields are express-rate-limit 8's bytes", () => {
   it.each([
     ['draft-8', 'client:demo', 5, 60_000, 1],
     ['draft-8', 'client:demo', 5, 60_000, 5],
@@ -95,7 +102,10 @@ describe('createLimiter', () => {
     [
       'draft-8',
       1,
-      { RateLimit: '"2-in-1min"; r=1; t=60', 'RateLimit-Policy': `"2-in-1min"; q=2; w=60; pk=:${partitionKey('k')}:` },
+      {
+        RateLimit: '"2-in-1min"; r=1; t=60',
+        'RateLimit-Policy': `"2-in-1min"; q=2; w=60; pk=:${partitionKey('k')}:`,
+      },
     ],
     [
       'draft-10',
@@ -109,7 +119,12 @@ describe('createLimiter', () => {
     ['draft-7', 2, { 'RateLimit-Policy': '2;w=60', RateLimit: 'limit=2, remaining=0, reset=60' }],
     [false, 3, {}],
   ] as const)('headers %s, hit %i times: %j', async (mode, hits, headers) => {
-    const limiter = createLimiter({ limit: 2, headers: mode, store: new MemoryStore({ now: () => T }), now: () => T });
+    const limiter = createLimiter({
+      limit: 2,
+      headers: mode,
+      store: new MemoryStore({ now: () => T }),
+      now: () => T,
+    });
     let decision = await limiter.consume('k');
     for (let i = 1; i < hits; i++) decision = await limiter.consume('k');
     expect(decision?.headers).toEqual(headers);
@@ -126,7 +141,12 @@ describe('createLimiter', () => {
     ['draft-7', undefined],
     [false, undefined],
   ] as const)('a spent limit, headers %s: the 429 problem (violated-policies %j)', async (mode, violated) => {
-    const limiter = createLimiter({ limit: 2, headers: mode, store: new MemoryStore({ now: () => T }), now: () => T });
+    const limiter = createLimiter({
+      limit: 2,
+      headers: mode,
+      store: new MemoryStore({ now: () => T }),
+      now: () => T,
+    });
     await limiter.consume('k');
     await limiter.consume('k');
     const decision = await limiter.consume('k');
@@ -221,7 +241,11 @@ describe('createLimiter', () => {
   });
 
   it('a store without a reset time: one window is assumed', async () => {
-    const store: Store = { increment: () => ({ totalHits: 3, resetTime: undefined }), decrement() {}, resetKey() {} };
+    const store: Store = {
+      increment: () => ({ totalHits: 3, resetTime: undefined }),
+      decrement() {},
+      resetKey() {},
+    };
     const decision = await createLimiter({ limit: 2, windowMs: 30_000, store }).consume('k');
     expect(decision?.headers).toEqual({
       RateLimit: '"2-in-30sec"; r=0; t=30',
@@ -243,7 +267,7 @@ describe('createLimiter', () => {
     expect(await createLimiter({ limit: 1, store }).consume('k')).toBeUndefined();
   });
 
-  it('express-rate-limit\'s MemoryStore plugs in', async () => {
+  it("express-rate-limit's MemoryStore plugs in", async () => {
     const store = new ErlMemoryStore();
     const limiter = createLimiter({ limit: 1, store });
     await limiter.consume('k');
@@ -271,14 +295,19 @@ describe('quotaName and rateLimitedError', () => {
     [undefined, 0, '60'],
   ])('rateLimitedError(%s, %i) has Retry-After %s', (reset, now, retryAfter) => {
     const error = rateLimitedError(reset, now);
-    expect([error.code, error.headers['Retry-After'], error.extensions]).toEqual(['rate_limited', retryAfter, {}]);
+    expect([error.code, error.headers['Retry-After'], error.extensions]).toEqual([
+      'rate_limited',
+      retryAfter,
+      {},
+    ]);
   });
 });
 
 describe('field syntax (property)', () => {
   // RFC 9651 shapes of what draft-8/draft-10 send: a String item with Integer and Byte Sequence parameters.
   const RATELIMIT = /^"(?:[\x20-\x21\x23-\x5b\x5d-\x7e]|\\[\\"])*"; r=(0|[1-9]\d*); t=(0|[1-9]\d*)$/;
-  const POLICY = /^"(?:[\x20-\x21\x23-\x5b\x5d-\x7e]|\\[\\"])*"; q=(0|[1-9]\d*); w=([1-9]\d*); pk=:[A-Za-z0-9+/]+=*:$/;
+  const POLICY =
+    /^"(?:[\x20-\x21\x23-\x5b\x5d-\x7e]|\\[\\"])*"; q=(0|[1-9]\d*); w=([1-9]\d*); pk=:[A-Za-z0-9+/]+=*:$/;
 
   it('any limit, window, hit count, key and name give well-formed fields with consistent values', async () => {
     await fc.assert(
@@ -287,7 +316,9 @@ describe('field syntax (property)', () => {
         fc.integer({ min: 1, max: 10 * 86_400_000 }),
         fc.integer({ min: 1, max: 5 }),
         fc.string(),
-        fc.option(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) })),
+        fc.option(
+          fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
+        ),
         async (limit, windowMs, hits, key, name) => {
           const limiter = createLimiter({ limit, windowMs, ...(name === null ? {} : { policyName: name }) });
           let decision = await limiter.consume(key);

@@ -219,7 +219,8 @@ export function createLimiter(options: LimiterOptions): Limiter {
           headers['RateLimit'] = `limit=${limit}, remaining=${remaining}, reset=${reset}`;
         } else {
           headers['RateLimit'] = `${quoted}; r=${remaining}; t=${reset}`;
-          headers['RateLimit-Policy'] = `${quoted}; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`;
+          headers['RateLimit-Policy'] =
+            `${quoted}; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`;
         }
         if (exceeded) headers['Retry-After'] = String(reset);
       }

@@ -3,9 +3,15 @@
  * counts, windows, and counters shared with rate-limit-redis on the same keys, so a rolling deploy
  * from a service on rate-limit-redis keeps one count per client. Then on a private Redis Cluster.
  */
-import { type LocalRedisCluster, REDIS_URL, redisAvailable, startRedisCluster, uniquePrefix } from '@plumbline/test-utils';
+import {
+  type LocalRedisCluster,
+  REDIS_URL,
+  redisAvailable,
+  startRedisCluster,
+  uniquePrefix,
+} from '@plumbline/test-utils';
 import { Cluster, Redis } from 'ioredis';
-import { type RedisReply, RedisStore as LibraryRedisStore } from 'rate-limit-redis';
+import { RedisStore as LibraryRedisStore, type RedisReply } from 'rate-limit-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimiter } from './limiter.js';
 import { REDIS_SCRIPTS, type RedisScriptClient, RedisStore } from './redis-store.js';
@@ -13,13 +19,18 @@ import { REDIS_SCRIPTS, type RedisScriptClient, RedisStore } from './redis-store
 const redisUp = await redisAvailable();
 
 describe('RedisStore scripts', () => {
-  it.each(Object.entries(REDIS_SCRIPTS))('%s touches KEYS[1] only (one key: one Cluster slot)', (_name, source) => {
-    expect(new Set([...source.matchAll(/KEYS\[(\d+)\]/g)].map((match) => match[1]))).toEqual(new Set(['1']));
-    // Every command the script sends names that key as its only key.
-    const keyArguments = [...source.matchAll(/redis\.call\('(\w+)', ([^,)]+)/g)].map((match) => match[2]);
-    expect(keyArguments.length).toBeGreaterThan(0);
-    expect(new Set(keyArguments)).toEqual(new Set(['KEYS[1]']));
-  });
+  it.each(Object.entries(REDIS_SCRIPTS))(
+    '%s touches KEYS[1] only (one key: one Cluster slot)',
+    (_name, source) => {
+      expect(new Set([...source.matchAll(/KEYS\[(\d+)\]/g)].map((match) => match[1]))).toEqual(
+        new Set(['1']),
+      );
+      // Every command the script sends names that key as its only key.
+      const keyArguments = [...source.matchAll(/redis\.call\('(\w+)', ([^,)]+)/g)].map((match) => match[2]);
+      expect(keyArguments.length).toBeGreaterThan(0);
+      expect(new Set(keyArguments)).toEqual(new Set(['KEYS[1]']));
+    },
+  );
 
   it('a client whose script cache is empty gets the source once (NOSCRIPT)', async () => {
     const calls: string[] = [];
@@ -40,7 +51,10 @@ describe('RedisStore scripts', () => {
   });
 
   it('a call past timeoutMs rejects; another error rejects as it is', async () => {
-    const hanging: RedisScriptClient = { evalsha: () => new Promise(() => {}), eval: () => new Promise(() => {}) };
+    const hanging: RedisScriptClient = {
+      evalsha: () => new Promise(() => {}),
+      eval: () => new Promise(() => {}),
+    };
     await expect(new RedisStore({ client: hanging, timeoutMs: 20 }).increment('k')).rejects.toThrow(
       'Redis did not answer within 20 ms',
     );
@@ -53,8 +67,13 @@ describe('RedisStore scripts', () => {
   });
 
   it('an unexpected reply is an error, not a count', async () => {
-    const odd: RedisScriptClient = { evalsha: () => Promise.resolve('OK'), eval: () => Promise.resolve('OK') };
-    await expect(new RedisStore({ client: odd }).get('k')).rejects.toThrow('unexpected reply from the rate-limit script');
+    const odd: RedisScriptClient = {
+      evalsha: () => Promise.resolve('OK'),
+      eval: () => Promise.resolve('OK'),
+    };
+    await expect(new RedisStore({ client: odd }).get('k')).rejects.toThrow(
+      'unexpected reply from the rate-limit script',
+    );
   });
 });
 
@@ -121,7 +140,8 @@ describe.skipIf(!redisUp)('RedisStore on Redis', () => {
   it('rate-limit-redis and RedisStore share one counter per key (a rolling deploy)', async () => {
     const [mine, library] = [ours(), await theirs()];
     const seen: number[] = [];
-    for (let i = 0; i < 6; i++) seen.push((await (i % 2 === 0 ? mine : library).increment('shared')).totalHits);
+    for (let i = 0; i < 6; i++)
+      seen.push((await (i % 2 === 0 ? mine : library).increment('shared')).totalHits);
     expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
     await library.decrement('shared');
     await mine.decrement('shared');
@@ -136,9 +156,13 @@ describe.skipIf(!redisUp)('RedisStore on Redis', () => {
   });
 
   it('a limiter on RedisStore and one on rate-limit-redis refuse the same client at the same count', async () => {
-    const [mine, library] = [createLimiter({ limit: 3, store: ours() }), createLimiter({ limit: 3, store: await theirs() })];
+    const [mine, library] = [
+      createLimiter({ limit: 3, store: ours() }),
+      createLimiter({ limit: 3, store: await theirs() }),
+    ];
     const outcomes: boolean[] = [];
-    for (let i = 0; i < 5; i++) outcomes.push((await (i % 2 === 0 ? mine : library).consume('limited'))!.exceeded);
+    for (let i = 0; i < 5; i++)
+      outcomes.push((await (i % 2 === 0 ? mine : library).consume('limited'))!.exceeded);
     expect(outcomes).toEqual([false, false, false, true, true]);
   });
 });

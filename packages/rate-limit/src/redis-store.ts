@@ -70,7 +70,12 @@ function script(source: string): Script {
   return { source: trimmed, sha: createHash('sha1').update(trimmed).digest('hex') };
 }
 
-const SCRIPTS = { increment: script(INCREMENT), get: script(GET), decrement: script(DECREMENT), reset: script(RESET) };
+const SCRIPTS = {
+  increment: script(INCREMENT),
+  get: script(GET),
+  decrement: script(DECREMENT),
+  reset: script(RESET),
+};
 
 /** The Lua sources the store runs, each on one key (for the tests). */
 export const REDIS_SCRIPTS: Readonly<Record<keyof typeof SCRIPTS, string>> = {
@@ -81,7 +86,8 @@ export const REDIS_SCRIPTS: Readonly<Record<keyof typeof SCRIPTS, string>> = {
 };
 
 function info(reply: unknown, now: number): ClientRateLimitInfo | undefined {
-  if (!Array.isArray(reply) || reply.length !== 2) throw new Error('unexpected reply from the rate-limit script');
+  if (!Array.isArray(reply) || reply.length !== 2)
+    throw new Error('unexpected reply from the rate-limit script');
   const [hits, ttl] = reply as [unknown, unknown];
   if (hits === null || hits === undefined) return undefined;
   return { totalHits: Number(hits), resetTime: new Date(now + Math.max(0, Number(ttl))) };

@@ -21,7 +21,14 @@ import { expect } from 'vitest';
 import * as ex from '../src/express.js';
 import * as fa from '../src/fastify.js';
 import * as ho from '../src/hono.js';
-import { createLimiter, type HeaderMode, type Limiter, MemoryStore, partitionKey, type Store } from '../src/index.js';
+import {
+  createLimiter,
+  type HeaderMode,
+  type Limiter,
+  MemoryStore,
+  partitionKey,
+  type Store,
+} from '../src/index.js';
 
 const T = Date.parse('2026-11-25T12:00:00Z');
 const DOWN: Store = {
@@ -40,7 +47,13 @@ function limiters(): Record<string, Limiter> {
     d10: limited('draft-10'),
     d7: limited('draft-7'),
     down: createLimiter({ limit: 2, store: DOWN }),
-    fail: createLimiter({ limit: 1, headers: false, skipSuccessful: true, store: new MemoryStore(at), ...at }),
+    fail: createLimiter({
+      limit: 1,
+      headers: false,
+      skipSuccessful: true,
+      store: new MemoryStore(at),
+      ...at,
+    }),
   };
 }
 
@@ -58,7 +71,10 @@ const apps: FrameworkApps = {
     for (const [prefix, limiter] of Object.entries(limiters())) {
       app.use(
         `/${prefix}`,
-        ex.rateLimit(limiter, { key: (req) => keyOf(req.headers['x-client']), skip: (req) => skipped(req.path) }),
+        ex.rateLimit(limiter, {
+          key: (req) => keyOf(req.headers['x-client']),
+          skip: (req) => skipped(req.path),
+        }),
       );
     }
     app.use((req: Request, res: Response, next: NextFunction) => {
@@ -100,7 +116,10 @@ const apps: FrameworkApps = {
     for (const [prefix, limiter] of Object.entries(limiters())) {
       app.use(
         `/${prefix}/*`,
-        ho.rateLimit(limiter, { key: (c) => keyOf(c.req.header('x-client')), skip: (c) => skipped(c.req.path) }),
+        ho.rateLimit(limiter, {
+          key: (c) => keyOf(c.req.header('x-client')),
+          skip: (c) => skipped(c.req.path),
+        }),
       );
     }
     app.get('*', (c) => c.json(answer(c.req.url)));
@@ -204,7 +223,11 @@ const cases: Case[] = [
     before: 0,
     client: 'f',
     status: 200,
-    headers: { ratelimit: 'limit=2, remaining=1, reset=60', 'ratelimit-policy': '2;w=60', 'retry-after': undefined },
+    headers: {
+      ratelimit: 'limit=2, remaining=1, reset=60',
+      'ratelimit-policy': '2;w=60',
+      'retry-after': undefined,
+    },
     body: OK,
   },
   {
@@ -213,7 +236,11 @@ const cases: Case[] = [
     before: 2,
     client: 'g',
     status: 429,
-    headers: { ratelimit: 'limit=2, remaining=0, reset=60', 'ratelimit-policy': '2;w=60', 'retry-after': '60' },
+    headers: {
+      ratelimit: 'limit=2, remaining=0, reset=60',
+      'ratelimit-policy': '2;w=60',
+      'retry-after': '60',
+    },
     body: problem('/d7/items'),
   },
   {
@@ -257,9 +284,13 @@ async function run(framework: (typeof FRAMEWORKS)[number], testCase: Case): Prom
 describeAdapters(
   'rate limits on every framework',
   cases,
-  Object.fromEntries(FRAMEWORKS.map((framework) => [framework, (testCase: Case) => run(framework, testCase)])),
+  Object.fromEntries(
+    FRAMEWORKS.map((framework) => [framework, (testCase: Case) => run(framework, testCase)]),
+  ),
   (outcome, testCase) => {
-    const seen = Object.fromEntries(Object.keys(testCase.headers).map((name) => [name, outcome.headers[name]]));
+    const seen = Object.fromEntries(
+      Object.keys(testCase.headers).map((name) => [name, outcome.headers[name]]),
+    );
     expect({ status: outcome.status, headers: seen, body: outcome.body }).toEqual({
       status: testCase.status,
       headers: testCase.headers,
