@@ -1,5 +1,5 @@
 /**
- * Hono adapter for @plumbline/rate-limit (any runtime). @packageDocumentation
+ * Hono adapter for @plumbline/rate-limit (Node, Bun, Deno: the core uses `node:crypto` and `node:net`). @packageDocumentation
  */
 import { setResponseHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
