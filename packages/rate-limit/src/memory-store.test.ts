@@ -1,3 +1,4 @@
+import { type Store as ErlStore, rateLimit } from 'express-rate-limit';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from './memory-store.js';
 
@@ -59,5 +60,34 @@ describe('MemoryStore', () => {
     // Every earlier key's window has ended: a fresh count, and nothing is left of the old ones.
     expect(Array.from({ length: 1000 }, (_, i) => t.store.get(`k${i}`)).filter(Boolean)).toEqual([]);
     expect(t.store.get('new')?.totalHits).toBe(1);
+  });
+
+  it('is an express-rate-limit Store: its middleware counts with it', async () => {
+    const store: ErlStore = new MemoryStore();
+    const refused: number[] = [];
+    const middleware = rateLimit({
+      limit: 2,
+      store,
+      validate: false,
+      standardHeaders: false,
+      legacyHeaders: false,
+      keyGenerator: () => 'k',
+      handler: (_req, _res, next) => {
+        refused.push(1);
+        next();
+      },
+    });
+    const res = {
+      headersSent: false,
+      statusCode: 200,
+      setHeader: () => {},
+      append: () => {},
+      once: () => {},
+    };
+    for (let i = 0; i < 3; i++)
+      await new Promise<void>(
+        (resolve) => void middleware({ ip: '203.0.113.7' } as never, res as never, () => resolve()),
+      );
+    expect([refused.length, (store as MemoryStore).get('k')?.totalHits]).toEqual([1, 3]);
   });
 });
