@@ -106,6 +106,16 @@ export const CORE_USES: Readonly<Record<string, string>> = {
       (e) => e.name === 'RouteDefinitionError' && e.problems.length === 1,
     );
   `,
+  'rate-limit': `
+    const { addressKey, createLimiter, MemoryStore } = await load('@plumbline/rate-limit');
+    assert.equal(addressKey('2001:db8:1234:5678::1'), 'ip:2001:db8:1234:5600::/56');
+    const limiter = createLimiter({ limit: 1, headers: 'draft-10', store: new MemoryStore() });
+    const first = await limiter.consume('client:demo');
+    assert.deepEqual([first.exceeded, first.headers.RateLimit], [false, '"1-in-1min"; r=0; t=60']);
+    const second = await limiter.consume('client:demo');
+    assert.deepEqual([second.exceeded, second.error.status, second.error.code], [true, 429, 'rate_limited']);
+    assert.deepEqual(second.error.extensions, { 'violated-policies': ['1-in-1min'] });
+  `,
   conformance: `
     const { lint } = await load('@plumbline/conformance');
     const { createRuleset } = await load('@plumbline/conformance/ruleset');
@@ -268,6 +278,19 @@ export const EXPRESS_APPS: Readonly<Record<string, string>> = {
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.text, first.text);
     assert.equal(runs, 1);
+  `,
+  'rate-limit': `
+    const { addressKey, createLimiter } = await load('@plumbline/rate-limit');
+    const { rateLimit } = await load('@plumbline/rate-limit/express');
+    const { errorHandler } = await load('@plumbline/errors/express');
+    const app = express();
+    app.use(rateLimit(createLimiter({ limit: 1 }), { key: (req) => addressKey(req.ip) }));
+    app.get('/projects', (req, res) => res.json([]));
+    app.use(errorHandler({ onError: () => {} }));
+    const first = await request(app, { path: '/projects' });
+    assert.deepEqual([first.status, first.headers.ratelimit], [200, '"1-in-1min"; r=0; t=60']);
+    const refused = await request(app, { path: '/projects' });
+    assert.deepEqual([refused.status, refused.headers['retry-after'], refused.json.error_code], [429, '60', 'rate_limited']);
   `,
 };
 
@@ -573,5 +596,27 @@ import { createIssuer } from '@plumbline/auth/issuer';`,
       const first = await post('k1');
       const replay = await post('k1');
       assert.deepEqual([first.status, replay.status, replay.headers['idempotent-replayed'], replay.text, runs], [201, 201, 'true', first.text, 1]);`,
+  },
+  'rate-limit': {
+    imports: "import { addressKey, createLimiter } from '@plumbline/rate-limit';",
+    setup: `
+    const limiter = createLimiter({ limit: 1 });`,
+    fastify: {
+      imports: "import { rateLimit } from '@plumbline/rate-limit/fastify';",
+      build: `
+    app.addHook('onRequest', rateLimit(limiter, { key: (request) => addressKey(request.ip) }));
+    app.get('/projects', async () => []);`,
+    },
+    hono: {
+      imports: "import { rateLimit } from '@plumbline/rate-limit/hono';",
+      build: `
+    app.use(rateLimit(limiter, { key: (c) => addressKey(c.req.header('x-client')) }));
+    app.get('/projects', (c) => c.json([]));`,
+    },
+    checks: `
+      const first = await call(address, { path: '/projects', headers: { 'x-client': '203.0.113.7' } });
+      assert.deepEqual([first.status, first.headers['ratelimit']], [200, '"1-in-1min"; r=0; t=60']);
+      const refused = await call(address, { path: '/projects', headers: { 'x-client': '203.0.113.7' } });
+      assert.deepEqual([refused.status, refused.headers['retry-after'], refused.json.error_code], [429, '60', 'rate_limited']);`,
   },
 };
