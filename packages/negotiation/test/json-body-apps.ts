@@ -34,7 +34,7 @@ interface BodyRoute {
 
 export const SMALL_LIMIT = 64;
 
-export const ROUTES: readonly BodyRoute[] = [
+const ROUTES: readonly BodyRoute[] = [
   { method: 'POST', path: '/echo', types: ['application/json'], limit: 1_048_576, guarded: true },
   {
     method: 'PATCH',
