@@ -14,6 +14,7 @@ import {
   conditional,
   entityTagOf,
   getPreconditions,
+  jsonBodyParser,
   requireContentType,
 } from '@plumbline/negotiation/fastify';
 import type {
@@ -43,7 +44,6 @@ import {
   checkContentCoding,
   checkContentTypeLines,
   handlerInput,
-  parseJsonBody,
   respond,
   validateParams,
   validateRequest,
@@ -207,26 +207,18 @@ function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOp
 }
 
 /**
- * The body parsers of one route's scope: its JSON body as express.json reads it (parseJsonBody),
- * or, for a route without one, nothing read (404, 405 and a DELETE answer without reading it).
+ * The body parsers of one route's scope: its JSON body as express.json reads it (`jsonBodyParser`
+ * of `@plumbline/negotiation/fastify`; an empty body is no body, for the body schema to judge), or,
+ * for a route without one, nothing read (404, 405 and a DELETE answer without reading it).
  * `requireContentType` already refused any other type.
  */
 function bodyParsers(scope: FastifyInstance, body: CompiledRoute['body'], limit: number): void {
-  scope.removeAllContentTypeParsers();
-  if (body === undefined) {
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  if (body !== undefined) {
+    jsonBodyParser(scope, { types: body.mediaTypes, limit, emptyBody: 'none' });
     return;
   }
-  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: limit }, (_request, text, done) => {
-    let body: unknown;
-    try {
-      body = parseJsonBody(text as string);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done(null, body);
-  });
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 }
 
 /** Every method of `path` but `methods` answered 405 with `Allow` (OPTIONS 204), before the body is read. */

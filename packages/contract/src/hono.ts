@@ -12,13 +12,14 @@ import { getTransaction, type IdempotencyMiddlewareOptions, idempotency } from '
 import {
   conditional,
   entityTagOf,
+  getJsonBody,
   getPreconditions,
+  jsonBody as readJsonBody,
   represent,
   requireContentType,
 } from '@plumbline/negotiation/hono';
 import { rawQueryOf } from '@plumbline/query-parser';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
   DEFAULT_BODY_LIMIT,
@@ -36,7 +37,6 @@ import {
   checkContentCoding,
   checkContentTypeLines,
   handlerInput,
-  parseJsonBody,
   respond,
   validateParams,
   validateRequest,
@@ -94,41 +94,20 @@ const step =
 
 const proceed = async () => {};
 
-async function discard(body: ReadableStream<Uint8Array> | null): Promise<void> {
-  const reader = body?.getReader();
-  if (reader === undefined) return;
-  while (!(await reader.read()).done);
-}
-
 /**
- * Reads a JSON body as express.json does: one Content-Type line of the route's types, UTF-8, no
- * coding, at most `limit` bytes. A declared length is checked before reading; a chunked body is
- * counted by Hono's `bodyLimit` as it arrives.
+ * Reads a JSON body as express.json does (`jsonBody` of `@plumbline/negotiation/hono`): one
+ * Content-Type line of the route's types, UTF-8, no coding, at most `limit` bytes, counted as they
+ * arrive. An empty body is no body, for the body schema to judge.
  */
 function jsonBody(types: readonly string[], limit: number): (c: Context) => Promise<unknown> {
   const contentType = requireContentType(...types);
-  const tooLarge = async (c: Context) => {
-    // The rest of the body is read and dropped first, as body-parser does: answering while the
-    // client still sends makes Node close the connection, and a client reusing it gets a reset.
-    await discard(c.req.raw.body);
-    throw new HttpError('payload_too_large', { params: { limit } });
-  };
-  const counted = bodyLimit({ maxSize: limit, onError: tooLarge });
+  const read = readJsonBody({ types, limit, emptyBody: 'none' });
   return async (c) => {
     checkContentTypeLines(rawHeaders(c));
     await contentType(c, proceed);
     checkContentCoding(c.req.header('content-encoding'));
-    const length = c.req.header('content-length');
-    let text = '';
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number(length) > limit) return tooLarge(c);
-      text = await c.req.text();
-    } else {
-      await counted(c, async () => {
-        text = await c.req.text();
-      });
-    }
-    return parseJsonBody(text);
+    await read(c, proceed);
+    return getJsonBody(c);
   };
 }
 

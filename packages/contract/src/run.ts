@@ -357,31 +357,6 @@ export function isEmptyBody(bytes: Uint8Array): boolean {
 }
 
 /**
- * A JSON request body as express.json reads it (strict): a leading byte order mark is ignored, an
- * object or an array after JSON whitespace is parsed with `JSON.parse`, anything else is a 400
- * `malformed_json`. No body (no bytes) is `undefined`, for the body schema to refuse if it wants one.
- *
- * @example
- * ```ts
- * parseJsonBody('{"name":"delta"}'); // { name: 'delta' }
- * parseJsonBody(''); // undefined
- * parseJsonBody('"delta"'); // throws HttpError malformed_json
- * ```
- */
-export function parseJsonBody(text: string): unknown {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (body === '') return undefined;
-  // An object or an array (whitespace other than JSON's is then refused by JSON.parse).
-  const first = body.trimStart()[0];
-  if (first !== '{' && first !== '[') throw new HttpError('malformed_json');
-  try {
-    return JSON.parse(body);
-  } catch (cause) {
-    throw new HttpError('malformed_json', { cause });
-  }
-}
-
-/**
  * Builds the handler's input from the validated parts and the conventions' state.
  *
  * @example

@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 describe('public exports', () => {
   it('@plumbline/negotiation', async () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
+      'DEFAULT_JSON_BODY_LIMIT',
       'LruCache',
       'MAX_ACCEPT_LENGTH',
       'NEGOTIATION_VARY',
       'checkRequestBody',
+      'createJsonBodyReader',
       'createNegotiator',
       'entityTag',
       'evaluatePreconditions',
@@ -39,6 +41,7 @@ describe('public exports', () => {
       'conditional',
       'entityTagOf',
       'getPreconditions',
+      'jsonBodyParser',
       'negotiation',
       'requireContentType',
     ]);
@@ -48,8 +51,10 @@ describe('public exports', () => {
     expect(Object.keys(await import('./hono.js')).sort()).toEqual([
       'conditional',
       'entityTagOf',
+      'getJsonBody',
       'getNegotiation',
       'getPreconditions',
+      'jsonBody',
       'negotiate',
       'represent',
       'requireContentType',

@@ -1,11 +1,13 @@
 /**
  * Fastify 5 adapter for @plumbline/negotiation: a plugin that negotiates once per request in its
- * encapsulation context (register it where representations are sent), `reply.represent()`, and a
- * `requireContentType()` route hook. The core decides everything. @packageDocumentation
+ * encapsulation context (register it where representations are sent), `reply.represent()`, a
+ * `requireContentType()` route hook, and `jsonBodyParser()`, express.json's JSON bodies for a
+ * scope. The core decides everything. @packageDocumentation
  */
-import { mergeVary } from '@plumbline/errors';
-import type { FastifyPluginCallback, FastifyReply, onRequestHookHandler } from 'fastify';
+import { HttpError, mergeVary } from '@plumbline/errors';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { createJsonBodyReader, type JsonBodyOptions, type JsonBodyReader } from './json-body.js';
 import { createNegotiator, type Negotiation, type NegotiatorOptions, negotiatorOf } from './negotiator.js';
 import { checkRequestBody } from './request-body.js';
 import { NEGOTIATION_VARY, notModifiedOr, representation, requestHasBody } from './respond.js';
@@ -124,6 +126,109 @@ export function requireContentType(...types: readonly string[]): onRequestHookHa
   };
 }
 
+type Done = (error: Error | null, body?: unknown) => void;
+
+/** Reads a Node stream to its end and drops what it holds, then calls `then`. */
+function drain(payload: NodeJS.ReadableStream, then: () => void): void {
+  const finish = () => {
+    payload.removeListener('end', finish);
+    payload.removeListener('error', finish);
+    then();
+  };
+  payload.on('end', finish);
+  payload.on('error', finish);
+  payload.resume();
+}
+
+/** Collects the body counting bytes as they arrive; over the limit, the rest is read and dropped. */
+function collect(payload: NodeJS.ReadableStream, reader: JsonBodyReader, done: Done): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let over = false;
+  const onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    received += bytes.length;
+    if (over) return;
+    if (received > reader.limit) {
+      over = true;
+      chunks.length = 0;
+      return;
+    }
+    chunks.push(bytes);
+  };
+  const stop = () => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+  };
+  const onEnd = () => {
+    stop();
+    if (over) {
+      done(reader.tooLarge());
+      return;
+    }
+    let value: unknown;
+    try {
+      value = reader.parse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done(null, value);
+  };
+  // The client went away in the middle of the body (body-parser's `request.aborted`).
+  const onError = (cause: unknown) => {
+    stop();
+    done(new HttpError('bad_request', { cause }));
+  };
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+  payload.resume();
+}
+
+/**
+ * Makes `scope` (an instance, or the instance a plugin receives) read request bodies as
+ * `express.json({ strict: true, inflate: false, type: types, limit })` does, with the same answers:
+ * a body of one of `types` is parsed strictly into `request.body` (an object or an array; an empty
+ * body is `{}`); a charset other than UTF-8 or a `Content-Encoding` is 415 `unsupported_media_type`,
+ * more than `limit` bytes 413 `payload_too_large` (counted as they arrive; the rest is read and
+ * dropped before the answer, as body-parser does), anything but strict JSON 400 `malformed_json`,
+ * for `plumblineErrors` of `@plumbline/errors/fastify` to render. Every other body is left unread
+ * (`request.body` is `undefined`), as express.json leaves it: this replaces all of the scope's
+ * content-type parsers, Fastify's own JSON and text parsers included, so call it before adding
+ * routes, and add a parser for another type after it (a `text/plain` parser then takes that type).
+ * A missing or unlisted Content-Type is refused by the route's {@link requireContentType}, as on
+ * Express. Fastify never reads the body of a GET or HEAD. Applies to the scope and its children.
+ * Invalid `types` or `limit` throw here, at start-up.
+ *
+ * @example
+ * ```ts
+ * await app.register(async (api) => {
+ *   jsonBodyParser(api, { types: ['application/merge-patch+json', 'application/json'], limit: 65_536 });
+ *   api.patch('/projects/:id', { onRequest: requireContentType('application/merge-patch+json', 'application/json') },
+ *     async (request) => update(request.body));
+ * });
+ * ```
+ */
+export function jsonBodyParser(scope: FastifyInstance, options: JsonBodyOptions = {}): void {
+  const reader = createJsonBodyReader(options);
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (request, payload, done: Done) => {
+    const headers = request.headers;
+    const decision = reader.start({
+      contentType: headers['content-type'],
+      contentLength: headers['content-length'],
+      transferEncoding: headers['transfer-encoding'],
+      contentEncoding: headers['content-encoding'],
+    });
+    if (decision.action === 'skip') done(null, undefined);
+    else if (decision.action === 'read') collect(payload, reader, done);
+    else if (decision.drain) drain(payload, () => done(decision.error));
+    else done(decision.error);
+  });
+}
+
 export {
   type ConditionalOptions,
   conditional,
@@ -131,3 +236,4 @@ export {
   getPreconditions,
   type PreconditionState,
 } from './fastify-conditional.js';
+export type { JsonBodyOptions } from './json-body.js';

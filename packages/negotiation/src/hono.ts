@@ -1,10 +1,12 @@
 /**
  * Hono adapter for @plumbline/negotiation (Hono 4 on Node, Bun, Deno and Workers): `negotiate()`
- * middleware, `represent(c, data)` and `requireContentType()`. The core decides everything;
- * nothing here needs Node. @packageDocumentation
+ * middleware, `represent(c, data)`, `requireContentType()`, and `jsonBody()`, express.json's JSON
+ * bodies (read with `getJsonBody(c)`). The core decides everything; nothing here needs Node.
+ * @packageDocumentation
  */
 import { requestHeader, setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
+import { createJsonBodyReader, type JsonBodyOptions } from './json-body.js';
 import { createNegotiator, type Negotiation, type NegotiatorOptions, negotiatorOf } from './negotiator.js';
 import { ROUTE_ETAG } from './negotiators.js';
 import { checkRequestBody } from './request-body.js';
@@ -122,6 +124,65 @@ export function requireContentType(...types: readonly string[]): MiddlewareHandl
   };
 }
 
+// The parsed body, on the context itself (as the contract keeps its state: no WeakMap entry per request).
+const JSON_BODY = Symbol('@plumbline/negotiation.jsonBody');
+type BodyCarrier = { [JSON_BODY]?: unknown };
+
+/**
+ * Reads a JSON request body as `express.json({ strict: true, inflate: false, type: types, limit })`
+ * does, with the same answers: a body of one of `types` is parsed strictly (an object or an array;
+ * an empty body is `{}`) and kept for {@link getJsonBody}; a charset other than UTF-8 or a
+ * `Content-Encoding` is 415 `unsupported_media_type`, more than `limit` bytes 413
+ * `payload_too_large` (a declared `Content-Length` before any byte is kept, a chunked body counted
+ * as it arrives; the rest is read and dropped before the answer, as body-parser does), anything but
+ * strict JSON 400 `malformed_json`, thrown for `problemDetails().onError` of `@plumbline/errors/hono`.
+ * Every other body is left unread, as express.json leaves it; put {@link requireContentType} first
+ * to refuse it with 415 as on Express. The bytes read stay readable: `c.req.text()`,
+ * `c.req.arrayBuffer()` and `c.req.json()` (and Hono's `validator('json')`) give them again. A
+ * request has a body when it has a `Transfer-Encoding` or a numeric `Content-Length`, as
+ * body-parser decides it. Invalid `types` or `limit` throw here, at start-up.
+ *
+ * @example
+ * ```ts
+ * const types = ['application/merge-patch+json', 'application/json'];
+ * app.patch('/projects/:id', requireContentType(...types), jsonBody({ types, limit: 65_536 }), (c) =>
+ *   represent(c, update(c.req.param('id'), getJsonBody(c))),
+ * );
+ * ```
+ */
+export function jsonBody(options: JsonBodyOptions = {}): MiddlewareHandler {
+  const reader = createJsonBodyReader(options);
+  return async (c, next) => {
+    const result = await reader.read(c.req.raw);
+    if (result.read) {
+      (c as unknown as BodyCarrier)[JSON_BODY] = result.value;
+      const { bytes } = result;
+      const exact =
+        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+      // Hono's own body cache: c.req.text(), json() and arrayBuffer() read from it once the stream is used.
+      (c.req.bodyCache as Record<string, unknown>)['arrayBuffer'] = Promise.resolve(exact.buffer);
+    }
+    await next();
+  };
+}
+
+/**
+ * The body {@link jsonBody} read (an object or an array, `{}` for an empty body); `undefined` when
+ * the request had no JSON body or `jsonBody()` did not run. Validate it before use: it is what the
+ * client sent.
+ *
+ * @example
+ * ```ts
+ * app.post('/projects', requireContentType('application/json'), jsonBody(), (c) => {
+ *   const body = getJsonBody(c) as { name?: unknown };
+ *   return represent(c, { id: 8, name: String(body.name) }, 201);
+ * });
+ * ```
+ */
+export function getJsonBody(c: Context): unknown {
+  return (c as unknown as BodyCarrier)[JSON_BODY];
+}
+
 export {
   type ConditionalOptions,
   conditional,
@@ -129,3 +190,4 @@ export {
   getPreconditions,
   type PreconditionState,
 } from './hono-conditional.js';
+export type { JsonBodyOptions } from './json-body.js';

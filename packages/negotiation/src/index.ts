@@ -1,6 +1,7 @@
 /**
  * @plumbline/negotiation: response media type and language selection on `negotiator`, request
- * Content-Type checks (415) and serializers (JSON, XML). Framework-agnostic: plain values in and
+ * Content-Type checks (415), JSON request bodies read as express.json reads them, and serializers
+ * (JSON, XML). Framework-agnostic: plain values in and
  * out; the Express adapter is `@plumbline/negotiation/express`.
  *
  * @packageDocumentation
@@ -19,6 +20,15 @@ export {
   type Validators,
 } from './conditional.js';
 export { entityTag } from './entity-tag.js';
+export {
+  createJsonBodyReader,
+  DEFAULT_JSON_BODY_LIMIT,
+  type JsonBodyHeaders,
+  type JsonBodyOptions,
+  type JsonBodyReader,
+  type JsonBodyResult,
+  type JsonBodyStart,
+} from './json-body.js';
 export { MAX_ACCEPT_LENGTH } from './media-type.js';
 export {
   type ContentNegotiator,

@@ -70,7 +70,8 @@ function compile(accepted: readonly string[]): CompiledAccepted {
   return { exact, prefixes, suffixes, any, list, header: list.join(', ') };
 }
 
-function compiledFor(accepted: readonly string[]): CompiledAccepted {
+/** The rules of `accepted`, compiled once per array (the JSON body reader matches with them too). */
+export function compiledFor(accepted: readonly string[]): CompiledAccepted {
   let entry = compiled.get(accepted);
   if (!entry) {
     entry = compile(accepted);
@@ -79,7 +80,8 @@ function compiledFor(accepted: readonly string[]): CompiledAccepted {
   return entry;
 }
 
-function matches(rules: CompiledAccepted, essence: string): boolean {
+/** Whether `essence` (lower-cased, without parameters) is one of the compiled types. */
+export function matches(rules: CompiledAccepted, essence: string): boolean {
   if (rules.any || rules.exact.has(essence)) return true;
   if (rules.prefixes.some((prefix) => essence.startsWith(prefix))) return true;
   return rules.suffixes.some(

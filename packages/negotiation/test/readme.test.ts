@@ -147,3 +147,65 @@ describe.each(conditionalExamples)('README conditional requests with %s', (_name
     expect((await send(port, { path: '/notes/2' })).status).toBe(404);
   });
 });
+
+// The JSON body examples, run as written (the port made ephemeral).
+const jsonBodyExamples: [string, () => Promise<number>][] = [
+  [
+    'Fastify',
+    async () => {
+      const { app } = await runReadmeExample<{ app: FastifyInstance }>(
+        here,
+        'negotiation-json-fastify',
+        readmeBlock(readme, '#### JSON bodies with Fastify'),
+        ['app'],
+        [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+      );
+      closers.push(() => app.close());
+      return (app.server.address() as AddressInfo).port;
+    },
+  ],
+  [
+    'Hono',
+    async () => {
+      const { server } = await runReadmeExample<{ server: Server }>(
+        here,
+        'negotiation-json-hono',
+        readmeBlock(readme, '#### JSON bodies with Hono'),
+        ['server'],
+        [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+      );
+      if (!server.listening) await once(server, 'listening');
+      closers.push(() => new Promise((resolve) => server.close(resolve)));
+      return (server.address() as AddressInfo).port;
+    },
+  ],
+];
+
+describe.each(jsonBodyExamples)('README JSON bodies with %s', (_name, start) => {
+  it('reads merge-patch and JSON bodies; 400, 413 and 415 as express.json answers them', async () => {
+    const port = await start();
+    const patch = (contentType: string, body: string) =>
+      send(port, { method: 'PATCH', path: '/projects/7', headers: { 'Content-Type': contentType }, body });
+    expect(await patch('application/merge-patch+json', '{"name":"Dam"}')).toMatchObject({
+      status: 200,
+      body: { id: '7', name: 'Dam' },
+    });
+    expect(await patch('application/json', '\ufeff {"name":"Weir"}')).toMatchObject({
+      status: 200,
+      body: { id: '7', name: 'Weir' },
+    });
+    expect(await patch('application/json', '"Dam"')).toMatchObject({
+      status: 400,
+      body: { error_code: 'malformed_json' },
+    });
+    expect(await patch('application/json', JSON.stringify({ name: 'x'.repeat(70_000) }))).toMatchObject({
+      status: 413,
+      body: { error_code: 'payload_too_large', detail: 'The request body must be at most 65536 bytes.' },
+    });
+    const refused = await patch('text/plain', 'Dam');
+    expect([refused.status, refused.headers['accept-patch']]).toEqual([
+      415,
+      'application/merge-patch+json, application/json',
+    ]);
+  });
+});
