@@ -1,17 +1,17 @@
 /**
  * The request listener for the configured `FRAMEWORK`. Each framework has one wiring file that
- * reads top to bottom as the request pipeline (`app.ts` for Express); everything they wire —
+ * reads top to bottom as the request pipeline (`http/express/app.ts` for Express); everything they wire —
  * configuration, storage, domain handlers (`resources/`), documents — is shared. The listener is
  * a plain Node `(req, res)` handler, so `server.ts` (HTTPS, refused requests, shutdown) and the
  * tests serve every framework the same way.
  */
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { createApp } from './app.js';
-import type { Framework } from './config.js';
-import type { AppContext } from './context.js';
-import { createFastifyListener } from './fastify-app.js';
-import { createHonoListener } from './hono-app.js';
+import { createApp } from './http/express/app.js';
+import { createFastifyListener } from './http/fastify/app.js';
+import { createHonoListener } from './http/hono/app.js';
+import type { Framework } from './service/config.js';
+import type { AppContext } from './service/context.js';
 
 /** The framework's name as the start banner prints it. */
 export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = {

@@ -1,10 +1,10 @@
-import { keySetErrorLogger } from './app.js';
-import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './config.js';
-import { createContext } from './context.js';
+import { keySetErrorLogger } from './http/express/app.js';
 import { createListener, FRAMEWORK_NAMES } from './listener.js';
-import { createLogger } from './logging.js';
-import { describeCredentials } from './seed.js';
 import { createServer } from './server.js';
+import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './service/config.js';
+import { createContext } from './service/context.js';
+import { createLogger } from './service/logging.js';
+import { describeCredentials } from './service/seed.js';
 
 /** The curl target of the project list, v2, in the shape VERSIONING_STRATEGY gives. */
 function tryProjects(base: string, config: ServiceConfig): string {
