@@ -1,9 +1,8 @@
-import { keySetErrorLogger } from './http/express/app.js';
 import { createListener, FRAMEWORK_NAMES } from './listener.js';
 import { createServer } from './server.js';
 import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './service/config.js';
 import { createContext } from './service/context.js';
-import { createLogger } from './service/logging.js';
+import { createLogger, keySetErrorLogger } from './service/logging.js';
 import { describeCredentials } from './service/seed.js';
 
 /** The curl target of the project list, v2, in the shape VERSIONING_STRATEGY gives. */

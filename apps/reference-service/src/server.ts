@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { clientErrorHandler } from '@plumbline/errors/node';
-import { commonHeaders } from './http/express/app.js';
 import type { ServiceConfig } from './service/config.js';
 import { fillHost, refuseTarget, toOriginForm } from './service/request-target.js';
+import { commonHeaders } from './service/versioning.js';
 
 const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' };
 

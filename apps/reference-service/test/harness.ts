@@ -14,14 +14,13 @@ import {
 } from '@plumbline/test-utils';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
-import { keySetErrorLogger } from '../src/http/express/app.js';
 import { createListener } from '../src/listener.js';
 import { buildOpenApi } from '../src/openapi/document.js';
 import { documentForStrategy } from '../src/openapi/strategy.js';
 import { createServer } from '../src/server.js';
 import { loadConfig } from '../src/service/config.js';
 import { type AppContext, createContext } from '../src/service/context.js';
-import { createLogger } from '../src/service/logging.js';
+import { createLogger, keySetErrorLogger } from '../src/service/logging.js';
 import { createDemoCredentials, type DemoCredentials } from '../src/service/seed.js';
 import { apiStrategy } from '../src/service/versioning.js';
 

@@ -12,9 +12,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpError } from '@plumbline/errors';
-import { methodNotAllowed } from '@plumbline/errors/express';
-import type { Router } from 'express';
-import { exactRouter, sendReply } from '../http/express/reply.js';
 import type { PlainReply } from '../service/plain-reply.js';
 import { escapeHtml } from './html-pages.js';
 
@@ -150,40 +147,4 @@ export function createDocsUi(options: {
       return reply;
     },
   };
-}
-
-/**
- * The `/docs` routes on Express ({@link createDocsUi}).
- *
- * @example
- * ```ts
- * neutral.use(docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }));
- * ```
- */
-export function docsUiRouter(options: {
-  readonly title: string;
-  readonly demoApiKey?: string | undefined;
-}): Router {
-  const ui = createDocsUi(options);
-  const router = exactRouter();
-  router
-    .route('/docs')
-    .get((_req, res) => {
-      sendReply(res, ui.page);
-    })
-    .all(methodNotAllowed(['GET']));
-  router
-    .route('/docs/init.js')
-    .get((_req, res) => {
-      sendReply(res, ui.init);
-    })
-    .all(methodNotAllowed(['GET']));
-  router
-    .route('/docs/assets/:file')
-    .get((req, res) => {
-      for (const [name, value] of Object.entries(DOCS_HEADERS)) res.setHeader(name, value);
-      sendReply(res, ui.asset(String(req.params['file'])));
-    })
-    .all(methodNotAllowed(['GET']));
-  return router;
 }

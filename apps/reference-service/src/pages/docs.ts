@@ -13,11 +13,8 @@ import {
   lookupLanguage,
 } from '@plumbline/errors';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
-import { negotiate, represent } from '@plumbline/negotiation/express';
-import type { Request, Response, Router } from 'express';
-import { exactRouter, sendReply } from '../http/express/reply.js';
 import type { PlainReply } from '../service/plain-reply.js';
-import { errorCodePage, htmlHeaders } from './html-pages.js';
+import { errorCodePage } from './html-pages.js';
 
 type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -136,24 +133,3 @@ export const TEXT_PAGES: Readonly<Record<string, PlainReply>> = {
   '/docs/deprecations/v1': { status: 200, headers: { 'Content-Type': TEXT_TYPE }, body: DEPRECATION_V1 },
   '/docs/sunset-policy': { status: 200, headers: { 'Content-Type': TEXT_TYPE }, body: SUNSET_POLICY },
 };
-
-/** `/errors`, `/errors/{code}` and {@link TEXT_PAGES} on Express. */
-export function docsRouter(): Router {
-  const router = exactRouter();
-  router.get('/errors', (req: Request, res: Response) => {
-    const catalogue = errorCatalogue(req.headers['accept-language']);
-    res.setHeader('Content-Language', catalogue.language);
-    res.vary('Accept-Language');
-    res.json(catalogue.body);
-  });
-  const errorDoc = negotiate(ERROR_PAGE_NEGOTIATION);
-  router.get('/errors/:code', errorDoc, htmlHeaders, (req: Request, res: Response) => {
-    represent(res, errorCodeDocument(req.params['code'], req.headers['accept-language']));
-  });
-  for (const [path, reply] of Object.entries(TEXT_PAGES)) {
-    router.get(path, (_req, res) => {
-      sendReply(res, reply);
-    });
-  }
-  return router;
-}

@@ -3,13 +3,9 @@
  * deprecation and sunset dates) and where everything else is. Negotiated like every resource:
  * JSON (default), XML, or an HTML page for a browser.
  */
-import { methodNotAllowed } from '@plumbline/errors/express';
 import type { NegotiatorOptions, SerializeContext } from '@plumbline/negotiation';
-import { negotiate, represent } from '@plumbline/negotiation/express';
-import type { Router } from 'express';
 import { asXmlSchema, xmlSerializerFor } from '../api/xml-representation.js';
-import { exactRouter } from '../http/express/reply.js';
-import { escapeHtml, htmlHeaders, page, siteCss } from './html-pages.js';
+import { escapeHtml, page } from './html-pages.js';
 
 type Json = Record<string, unknown>;
 
@@ -144,29 +140,4 @@ export function frontDoorBody(
   now: number,
 ): Json {
   return asXmlSchema('ApiIndex', apiIndex(openapi, versions, now, href));
-}
-
-/**
- * `GET /` and the stylesheet of the service's HTML pages on Express.
- *
- * @example
- * ```ts
- * neutral.use(frontDoorRouter(openapi, API_VERSIONS));
- * ```
- */
-export function frontDoorRouter(
-  openapi: Json,
-  versions: readonly VersionEntry[],
-  href: (version: string) => string = (version) => `/v${version}`,
-): Router {
-  const router = exactRouter();
-  const negotiated = negotiate(frontDoorNegotiation(openapi));
-  router
-    .route('/')
-    .get(negotiated, htmlHeaders, (_req, res) => {
-      represent(res, frontDoorBody(openapi, versions, href, Date.now()));
-    })
-    .all(methodNotAllowed(['GET']));
-  router.get('/assets/site.css', siteCss);
-  return router;
 }

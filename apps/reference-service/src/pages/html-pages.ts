@@ -3,8 +3,6 @@
  * rendered from the same data their JSON carries. No script, no inline style: one stylesheet from
  * `/assets/site.css`, under a Content-Security-Policy that allows nothing else.
  */
-import type { RequestHandler } from 'express';
-import { sendReply } from '../http/express/reply.js';
 import type { PlainReply } from '../service/plain-reply.js';
 
 /** CSP of the service's own HTML pages: only its stylesheet and images. */
@@ -71,17 +69,6 @@ export const SITE_CSS_REPLY: PlainReply = {
   status: 200,
   headers: { 'Cache-Control': 'public, max-age=3600', 'Content-Type': 'text/css; charset=utf-8' },
   body: SITE_CSS,
-};
-
-/** Serves `/assets/site.css` on Express ({@link SITE_CSS_REPLY}). */
-export const siteCss: RequestHandler = (_req, res) => {
-  sendReply(res, SITE_CSS_REPLY);
-};
-
-/** Sets {@link PAGE_HEADERS} on Express. */
-export const htmlHeaders: RequestHandler = (_req, res, next) => {
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-  next();
 };
 
 interface ErrorCodeDoc {

@@ -8,8 +8,6 @@
  */
 import { createMethodGuard, isHttpError } from '@plumbline/errors';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
-import { negotiate } from '@plumbline/negotiation/express';
-import type { RequestHandler } from 'express';
 import type { PlainReply } from '../service/plain-reply.js';
 
 interface NeutralRoute {
@@ -57,8 +55,16 @@ export interface UnversionedRoute {
   readonly negotiation: NegotiatorOptions | undefined;
 }
 
-/** The contract of every neutral route of {@link NEUTRAL_ROUTES}, compiled once. */
-const UNVERSIONED_ROUTES: readonly UnversionedRoute[] = NEUTRAL_ROUTES.map((route) => {
+/**
+ * The contract of every neutral route of {@link NEUTRAL_ROUTES}, compiled once; a wiring that
+ * builds one negotiation adapter per route at start walks this list.
+ *
+ * @example
+ * ```ts
+ * const negotiators = new Map(UNVERSIONED_ROUTES.map((r) => [r, r.negotiation && negotiate(r.negotiation)]));
+ * ```
+ */
+export const UNVERSIONED_ROUTES: readonly UnversionedRoute[] = NEUTRAL_ROUTES.map((route) => {
   const guard = createMethodGuard(route.methods);
   const allowed = new Set(guard.allow.split(', '));
   return {
@@ -91,36 +97,4 @@ const UNVERSIONED_ROUTES: readonly UnversionedRoute[] = NEUTRAL_ROUTES.map((rout
  */
 export function unversionedRoute(path: string): UnversionedRoute | undefined {
   return UNVERSIONED_ROUTES.find((route) => route.matches(path));
-}
-
-/**
- * Method check and negotiation for the neutral routes on Express, in front of their handlers; any
- * other path passes through untouched.
- *
- * @example
- * ```ts
- * const neutral = Router();
- * neutral.use(unversionedContract());
- * ```
- */
-export function unversionedContract(): RequestHandler {
-  const negotiators = new Map(
-    UNVERSIONED_ROUTES.map((route) => [route, route.negotiation && negotiate(route.negotiation)]),
-  );
-  return (req, res, next) => {
-    const route = unversionedRoute(req.path);
-    if (route === undefined) {
-      next();
-      return;
-    }
-    const answer = route.methodAnswer(req.method);
-    if (answer !== undefined) {
-      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-      res.status(answer.status).end();
-      return;
-    }
-    const negotiated = negotiators.get(route);
-    if (negotiated === undefined) next();
-    else negotiated(req, res, next);
-  };
 }

@@ -8,9 +8,12 @@
  * parts of URLs are masked.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_REDACTED_PARAMETERS, redactQuery, redactUrl as redactQueryString } from '@plumbline/auth';
-import { getRequestId } from '@plumbline/errors/express';
-import type { Request, RequestHandler } from 'express';
+import {
+  DEFAULT_REDACTED_PARAMETERS,
+  type KeySetErrorEvent,
+  redactQuery,
+  redactUrl as redactQueryString,
+} from '@plumbline/auth';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { ProxyPolicy } from './client-address.js';
@@ -176,18 +179,13 @@ export function createAccessLogger(
 }
 
 /**
- * {@link createAccessLogger} on Express, with the id of `requestId()`. Mount after `requestId()`.
- *
- * @example
- * ```ts
- * app.use(requestId());
- * app.use(accessLog(logger));
- * ```
+ * Logs a failed fetch of a trusted issuer's key set: called once per fetch, and fetches back off,
+ * so an identity-provider outage gives one line per period, never one per refused request.
  */
-export function accessLog(logger: Logger, proxies?: ProxyPolicy): RequestHandler {
-  const log = createAccessLogger(logger, (req) => getRequestId(req as Request), proxies);
-  return (req, res, next) => {
-    log(req, res);
-    next();
-  };
+export function keySetErrorLogger(logger: Logger): (event: KeySetErrorEvent) => void {
+  return (e) =>
+    logger.warn(
+      { issuer: e.issuer, err: e.error, failures: e.consecutiveFailures, retry_in_ms: e.retryInMs },
+      e.servingLastGoodSet ? 'JWKS fetch failed; serving the last good key set' : 'JWKS unavailable',
+    );
 }

@@ -14,9 +14,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '@plumbline/errors';
-import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { sendReply } from '../http/express/reply.js';
 import type { AppContext } from './context.js';
 import type { PlainReply } from './plain-reply.js';
 
@@ -63,7 +61,7 @@ export function routeMatcher(templates: readonly string[]): (path: string) => st
   return (path) => compiled.find(({ regex }) => regex.test(path))?.template ?? 'unmatched';
 }
 
-/** The service's metrics: neutral hooks on Node's request and response, and their Express bindings. */
+/** The service's metrics: neutral hooks on Node's request and response (each wiring binds them to its framework). */
 export interface ServiceMetrics {
   readonly registry: Registry;
   /**
@@ -84,10 +82,6 @@ export interface ServiceMetrics {
   recordError(req: IncomingMessage, error: HttpError): void;
   /** The `/metrics` answer: the registry in the Prometheus text format, never cached. */
   render(): Promise<PlainReply>;
-  /** {@link ServiceMetrics.track} on Express; mount first. */
-  readonly middleware: RequestHandler;
-  /** {@link ServiceMetrics.render} on Express. */
-  readonly handler: RequestHandler;
 }
 
 const ERROR_CODE = Symbol('plumbline.metrics.error_code');
@@ -98,8 +92,8 @@ const ERROR_CODE = Symbol('plumbline.metrics.error_code');
  * @example
  * ```ts
  * const metrics = createMetrics(ctx, () => Object.keys(openapi.paths));
- * app.use(metrics.middleware);
- * app.get('/metrics', metrics.handler);
+ * metrics.track(req, res, '/v2/projects');
+ * const reply = await metrics.render(); // the /metrics answer
  * ```
  */
 export function createMetrics(
@@ -210,17 +204,6 @@ export function createMetrics(
     registry,
     track,
     render,
-    middleware: (req, res, next) => {
-      track(req, res, req.originalUrl.split('?')[0] ?? '/');
-      next();
-    },
-    handler: async (_req, res, next) => {
-      try {
-        sendReply(res, await render());
-      } catch (error) {
-        next(error);
-      }
-    },
     recordError(req, error) {
       (req as unknown as Record<symbol, string>)[ERROR_CODE] = error.code;
     },

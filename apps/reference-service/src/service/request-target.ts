@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createProblemRenderer, createRequestIdSource, HttpError } from '@plumbline/errors';
-import type { RequestHandler } from 'express';
 import type { PlainReply } from './plain-reply.js';
 
 const ABSOLUTE_FORM = /^https?:\/\//i;
@@ -54,24 +53,6 @@ export function serverWideOptionsReply(
   if (target !== '*' || method !== 'OPTIONS') return undefined;
   return { status: 204, headers: { Allow: SERVER_WIDE_METHODS }, body: '' };
 }
-
-/**
- * {@link serverWideOptionsReply} on Express.
- *
- * @example
- * ```ts
- * app.use(serverWideOptions);
- * ```
- */
-export const serverWideOptions: RequestHandler = (req, res, next) => {
-  const reply = serverWideOptionsReply(req.method, req.url);
-  if (reply === undefined) {
-    next();
-    return;
-  }
-  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-  res.status(reply.status).end();
-};
 
 /** Whether the path's escapes decode as UTF-8. */
 function decodes(path: string): boolean {

@@ -12,7 +12,7 @@
  * Without a version, query, header and media-type serve the default (v2); the path strategy has no
  * unversioned API paths.
  */
-import { createVersionPolicy, type VersionPolicy } from '@plumbline/versioning';
+import { createVersionPolicy, type VersionPolicy, versionHeaders } from '@plumbline/versioning';
 import type { ApiVersion } from '../domain/model.js';
 import type { VersionEntry } from '../pages/front-door.js';
 import type { VersioningStrategy } from './config.js';
@@ -99,4 +99,12 @@ export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
   };
   strategies.set(strategy, made);
   return made;
+}
+
+/**
+ * The headers every response carries, including those the HTTP server sends before the app runs
+ * (server.ts): API-Supported-Versions and the deprecated versions, under the configured strategy.
+ */
+export function commonHeaders(strategy: VersioningStrategy): Readonly<Record<string, string>> {
+  return versionHeaders(apiStrategy(strategy).policy);
 }

@@ -13,7 +13,7 @@
  * (service/logging.ts). Neutral routes include `/` (pages/front-door.ts), `/docs` (pages/docs-ui.ts), `/metrics`,
  * `/errors/<code>` (pages/docs.ts); XML is written by api/xml-representation.ts from the OpenAPI schemas.
  */
-import { isKeySetUnavailable, type KeySetErrorEvent } from '@plumbline/auth';
+import { isKeySetUnavailable } from '@plumbline/auth';
 import {
   authenticate,
   getPrincipal,
@@ -29,7 +29,6 @@ import {
   requestId,
 } from '@plumbline/errors/express';
 import { negotiate } from '@plumbline/negotiation/express';
-import { versionHeaders } from '@plumbline/versioning';
 import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
@@ -38,12 +37,7 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { docsRouter } from '../../pages/docs.js';
-import { docsUiRouter } from '../../pages/docs-ui.js';
-import { frontDoorRouter } from '../../pages/front-door.js';
-import { unversionedContract } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { VersioningStrategy } from '../../service/config.js';
 import type { AppContext } from '../../service/context.js';
 import {
   addressKey,
@@ -52,34 +46,15 @@ import {
   PROBES,
   principalKey,
 } from '../../service/limits.js';
-import { accessLog } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
-import { serverWideOptions } from '../../service/request-target.js';
 import { API_VERSIONS, apiStrategy } from '../../service/versioning.js';
 import { limitQueryString, noStore, rateLimitMiddleware } from './limits.js';
+import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
+import { docsRouter, docsUiRouter, frontDoorRouter, unversionedContract } from './pages.js';
 import { exactRouter } from './reply.js';
+import { serverWideOptions } from './request-target.js';
 import { versionRouter } from './routes.js';
-
-/**
- * The headers every response carries, including those the HTTP server sends before the app runs
- * (server.ts): API-Supported-Versions and the deprecated versions, under the configured strategy.
- */
-export function commonHeaders(strategy: VersioningStrategy): Readonly<Record<string, string>> {
-  return versionHeaders(apiStrategy(strategy).policy);
-}
-
-/**
- * Logs a failed fetch of a trusted issuer's key set: called once per fetch, and fetches back off,
- * so an identity-provider outage gives one line per period, never one per refused request.
- */
-export function keySetErrorLogger(logger: Logger): (event: KeySetErrorEvent) => void {
-  return (e) =>
-    logger.warn(
-      { issuer: e.issuer, err: e.error, failures: e.consecutiveFailures, retry_in_ms: e.retryInMs },
-      e.servingLastGoodSet ? 'JWKS fetch failed; serving the last good key set' : 'JWKS unavailable',
-    );
-}
 
 export function createApp(ctx: AppContext, logger: Logger): Express {
   const { config } = ctx;
@@ -111,7 +86,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
 
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
-  app.use(metrics.middleware);
+  app.use(metricsMiddleware(metrics));
   app.use(requestId());
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
   // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
@@ -199,7 +174,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   );
   neutral
     .route('/metrics')
-    .get(metrics.handler)
+    .get(metricsHandler(metrics))
     .all(methodNotAllowed(['GET']));
 
   const xml = xmlSerializerFor(openapi);
