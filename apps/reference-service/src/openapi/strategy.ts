@@ -134,7 +134,7 @@ function versionParameter(api: ApiStrategy): Json {
  *
  * @example
  * ```ts
- * const openapi = documentForStrategy(apiStrategy('query'), buildOpenApi(ctx));
+ * const openapi = documentForStrategy(ctx.api, buildOpenApi(ctx));
  * ```
  */
 export function documentForStrategy(api: ApiStrategy, document: Json): Json {

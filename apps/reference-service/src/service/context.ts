@@ -34,6 +34,7 @@ import { IDEMPOTENCY_TABLE, migrate } from '../storage/migrations.js';
 import { Repository } from '../storage/repository.js';
 import type { ServiceConfig } from './config.js';
 import { createDemoCredentials, type DemoCredentials, seedDemoData } from './seed.js';
+import { type ApiStrategy, apiStrategy } from './versioning.js';
 
 interface OAuthClientRecord {
   readonly clientId: string;
@@ -43,6 +44,11 @@ interface OAuthClientRecord {
 
 export interface AppContext {
   readonly config: ServiceConfig;
+  /**
+   * The versioning under `VERSIONING_STRATEGY` (policy, link shapes, media types), built once here:
+   * every wiring and route reads this one instead of deriving its own from the configuration.
+   */
+  readonly api: ApiStrategy;
   readonly db: Db;
   readonly repo: Repository;
   /** The shared Redis: one node (`REDIS_URL`) or a Cluster (`REDIS_CLUSTER_NODES`); every Redis-backed part uses it. */
@@ -248,6 +254,7 @@ export async function createContext(
 
   return {
     config,
+    api: apiStrategy(config.versioningStrategy),
     db,
     repo,
     redis,

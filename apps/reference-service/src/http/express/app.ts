@@ -48,7 +48,7 @@ import {
 } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
-import { API_VERSIONS, apiStrategy } from '../../service/versioning.js';
+import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore, rateLimitMiddleware } from './limits.js';
 import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
 import { docsRouter, docsUiRouter, frontDoorRouter, unversionedContract } from './pages.js';
@@ -91,7 +91,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
   // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
   // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
-  const api = apiStrategy(config.versioningStrategy);
+  const { api } = ctx;
   const earlyVersioning = versioning(api.policy);
   app.use((req, res, next) => earlyVersioning(req, res, () => next()));
   app.use(serverWideOptions);

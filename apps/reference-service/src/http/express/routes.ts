@@ -41,7 +41,7 @@ import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
-import { type ApiStrategy, apiStrategy } from '../../service/versioning.js';
+import type { ApiStrategy } from '../../service/versioning.js';
 import type { Db } from '../../storage/db.js';
 import { exactRouter } from './reply.js';
 
@@ -92,7 +92,7 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const { collections } = ctx;
   const router = exactRouter();
   // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
-  const api = apiStrategy(ctx.config.versioningStrategy);
+  const { api } = ctx;
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
   const projects = projectHandlers(deps);
   const tasks = taskHandlers(deps);

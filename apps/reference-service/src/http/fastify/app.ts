@@ -64,7 +64,7 @@ import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { API_VERSIONS, apiStrategy } from '../../service/versioning.js';
+import { API_VERSIONS } from '../../service/versioning.js';
 import { otherMethods, rateLimit, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
@@ -103,7 +103,7 @@ function versionConstraint(outcomeOf: (req: IncomingMessage) => VersioningOutcom
  */
 export async function createFastifyListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
   const { config } = ctx;
-  const api = apiStrategy(config.versioningStrategy);
+  const { api } = ctx;
   // The version is resolved once per request: by the route constraint, or by the first hook.
   const resolve = createRequestVersioning(api.policy);
   const outcomes = new WeakMap<IncomingMessage, VersioningOutcome>();

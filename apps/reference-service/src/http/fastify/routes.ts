@@ -52,7 +52,6 @@ import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
-import { apiStrategy } from '../../service/versioning.js';
 import type { Db } from '../../storage/db.js';
 import { expressBodies, otherMethods, withoutVersionParameter } from './http.js';
 
@@ -87,7 +86,7 @@ export function versionRoutes(
   return async (app) => {
     const { collections } = ctx;
     // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
-    const api = apiStrategy(ctx.config.versioningStrategy);
+    const { api } = ctx;
     const deps = { repo: ctx.repo, db: ctx.db, links: api };
     const projects = projectHandlers(deps);
     const tasks = taskHandlers(deps);

@@ -58,7 +58,7 @@ import { createMetrics } from '../../service/metrics.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { API_VERSIONS, apiStrategy } from '../../service/versioning.js';
+import { API_VERSIONS } from '../../service/versioning.js';
 import { versionOf, versionRoutes } from './routes.js';
 
 type Env = { Bindings: HttpBindings; Variables: { refusedVersion: unknown } };
@@ -116,7 +116,7 @@ function routable(req: IncomingMessage): void {
 export async function createHonoListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
   const { config } = ctx;
   const app = new Hono<Env>({ strict: true });
-  const api = apiStrategy(config.versioningStrategy);
+  const { api } = ctx;
   const openapi = documentForStrategy(api, buildOpenApi(ctx));
   // Route templates are the OpenAPI document's paths.
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));

@@ -47,7 +47,6 @@ import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
-import { apiStrategy } from '../../service/versioning.js';
 import type { Db } from '../../storage/db.js';
 
 /** What the versioned routes keep per request: the parsed body and the row the preconditions checked. */
@@ -130,7 +129,7 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { collections } = ctx;
   const router = new Hono<ApiEnv>({ strict: true });
   // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
-  const api = apiStrategy(ctx.config.versioningStrategy);
+  const { api } = ctx;
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
   const projects = projectHandlers(deps);
   const tasks = taskHandlers(deps);
