@@ -1,10 +1,4 @@
-import { keySetErrorLogger } from './app.js';
-import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './config.js';
-import { createContext } from './context.js';
-import { createListener, FRAMEWORK_NAMES } from './listener.js';
-import { createLogger } from './logging.js';
-import { describeCredentials } from './seed.js';
-import { createServer } from './server.js';
+import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './service/config.js';
 
 /** The curl target of the project list, v2, in the shape VERSIONING_STRATEGY gives. */
 function tryProjects(base: string, config: ServiceConfig): string {
@@ -43,6 +37,21 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const config = readConfig();
+  // The rest loads only now: `--help`, a configuration error and a too-old Node answer without
+  // loading the database drivers, Redis, pino or a framework (the listener loads just the one configured).
+  const [
+    { createListener, FRAMEWORK_NAMES },
+    { createServer },
+    { createContext },
+    { createLogger, keySetErrorLogger },
+    { describeCredentials },
+  ] = await Promise.all([
+    import('./listener.js'),
+    import('./server.js'),
+    import('./service/context.js'),
+    import('./service/logging.js'),
+    import('./service/seed.js'),
+  ]);
   // JSON lines in production and whenever stdout is not a terminal; one readable line per entry otherwise.
   const logger = createLogger({
     level: config.logLevel,

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { clientErrorHandler } from '@plumbline/errors/node';
-import { commonHeaders } from './app.js';
-import type { ServiceConfig } from './config.js';
-import { fillHost, refuseTarget, toOriginForm } from './request-target.js';
+import type { ServiceConfig } from './service/config.js';
+import { fillHost, refuseTarget, toOriginForm } from './service/request-target.js';
+import { commonHeaders } from './service/versioning.js';
 
 const HSTS = { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' };
 
@@ -27,7 +27,7 @@ export function createServer(
   config: Pick<ServiceConfig, 'tls' | 'versioningStrategy'>,
 ): Server {
   // Absolute-form targets are routed like origin-form, and targets each framework would read
-  // differently are refused before any of them routes (request-target.ts).
+  // differently are refused before any of them routes (service/request-target.ts).
   const common = commonHeaders(config.versioningStrategy);
   const listener: RequestListener = (req, res) => {
     toOriginForm(req);

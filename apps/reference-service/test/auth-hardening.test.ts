@@ -10,7 +10,7 @@ import { redisAvailable, uniquePrefix } from '@plumbline/test-utils';
 import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/service/config.js';
 import { type Backend, type RunningService, startService } from './harness.js';
 
 const redisUp = await redisAvailable();

@@ -1,5 +1,5 @@
 /**
- * client-address.ts: the client address behind proxies, for TRUST_PROXY as a hop count and as a
+ * service/client-address.ts: the client address behind proxies, for TRUST_PROXY as a hop count and as a
  * list of proxy addresses and ranges. Real socket addresses and X-Forwarded-For values in, the exact
  * address out; the left-most entry, which the client writes, is never believed for being left-most.
  */
@@ -10,7 +10,7 @@ import {
   isProxyEntry,
   type ProxyTrust,
   proxyPolicy,
-} from '../src/client-address.js';
+} from '../src/service/client-address.js';
 
 type Row = readonly [
   what: string,

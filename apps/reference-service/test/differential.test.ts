@@ -9,10 +9,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { apiStrategy } from '../src/api-versioning.js';
-import type { Framework, VersioningStrategy } from '../src/config.js';
-import { buildOpenApi } from '../src/openapi.js';
-import { documentForStrategy } from '../src/openapi-strategy.js';
+import { buildOpenApi } from '../src/openapi/document.js';
+import { documentForStrategy } from '../src/openapi/strategy.js';
+import type { Framework, VersioningStrategy } from '../src/service/config.js';
+import { apiStrategy } from '../src/service/versioning.js';
 import { ALLOWED_DIFFERENCES } from './differential/allowed.js';
 import { type Case, casesFor } from './differential/cases.js';
 import { type Budgets, type NormalResult, normalise, render } from './differential/normalise.js';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig } from '../src/config.js';
+import { ConfigError, helpText, loadConfig } from '../src/service/config.js';
 
 const main = join(dirname(fileURLToPath(import.meta.url)), '../dist/main.mjs');
 

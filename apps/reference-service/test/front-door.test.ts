@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCS_CSP } from '../src/docs-ui.js';
-import { PAGE_CSP } from '../src/html-pages.js';
+import { DOCS_CSP } from '../src/pages/docs-ui.js';
+import { PAGE_CSP } from '../src/pages/html-pages.js';
 import { type RunningService, startService } from './harness.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';

@@ -14,16 +14,15 @@ import {
 } from '@plumbline/test-utils';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
-import { apiStrategy } from '../src/api-versioning.js';
-import { keySetErrorLogger } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { type AppContext, createContext } from '../src/context.js';
 import { createListener } from '../src/listener.js';
-import { createLogger } from '../src/logging.js';
-import { buildOpenApi } from '../src/openapi.js';
-import { documentForStrategy } from '../src/openapi-strategy.js';
-import { createDemoCredentials, type DemoCredentials } from '../src/seed.js';
+import { buildOpenApi } from '../src/openapi/document.js';
+import { documentForStrategy } from '../src/openapi/strategy.js';
 import { createServer } from '../src/server.js';
+import { loadConfig } from '../src/service/config.js';
+import { type AppContext, createContext } from '../src/service/context.js';
+import { createLogger, keySetErrorLogger } from '../src/service/logging.js';
+import { createDemoCredentials, type DemoCredentials } from '../src/service/seed.js';
+import { apiStrategy } from '../src/service/versioning.js';
 
 export interface Backend {
   readonly name: string;

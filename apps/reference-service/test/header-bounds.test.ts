@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../src/limits.js';
+import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../src/service/limits.js';
 import { type RunningService, startService } from './harness.js';
 
 type Json = Record<string, unknown>;

@@ -10,11 +10,12 @@ import { HttpError } from '@plumbline/errors';
 import { createNegotiator } from '@plumbline/negotiation';
 import { MemoryStore, rateLimit } from 'express-rate-limit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AppContext } from '../src/context.js';
-import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/docs.js';
-import { createDocsUi, DOCS_HEADERS } from '../src/docs-ui.js';
-import { frontDoorBody, frontDoorNegotiation } from '../src/front-door.js';
-import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/html-pages.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/pages/docs.js';
+import { createDocsUi, DOCS_HEADERS } from '../src/pages/docs-ui.js';
+import { frontDoorBody, frontDoorNegotiation } from '../src/pages/front-door.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/pages/html-pages.js';
+import { unversionedRoute } from '../src/pages/unversioned.js';
+import type { AppContext } from '../src/service/context.js';
 import {
   addressKey,
   checkQueryLength,
@@ -23,11 +24,10 @@ import {
   principalKey,
   type RateDecision,
   rateLimitedError,
-} from '../src/limits.js';
-import { createAccessLogger, createLogger } from '../src/logging.js';
-import { createMetrics } from '../src/metrics.js';
-import { serverWideOptionsReply } from '../src/request-target.js';
-import { unversionedRoute } from '../src/unversioned.js';
+} from '../src/service/limits.js';
+import { createAccessLogger, createLogger } from '../src/service/logging.js';
+import { createMetrics } from '../src/service/metrics.js';
+import { serverWideOptionsReply } from '../src/service/request-target.js';
 
 /** The headers express-rate-limit sets for `hits` requests of `key` (draft-8, limit `limit`). */
 async function libraryHeaders(key: string, limit: number, hits: number): Promise<Record<string, string>> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unsupportedNode } from '../src/config.js';
+import { unsupportedNode } from '../src/service/config.js';
 
 describe('the Node.js versions the service starts on', () => {
   it.each([

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, REDACTED, redactUrl, traceIdOf } from '../src/logging.js';
-import { routeMatcher } from '../src/metrics.js';
+import { createLogger, REDACTED, redactUrl, traceIdOf } from '../src/service/logging.js';
+import { routeMatcher } from '../src/service/metrics.js';
 import { captureLogs, type RunningService, startService } from './harness.js';
 
 const SQLITE = { name: 'sqlite + memory', postgres: false, redis: false };

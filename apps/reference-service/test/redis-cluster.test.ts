@@ -6,10 +6,10 @@
 import { type LocalRedisCluster, redisAvailable, startRedisCluster } from '@plumbline/test-utils';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { type AppContext, createContext } from '../src/context.js';
-import { sendRateLimitCommand } from '../src/rate-limit-store.js';
-import { checkReadiness } from '../src/readiness.js';
+import { loadConfig } from '../src/service/config.js';
+import { type AppContext, createContext } from '../src/service/context.js';
+import { sendRateLimitCommand } from '../src/service/rate-limit-store.js';
+import { checkReadiness } from '../src/service/readiness.js';
 
 // The shared Redis only tells us the Redis binaries are installed; the cluster is our own.
 const redisUp = await redisAvailable();

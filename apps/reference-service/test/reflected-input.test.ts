@@ -6,7 +6,7 @@
  */
 import { rawExchange } from '@plumbline/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusedTarget } from '../src/request-target.js';
+import { refusedTarget } from '../src/service/request-target.js';
 import { captureLogs, type RunningService, startService } from './harness.js';
 
 const MARKUP = /<script|<\/script|<img|onerror=/i;

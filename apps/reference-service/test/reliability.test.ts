@@ -5,8 +5,8 @@
 import { redisAvailable } from '@plumbline/test-utils';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig } from '../src/config.js';
-import { FallbackStore } from '../src/rate-limit-store.js';
+import { ConfigError, helpText, loadConfig } from '../src/service/config.js';
+import { FallbackStore } from '../src/service/rate-limit-store.js';
 import { startService } from './harness.js';
 
 type Behaviour = 'answers' | 'fails' | 'hangs';

@@ -3,7 +3,7 @@
  * `DATABASE_POOL_SIZE`, read and validated at start.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig } from '../src/config.js';
+import { ConfigError, helpText, loadConfig } from '../src/service/config.js';
 
 describe('REDIS_CLUSTER_NODES', () => {
   it.each([

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig } from '../src/config.js';
+import { ConfigError, helpText, loadConfig } from '../src/service/config.js';
 import { captureLogs, type RunningService, startService } from './harness.js';
 
 const TRUE_REFUSED =

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, type VersioningStrategy } from '../src/config.js';
+import { ConfigError, helpText, loadConfig, type VersioningStrategy } from '../src/service/config.js';
 import { type RunningService, startService } from './harness.js';
 
 /** How one strategy carries a version in a request, and what the service answers for it. */

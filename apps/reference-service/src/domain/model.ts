@@ -1,5 +1,5 @@
 /** Stored rows and their representations per API version. */
-import { asXmlSchema } from '../xml-representation.js';
+import { asXmlSchema } from '../api/xml-representation.js';
 
 export type ApiVersion = 1 | 2;
 

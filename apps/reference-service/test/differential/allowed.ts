@@ -4,7 +4,7 @@
  * checks the README's copy), so the list a user reads is the list the suite enforces. Any other
  * difference fails the suite, and so does an entry here that no case needs any more.
  */
-import type { Framework } from '../../src/config.js';
+import type { Framework } from '../../src/service/config.js';
 import type { Case } from './cases.js';
 import type { NormalResult } from './normalise.js';
 

@@ -7,7 +7,7 @@
  * captured from earlier answers where the table says so.
  */
 import { gzipSync } from 'node:zlib';
-import type { VersioningStrategy } from '../../src/config.js';
+import type { VersioningStrategy } from '../../src/service/config.js';
 
 /** Where a captured value comes from in a response. */
 type Capture =
@@ -689,7 +689,7 @@ function tail(t: Table): void {
   t.api('mutation: GET deleted project v1', 'GET', 1, '/projects/{{p1}}', KEY);
 }
 
-/** Client addresses behind a proxy: anonymous requests are limited per address (limits.ts). */
+/** Client addresses behind a proxy: anonymous requests are limited per address (service/limits.ts). */
 function forwardedCases(t: Table): void {
   for (const [label, values] of [
     ['one entry', ['203.0.113.7']],

@@ -1,0 +1,86 @@
+/**
+ * Conditional writes (docs/design.md#d-conditional): PUT, PATCH and DELETE on a member evaluate
+ * If-Match, If-None-Match and If-Unmodified-Since against the member's current representation
+ * (the one a GET with the same Accept, Accept-Language and API version returns), and the write
+ * then applies only to the version that was checked, inside the UPDATE's or DELETE's WHERE clause,
+ * so two clients racing with the same ETag cannot both win.
+ *
+ * Framework-neutral: each resource describes its member ({@link Member}); a wiring evaluates the
+ * preconditions with its negotiation adapter's `conditional()` (http/express/routes.ts) and hands the
+ * handler what it checked ({@link Checked}).
+ */
+import { HttpError } from '@plumbline/errors';
+import { isNotModified } from '@plumbline/negotiation';
+import type { ApiVersion } from '../domain/model.js';
+import type { Lookup, VersionGuard } from '../storage/repository.js';
+
+/** A route's path parameters as the router matched them (not yet validated). */
+export type Params = Readonly<Record<string, unknown>>;
+
+/** What a member route loads and checks: the stored row and its representation in a version. */
+export interface Member<T> {
+  /** The row the path names; a missing or deleted member is 404 or 410 before any precondition (RFC 9110 section 13.2.1). */
+  readonly load: (params: Params) => Promise<T>;
+  readonly represent: (row: T, version: ApiVersion) => Record<string, unknown>;
+  /** The row's modification time (`updated_at`), when it has one. */
+  readonly modified: (row: T) => string | undefined;
+}
+
+/** What the preconditions were evaluated against: the row as loaded, and whether the request carried a precondition. */
+export interface Checked<T> {
+  readonly row: T;
+  readonly conditional: boolean;
+}
+
+/**
+ * The version guard of a write: the row's `updated_at` as read, and, when the request carried a
+ * precondition, the version the row must still have for the write to apply.
+ */
+export function versionGuard(checked: Checked<unknown>, updatedAt: string): VersionGuard {
+  return { previous: updatedAt, expected: checked.conditional ? updatedAt : undefined };
+}
+
+/**
+ * What a write found: the updated row, or (when it changed nothing) a fresh lookup. A conditional
+ * request whose member still exists lost a race since its check: 412, the write did not happen.
+ */
+export async function afterWrite<T>(
+  checked: Checked<unknown>,
+  updated: T | undefined,
+  lookup: () => Promise<Lookup<T>>,
+): Promise<Lookup<T>> {
+  if (updated !== undefined) return { state: 'found', row: updated };
+  const now = await lookup();
+  if (now.state === 'found' && checked.conditional) throw new HttpError('precondition_failed');
+  return now;
+}
+
+/**
+ * Whether a response about to go out becomes 304 (`isNotModified` of @plumbline/negotiation), for
+ * the Fastify and Hono wirings' routes that send without `represent()`: Express's `res.send` makes
+ * the same decision for them, so every route answers a current `If-None-Match` (and `*`) alike.
+ *
+ * @example
+ * ```ts
+ * notModified('GET', 200, { 'if-none-match': '*' }, () => undefined); // true
+ * ```
+ */
+export function notModified(
+  method: string,
+  status: number,
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
+  responseHeader: (name: string) => unknown,
+): boolean {
+  const ifNoneMatch = requestHeaders['if-none-match'];
+  const ifModifiedSince = requestHeaders['if-modified-since'];
+  if (status !== 200 || (ifNoneMatch === undefined && ifModifiedSince === undefined)) return false;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return isNotModified({
+    method,
+    status,
+    ifNoneMatch: text(ifNoneMatch),
+    ifModifiedSince: text(ifModifiedSince),
+    etag: text(responseHeader('etag')),
+    lastModified: text(responseHeader('last-modified')),
+  });
+}

@@ -1,0 +1,214 @@
+/**
+ * The reference service's Express app: every Plumbline package composed in the order a request
+ * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
+ *
+ *   request id → version headers → access log → HTTPS check → failure rate limit (not for /health,
+ *   /ready) → neutral routes → v1 | v2 (read as VERSIONING_STRATEGY says, service/versioning.ts):
+ *   version headers → negotiation (406) → authentication (401/403)
+ *     → rate limit per principal (429) → body type (415) → body parser (400/413)
+ *     → idempotency (POST) → collection query (400) → handler
+ *   → 404 → problem documents for every error
+ *
+ * Metrics (service/metrics.ts) time every request from before the request id; the access log is pino
+ * (service/logging.ts). Neutral routes include `/` (pages/front-door.ts), `/docs` (pages/docs-ui.ts), `/metrics`,
+ * `/errors/<code>` (pages/docs.ts); XML is written by api/xml-representation.ts from the OpenAPI schemas.
+ */
+import { isKeySetUnavailable } from '@plumbline/auth';
+import {
+  authenticate,
+  getPrincipal,
+  requireHttps,
+  revocationEndpoint,
+  tokenEndpoint,
+} from '@plumbline/auth/express';
+import {
+  errorHandler,
+  getRequestId,
+  methodNotAllowed,
+  notFoundHandler,
+  requestId,
+} from '@plumbline/errors/express';
+import { negotiate } from '@plumbline/negotiation/express';
+import { versionedRouter, versioning } from '@plumbline/versioning/express';
+import express, { type Express, type Request } from 'express';
+import type { Logger } from 'pino';
+import { notModified } from '../../api/preconditions.js';
+import { xmlSerializerFor } from '../../api/xml-representation.js';
+import type { ApiVersion } from '../../domain/model.js';
+import { buildOpenApi } from '../../openapi/document.js';
+import { documentForStrategy } from '../../openapi/strategy.js';
+import { proxyPolicy } from '../../service/client-address.js';
+import type { AppContext } from '../../service/context.js';
+import {
+  addressKey,
+  createServiceLimiters,
+  NO_STORE_PATHS,
+  PROBES,
+  principalKey,
+} from '../../service/limits.js';
+import { createMetrics } from '../../service/metrics.js';
+import { checkReadiness, notReady } from '../../service/readiness.js';
+import { API_VERSIONS } from '../../service/versioning.js';
+import { limitQueryString, noStore, rateLimitMiddleware } from './limits.js';
+import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
+import { docsRouter, docsUiRouter, frontDoorRouter, unversionedContract } from './pages.js';
+import { exactRouter } from './reply.js';
+import { serverWideOptions } from './request-target.js';
+import { versionRouter } from './routes.js';
+
+export function createApp(ctx: AppContext, logger: Logger): Express {
+  const { config } = ctx;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  // No automatic weak ETag: representations that have one compute it (api/preconditions.ts), the same
+  // on every framework; Fastify and Hono send none elsewhere, so Express does not either.
+  app.set('etag', false);
+  // Paths match exactly, as on Fastify and Hono: /PROJECTS and /projects/ are 404 (http/express/reply.ts).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  // res.send's 304 decision is the one every route makes on Fastify and Hono (api/preconditions.ts),
+  // not the `fresh` package's, which ignores If-None-Match when the request says
+  // `Cache-Control: no-cache` (as fetch does whenever it revalidates).
+  Object.defineProperty(app.request, 'fresh', {
+    configurable: true,
+    get(this: Request) {
+      return notModified(this.method, this.res?.statusCode ?? 200, this.headers, (name) =>
+        this.res?.getHeader(name),
+      );
+    },
+  });
+  // The client address and the trusted peers come from service/client-address.ts, as on Fastify and Hono;
+  // Express's `trust proxy` stays off, so `req.ip` is the socket's peer and is not used.
+  const proxies = proxyPolicy(config.trustProxy);
+  const clientIp = (req: Request) =>
+    proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+
+  // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  app.use(metricsMiddleware(metrics));
+  app.use(requestId());
+  // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
+  // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
+  // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
+  const { api } = ctx;
+  const earlyVersioning = versioning(api.policy);
+  app.use((req, res, next) => earlyVersioning(req, res, () => next()));
+  app.use(serverWideOptions);
+  app.use(accessLog(logger, proxies));
+  if (config.tls) {
+    app.use((_req, res, next) => {
+      res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+      next();
+    });
+  }
+  app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
+  app.use(limitQueryString);
+
+  app.use([...NO_STORE_PATHS], noStore);
+
+  // Failed requests count per client address, before authentication (service/limits.ts).
+  const limiters = createServiceLimiters(ctx);
+  app.use(
+    rateLimitMiddleware(
+      limiters.failures,
+      (req) => addressKey(clientIp(req)),
+      (req) => PROBES.has(req.path),
+    ),
+  );
+  const principalLimit = rateLimitMiddleware(limiters.principal, (req) =>
+    principalKey(getPrincipal(req)?.clientId, clientIp(req)),
+  );
+
+  const neutral = exactRouter();
+  neutral.use(unversionedContract());
+  neutral
+    .route('/health')
+    .get((_req, res) => {
+      res.json({ status: 'ok' });
+    })
+    .all(methodNotAllowed(['GET']));
+  neutral
+    .route('/ready')
+    .get(async (_req, res) => {
+      const readiness = await checkReadiness(ctx);
+      if (!readiness.ready) throw notReady(readiness);
+      res.json({ status: 'ready', checks: readiness.checks });
+    })
+    .all(methodNotAllowed(['GET']));
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  neutral
+    .route('/openapi.json')
+    .get((_req, res) => {
+      res.json(openapi);
+    })
+    .all(methodNotAllowed(['GET']));
+  neutral
+    .route('/.well-known/jwks.json')
+    .get((_req, res) => {
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      res.json(ctx.issuer.jwks());
+    })
+    .all(methodNotAllowed(['GET']));
+  const clients = ctx.findClient;
+  neutral
+    .route('/oauth/token')
+    .post(principalLimit, tokenEndpoint({ issuer: ctx.issuer, clients }))
+    .all(methodNotAllowed(['POST']));
+  neutral
+    .route('/oauth/revoke')
+    .post(
+      principalLimit,
+      revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
+    )
+    .all(methodNotAllowed(['POST']));
+  neutral.use(docsRouter());
+  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
+  neutral.use(
+    frontDoorRouter(openapi, API_VERSIONS, (v) =>
+      api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects'),
+    ),
+  );
+  neutral.use(
+    docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }),
+  );
+  neutral
+    .route('/metrics')
+    .get(metricsHandler(metrics))
+    .all(methodNotAllowed(['GET']));
+
+  const xml = xmlSerializerFor(openapi);
+  const versioned = (version: 1 | 2) => {
+    const router = exactRouter();
+    const types = api.mediaTypes(version);
+    router.use(
+      negotiate({
+        types,
+        languages: ['en', 'de'],
+        // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
+        serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
+      }),
+    );
+    router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+    router.use(principalLimit);
+    router.use(versionRouter(ctx, version));
+    return router;
+  };
+  app.use(versionedRouter(api.policy, { '1': versioned(1), '2': versioned(2) }, { neutral }));
+
+  app.use(notFoundHandler());
+  app.use(
+    errorHandler({
+      onError: ({ error, original, req }) => {
+        metrics.recordError(req, error);
+        // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
+        if (error.status >= 500 && !isKeySetUnavailable(original)) {
+          const log =
+            (req as Request & { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
+          log.error({ err: original }, 'request failed');
+        }
+      },
+    }),
+  );
+  return app;
+}

@@ -1,0 +1,331 @@
+/**
+ * The versioned API on Express: every route, in order, as route → Plumbline middleware → neutral
+ * handler (resources/*.ts) → send. The handlers read no request and write no response: this file
+ * reads their input from the request and sends their {@link Outcome}, and does nothing else.
+ *
+ * http/fastify/routes.ts and http/hono/routes.ts map the same handlers with the same steps in the same order
+ * per route (the order decides which error wins, e.g. 403 before 404 before 415 before 400); read
+ * the three side by side. What each framework lacks and its wiring adds is said at the top of
+ * http/fastify/http.ts (express.json's strict parser, `.all(methodNotAllowed)`) and http/hono/routes.ts (the
+ * JSON body parser with express.json's 400/413/415 answers). The service's own steps (limits,
+ * access log, metrics, the neutral routes) are neutral cores that all three call.
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/express';
+import { methodNotAllowed } from '@plumbline/errors/express';
+import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  represent,
+  requireContentType,
+} from '@plumbline/negotiation/express';
+import type { Collection } from '@plumbline/query-parser';
+import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Checked, Member } from '../../api/preconditions.js';
+import type { Outcome } from '../../api/representation.js';
+import { commentHandlers } from '../../api/resources/comments.js';
+import {
+  assertNoQuery,
+  type CreateInput,
+  type EditableMemberHandlers,
+  idempotencyStores,
+  type ListInput,
+  memberFields,
+  type ReadInput,
+  type RouteInput,
+  type WriteInput,
+} from '../../api/resources/common.js';
+import { projectHandlers } from '../../api/resources/projects.js';
+import { taskHandlers } from '../../api/resources/tasks.js';
+import type { ApiVersion } from '../../domain/model.js';
+import type { AppContext } from '../../service/context.js';
+import type { ApiStrategy } from '../../service/versioning.js';
+import type { Db } from '../../storage/db.js';
+import { exactRouter } from './reply.js';
+
+/**
+ * Runs `handler` with the version parameter taken out of `req.originalUrl` (`api.withoutVersion`),
+ * so the strict collection query does not see it as an unknown parameter; the URL is restored
+ * when `handler` passes the request on.
+ */
+function withoutVersionParameter(api: ApiStrategy, handler: RequestHandler): RequestHandler {
+  if (api.strategy !== 'query') return handler;
+  return (req, res, next) => {
+    const { originalUrl } = req;
+    req.originalUrl = api.withoutVersion(originalUrl);
+    handler(req, res, (err?: unknown) => {
+      req.originalUrl = originalUrl;
+      next(err as Error | undefined);
+    });
+  };
+}
+
+/** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
+function send(res: Response, outcome: Outcome): void {
+  if (outcome.status === 204) {
+    res.status(204).end();
+    return;
+  }
+  if (outcome.status === 201) res.location(outcome.location);
+  else if (outcome.page) setPageHeaders(res, outcome.page);
+  represent(res, outcome.body, outcome.status);
+}
+
+/** The route's handler: reads the neutral input from the request, runs the handler, sends its outcome. */
+const handle =
+  <I>(input: (req: Request) => I, handler: (input: I) => Promise<Outcome>): RequestHandler =>
+  async (req, res) => {
+    send(res, await handler(input(req)));
+  };
+
+/** A check that runs between middleware (the parent of a nested resource exists). */
+const step =
+  (check: (req: Request) => Promise<void>): RequestHandler =>
+  async (req, _res, next) => {
+    await check(req);
+    next();
+  };
+
+export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
+  const { collections } = ctx;
+  const router = exactRouter();
+  // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
+  const { api } = ctx;
+  const deps = { repo: ctx.repo, db: ctx.db, links: api };
+  const projects = projectHandlers(deps);
+  const tasks = taskHandlers(deps);
+  const comments = commentHandlers(deps);
+
+  // The Plumbline middleware, configured once.
+  const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
+    withoutVersionParameter(api, collectionQuery(collection, options));
+  const noQuery =
+    (collection: Collection): RequestHandler =>
+    (req, _res, next) => {
+      assertNoQuery(api, collection, req.originalUrl);
+      next();
+    };
+  const limit = ctx.config.bodyLimitBytes;
+  // No content coding (`inflate: false`: gzip, deflate and br are 415 too), as on Fastify and Hono:
+  // a body is read as sent, and a small compressed body cannot inflate past the limit unseen.
+  const jsonBody: RequestHandler[] = [
+    requireContentType('application/json'),
+    express.json({ limit, type: 'application/json', inflate: false }),
+  ];
+  const patchBody: RequestHandler[] = [
+    requireContentType('application/merge-patch+json', 'application/json'),
+    express.json({ limit, type: ['application/merge-patch+json', 'application/json'], inflate: false }),
+  ];
+  const principal = (req: Request) => getPrincipal(req)?.clientId;
+  // Search POSTs use the shared store; creating POSTs the new row's transaction when configured.
+  const stores = idempotencyStores(ctx);
+  const idempotent = idempotency({ ...stores.shared, principal });
+  const { transactional } = stores;
+  const creating = (required: boolean): RequestHandler =>
+    transactional
+      ? idempotencyTransaction<Db>({ ...transactional, principal, required })
+      : idempotency({ ...stores.shared, principal, required });
+  const createOnce = creating(false);
+  const createOnceRequired = creating(true);
+  const acceptPatch: RequestHandler = (_req, res, next) => {
+    res.setHeader('Accept-Patch', 'application/merge-patch+json, application/json');
+    next();
+  };
+  // Writes to a member evaluate If-Match / If-None-Match / If-Unmodified-Since (api/preconditions.ts)
+  // against the representation a GET would send; the handler gets the row that was checked.
+  const checkedRows = new WeakMap<Request, unknown>();
+  const preconditions = <T>(member: Member<T>): RequestHandler =>
+    conditional({
+      current: async (req, res) => {
+        const row = await member.load(req.params);
+        checkedRows.set(req, row);
+        const modified = member.modified(row);
+        return {
+          etag: entityTagOf(res, member.represent(row, version)),
+          lastModified: modified === undefined ? undefined : Date.parse(modified),
+        };
+      },
+      requirePrecondition: ctx.config.requirePreconditions,
+    });
+  const projectChecked = preconditions(projects.member);
+  const taskChecked = preconditions(tasks.member);
+  const commentChecked = preconditions(comments.member);
+
+  // The handlers' inputs, read from the request once the middleware ran.
+  const route = (req: Request): RouteInput => ({ version, params: req.params });
+  const listing =
+    (collection: Collection) =>
+    (req: Request): ListInput => ({
+      ...route(req),
+      query: getCollectionQuery(req, collection),
+      path: `${req.baseUrl}${req.path}`,
+    });
+  const reading =
+    (collection: Collection) =>
+    (req: Request): ReadInput => ({ ...route(req), fields: memberFields(api, collection, req.originalUrl) });
+  const creation = (req: Request): CreateInput => ({
+    ...route(req),
+    body: req.body,
+    principal: principal(req),
+    transaction: getTransaction<Db>(req),
+  });
+  const checked = <T>(req: Request): Checked<T> => {
+    if (!checkedRows.has(req)) throw new Error('preconditions() must run before this handler');
+    return { row: checkedRows.get(req) as T, conditional: getPreconditions(req)?.conditional === true };
+  };
+  const writing = <T>(req: Request): WriteInput<T> => ({
+    ...route(req),
+    checked: checked<T>(req),
+    body: req.body,
+  });
+
+  /** POST …/search: a collection query in the body, read like a GET's query string. */
+  const searchRoute = (
+    path: string,
+    scope: string,
+    collection: Collection,
+    list: (input: ListInput) => Promise<Outcome>,
+    before: RequestHandler[] = [],
+    options?: Parameters<typeof collectionQuery>[1],
+  ) =>
+    router
+      .route(path)
+      .post(
+        requireScopes(scope),
+        noQuery(collection),
+        ...before,
+        ...jsonBody,
+        idempotent,
+        parsedQuery(collection, options),
+        handle(listing(collection), list),
+      )
+      .all(methodNotAllowed(['POST']));
+
+  /** A member clients read, replace, patch and delete (projects, tasks). */
+  const editableMember = <T>(
+    path: string,
+    resource: 'projects' | 'tasks',
+    handlers: EditableMemberHandlers<T>,
+    checkedRow: RequestHandler,
+  ) => {
+    const collection = collections[resource];
+    const read = requireScopes(`read:${resource}`);
+    const write = requireScopes(`write:${resource}`);
+    return router
+      .route(path)
+      .all(acceptPatch)
+      .get(read, handle(reading(collection), handlers.read))
+      .put(write, noQuery(collection), ...jsonBody, checkedRow, handle(writing<T>, handlers.replace))
+      .patch(write, noQuery(collection), ...patchBody, checkedRow, handle(writing<T>, handlers.patch))
+      .delete(write, noQuery(collection), checkedRow, handle(writing<T>, handlers.remove))
+      .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
+  };
+
+  // Projects
+
+  router
+    .route('/projects')
+    .get(
+      requireScopes('read:projects'),
+      parsedQuery(collections.projects),
+      handle(listing(collections.projects), projects.list),
+    )
+    .post(
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      ...jsonBody,
+      createOnceRequired,
+      handle(creation, projects.create),
+    )
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
+
+  editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+
+  // Tasks of a project
+
+  const existingProject = step((req) => tasks.requireProject(req.params));
+  const ofProject = { scope: (req: Request) => tasks.projectScope(req.params) };
+
+  router
+    .route('/projects/:projectId/tasks')
+    .get(
+      requireScopes('read:tasks'),
+      existingProject,
+      parsedQuery(collections.tasks, ofProject),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .post(
+      requireScopes('write:tasks'),
+      noQuery(collections.tasks),
+      existingProject,
+      ...jsonBody,
+      createOnce,
+      handle(creation, tasks.create),
+    )
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  searchRoute(
+    '/projects/:projectId/tasks/search',
+    'read:tasks',
+    collections.tasks,
+    tasks.list,
+    [existingProject],
+    ofProject,
+  );
+
+  // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
+  editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+  // All tasks
+
+  router
+    .route('/tasks')
+    .get(
+      requireScopes('read:tasks'),
+      parsedQuery(collections.tasks),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .all(methodNotAllowed(['GET']));
+  searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
+  editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
+
+  const existingTask = step((req) => comments.requireTask(req.params));
+  const ofTask = { scope: (req: Request) => comments.taskScope(req.params) };
+
+  router
+    .route('/tasks/:taskId/comments')
+    .get(
+      requireScopes('read:comments'),
+      existingTask,
+      parsedQuery(collections.comments, ofTask),
+      handle(listing(collections.comments), comments.list),
+    )
+    .post(
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      existingTask,
+      ...jsonBody,
+      createOnce,
+      handle(creation, comments.create),
+    )
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route('/tasks/:taskId/comments/:commentId')
+    .get(requireScopes('read:comments'), handle(reading(collections.comments), comments.read))
+    .delete(
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      commentChecked,
+      handle(writing, comments.remove),
+    )
+    .all(methodNotAllowed(['GET', 'DELETE']));
+
+  return router;
+}

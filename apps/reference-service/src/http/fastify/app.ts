@@ -1,0 +1,366 @@
+/**
+ * The reference service on Fastify 5: the pipeline of http/express/app.ts, hook by hook in the same order, with
+ * the Fastify adapters of every Plumbline package and the service's neutral cores. Root `onRequest`
+ * hooks run for every request (one no route matches included), in the order they are added:
+ *
+ *   metrics → request id → version headers → OPTIONS * → access log → HTTPS check → query length
+ *   → no-store (/oauth/*) → failure rate limit (not for /health, /ready) → neutral routes
+ *   → v1 | v2 (a prefix under the path strategy, else the `apiVersion` route constraint):
+ *   negotiation (406) → authentication (401/403) → rate limit per principal (429) → route hooks
+ *   → handler → 404 (or the refused version) → problem documents for every error
+ *
+ * The app never listens: `serverFactory` hands over Fastify's Node handler, which server.ts serves.
+ */
+import {
+  createServer,
+  type IncomingMessage,
+  METHODS,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { isKeySetUnavailable } from '@plumbline/auth';
+import {
+  authenticate,
+  getPrincipal,
+  requireHttps,
+  revocationEndpoint,
+  tokenEndpoint,
+} from '@plumbline/auth/fastify';
+import { HttpError } from '@plumbline/errors';
+import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
+import type { NegotiatorOptions } from '@plumbline/negotiation';
+import { negotiation } from '@plumbline/negotiation/fastify';
+import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type RouteHandlerMethod,
+  type RouteOptions,
+} from 'fastify';
+import type { Logger } from 'pino';
+import { notModified } from '../../api/preconditions.js';
+import { xmlSerializerFor } from '../../api/xml-representation.js';
+import type { ApiVersion } from '../../domain/model.js';
+import { buildOpenApi } from '../../openapi/document.js';
+import { documentForStrategy } from '../../openapi/strategy.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
+import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
+import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
+import { unversionedRoute } from '../../pages/unversioned.js';
+import { proxyPolicy } from '../../service/client-address.js';
+import type { AppContext } from '../../service/context.js';
+import {
+  addressKey,
+  checkQueryLength,
+  createServiceLimiters,
+  NO_STORE_HEADERS,
+  NO_STORE_PATHS,
+  PROBES,
+  principalKey,
+} from '../../service/limits.js';
+import { createAccessLogger } from '../../service/logging.js';
+import { createMetrics } from '../../service/metrics.js';
+import { checkReadiness, notReady } from '../../service/readiness.js';
+import { serverWideOptionsReply } from '../../service/request-target.js';
+import { API_VERSIONS } from '../../service/versioning.js';
+import { otherMethods, rateLimit, sendPlain } from './http.js';
+import { versionRoutes } from './routes.js';
+
+const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
+
+/**
+ * The `apiVersion` route constraint: the version the policy resolves for the request (the
+ * header, query or media-type strategy), so /projects of v1 and of v2 are two routes. A request
+ * whose version is refused matches neither, and the 404 path answers with the refusal.
+ */
+function versionConstraint(outcomeOf: (req: IncomingMessage) => VersioningOutcome) {
+  return {
+    name: 'apiVersion',
+    mustMatchWhenDerived: false,
+    storage: () => {
+      const stores = new Map<string, never>();
+      return {
+        get: (version: string) => stores.get(version) ?? null,
+        set: (version: string, store: never) => stores.set(version, store),
+      };
+    },
+    deriveConstraint: (req: IncomingMessage) => {
+      const outcome = outcomeOf(req);
+      return outcome.kind === 'resolved' ? outcome.resolved.version : '';
+    },
+  };
+}
+
+/**
+ * Builds the service on Fastify and returns its Node request listener (createListener in listener.ts).
+ *
+ * @example
+ * ```ts
+ * createServer(await createFastifyListener(ctx, logger), config).listen(config.port, config.host);
+ * ```
+ */
+export async function createFastifyListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
+  const { config } = ctx;
+  const { api } = ctx;
+  // The version is resolved once per request: by the route constraint, or by the first hook.
+  const resolve = createRequestVersioning(api.policy);
+  const outcomes = new WeakMap<IncomingMessage, VersioningOutcome>();
+  const outcomeOf = (req: IncomingMessage): VersioningOutcome => {
+    let outcome = outcomes.get(req);
+    if (outcome === undefined) {
+      const url = req.url ?? '/';
+      const mark = url.indexOf('?');
+      outcome = resolve({
+        path: mark < 0 ? url : url.slice(0, mark),
+        query: mark < 0 ? '' : url.slice(mark + 1),
+        headers: req.headers,
+      });
+      outcomes.set(req, outcome);
+    }
+    return outcome;
+  };
+
+  let handler: RequestListener | undefined;
+  const app = Fastify<Server, IncomingMessage, ServerResponse>({
+    serverFactory: (listener) => {
+      handler = listener;
+      return createServer();
+    },
+    bodyLimit: config.bodyLimitBytes,
+    // Paths match exactly on every framework (`/PROJECTS` and `/projects/` are 404), ids stay as
+    // sent, and an id of any length reaches its route (which answers 404 after its own checks).
+    routerOptions: {
+      ignoreTrailingSlash: false,
+      caseSensitive: true,
+      maxParamLength: 16_384,
+      constraints: { apiVersion: versionConstraint(outcomeOf) },
+    },
+  });
+
+  // Every method Node's parser accepts is routable, so a path answers PROPFIND or SEARCH with 405
+  // and its Allow, as on Express and Hono, rather than Fastify's 404 for a method it does not know.
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
+      app.addHttpMethod(method, { hasBody: true });
+  }
+
+  // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
+  // route (RFC 9110 13.2.2; `If-None-Match: *` matches any current representation), as Express's
+  // res.send and the negotiation adapters' represent() answer it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!notModified(request.method, reply.statusCode, request.headers, (name) => reply.getHeader(name)))
+      return payload;
+    reply.code(304).removeHeader('content-type').removeHeader('content-length');
+    return null;
+  });
+
+  // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  app.addHook('onRequest', async (request, reply) => metrics.track(request.raw, reply.raw, pathOf(request)));
+  // Every path answers its other methods itself (otherMethods, pages/unversioned.ts): what no route
+  // matched is 404, as on Express, not the plugin's 405 for a path some method has.
+  await app.register(plumblineErrors, {
+    methodNotAllowed: false,
+    onError: ({ error, original, req }) => {
+      metrics.recordError(req.raw, error);
+      // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
+      if (error.status >= 500 && !isKeySetUnavailable(original)) {
+        const log = (req.raw as { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
+        log.error({ err: original }, 'request failed');
+      }
+    },
+  });
+  // Version headers go on before anything can refuse the request; a refused version is refused
+  // later, where the Express version router refuses it.
+  app.addHook('onRequest', async (request, reply) => {
+    const { headers } = outcomeOf(request.raw);
+    for (const name in headers) {
+      reply.header(name, combineHeader(name, reply.getHeader(name) as string | undefined, headers[name]!));
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    const plain = serverWideOptionsReply(request.method, request.raw.url);
+    if (plain) return sendPlain(reply, plain);
+  });
+  // The client address and the trusted peers come from service/client-address.ts, as on Express and Hono;
+  // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
+  const proxies = proxyPolicy(config.trustProxy);
+  const requestIds = new WeakMap<IncomingMessage, string | undefined>();
+  const accessLog = createAccessLogger(logger, (req) => requestIds.get(req), proxies);
+  app.addHook('onRequest', async (request, reply) => {
+    const id = getRequestId(request);
+    requestIds.set(request.raw, id);
+    // The access log and the metrics read Node's response, but Fastify hands every header to
+    // writeHead at once, where getHeaders() never sees them; with one header set on Node's
+    // response first, writeHead merges the others into it.
+    if (id !== undefined) reply.raw.setHeader('X-Request-Id', id);
+    // The access log masks credentials in the parsed query, which Express leaves on Node's request.
+    (request.raw as IncomingMessage & { query?: unknown }).query = request.query;
+    accessLog(request.raw, reply.raw);
+  });
+  if (config.tls) {
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    });
+  }
+  const clientIp = (request: FastifyRequest) =>
+    proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
+  app.addHook(
+    'onRequest',
+    requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }),
+  );
+  app.addHook('onRequest', async (request) => checkQueryLength(request.url));
+  app.addHook('onRequest', async (request, reply) => {
+    if (NO_STORE_PATHS.includes(pathOf(request))) reply.headers(NO_STORE_HEADERS);
+  });
+  // Failed requests count per client address, before authentication (service/limits.ts).
+  const limiters = createServiceLimiters(ctx);
+  app.addHook(
+    'onRequest',
+    rateLimit(
+      limiters.failures,
+      (request) => addressKey(clientIp(request)),
+      (request) => PROBES.has(pathOf(request)),
+    ),
+  );
+  const principalLimit = rateLimit(limiters.principal, (request) =>
+    principalKey(getPrincipal(request)?.clientId, clientIp(request)),
+  );
+  // A refused version (unknown, sunset) is refused after the neutral routes, where Express's
+  // version router refuses it: in front of the version's routes, and where no route matched.
+  const refuseVersion = async (request: FastifyRequest) => {
+    const outcome = outcomeOf(request.raw);
+    if (outcome.kind === 'error') throw outcome.error;
+  };
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) await refuseVersion(request);
+    // `GET *` and other targets that are not a path: no resource (OPTIONS * was answered above).
+    if (!request.raw.url?.startsWith('/')) throw new HttpError('not_found');
+  });
+
+  // Neutral routes. Each takes every method (pages/unversioned.ts answers OPTIONS and 405 first, then
+  // negotiates), so no other method of its path reaches a version's routes.
+  const neutral = (
+    url: string,
+    handle: RouteHandlerMethod,
+    negotiated: NegotiatorOptions | undefined = unversionedRoute(url)?.negotiation,
+  ) =>
+    app.register(async (scope) => {
+      const contract = unversionedRoute(url);
+      if (contract) {
+        scope.addHook('onRequest', async (request, reply) => {
+          const plain = contract.methodAnswer(request.method);
+          if (plain) return sendPlain(reply, plain);
+        });
+      }
+      if (negotiated) await scope.register(negotiation, negotiated);
+      scope.route({
+        method: contract ? scope.supportedMethods : 'GET',
+        exposeHeadRoute: !contract,
+        url,
+        handler: handle,
+      });
+    });
+  neutral('/health', async () => ({ status: 'ok' }));
+  neutral('/ready', async () => {
+    const readiness = await checkReadiness(ctx);
+    if (!readiness.ready) throw notReady(readiness);
+    return { status: 'ready', checks: readiness.checks };
+  });
+  neutral('/openapi.json', async () => openapi);
+  neutral('/.well-known/jwks.json', async (_request, reply) => {
+    reply.header('Cache-Control', 'public, max-age=300');
+    return ctx.issuer.jwks();
+  });
+  const clients = ctx.findClient;
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', principalLimit);
+    await scope.register(tokenEndpoint({ issuer: ctx.issuer, clients }));
+    await scope.register(
+      revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
+    );
+  });
+  otherMethods(app, '/oauth/token', ['POST']);
+  otherMethods(app, '/oauth/revoke', ['POST']);
+  neutral('/errors', async (request, reply) => {
+    const catalogue = errorCatalogue(request.headers['accept-language']);
+    reply.header('Content-Language', catalogue.language);
+    return catalogue.body;
+  });
+  neutral(
+    '/errors/:code',
+    async (request, reply) => {
+      const { code } = request.params as { code: string };
+      // `/errors/` is another path (Fastify hands this route an empty code), 404 as elsewhere.
+      if (code === '') throw new HttpError('not_found');
+      return reply
+        .headers(PAGE_HEADERS)
+        .represent(errorCodeDocument(code, request.headers['accept-language']));
+    },
+    ERROR_PAGE_NEGOTIATION,
+  );
+  for (const [path, page] of Object.entries(TEXT_PAGES))
+    neutral(path, async (_request, reply) => sendPlain(reply, page));
+  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
+  const href = (v: string) =>
+    api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
+  await app.register(async (scope) => {
+    await scope.register(negotiation, frontDoorNegotiation(openapi));
+    scope.get('/', async (_request, reply) =>
+      reply.headers(PAGE_HEADERS).represent(frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
+    );
+  });
+  otherMethods(app, '/', ['GET']);
+  app.get('/assets/site.css', async (_request, reply) => sendPlain(reply, SITE_CSS_REPLY));
+  const ui = createDocsUi({
+    title: 'Plumbline reference service',
+    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+  });
+  neutral('/docs', async (_request, reply) => sendPlain(reply, ui.page));
+  app.get('/docs/init.js', async (_request, reply) => sendPlain(reply, ui.init));
+  otherMethods(app, '/docs/init.js', ['GET']);
+  app.get('/docs/assets/:file', async (request, reply) => {
+    reply.headers(DOCS_HEADERS);
+    return sendPlain(reply, ui.asset((request.params as { file: string }).file));
+  });
+  otherMethods(app, '/docs/assets/:file', ['GET']);
+  neutral('/metrics', async (_request, reply) => sendPlain(reply, await metrics.render()));
+
+  // The versions.
+  const xml = xmlSerializerFor(openapi);
+  for (const version of [1, 2] as const satisfies readonly ApiVersion[]) {
+    const path = api.strategy === 'path';
+    await app.register(
+      async (scope: FastifyInstance) => {
+        scope.addHook('onRequest', refuseVersion);
+        const types = api.mediaTypes(version);
+        await scope.register(negotiation, {
+          types,
+          languages: ['en', 'de'],
+          // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
+          serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
+        });
+        scope.addHook('onRequest', authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+        scope.addHook('onRequest', principalLimit);
+        // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path (404).
+        scope.addHook('onRequest', async (request) => {
+          if (Object.values(request.params as Record<string, string>).includes(''))
+            throw new HttpError('not_found');
+        });
+        await scope.register(
+          versionRoutes(ctx, version, (options: RouteOptions) =>
+            path ? options : { ...options, constraints: { apiVersion: String(version) } },
+          ),
+        );
+      },
+      path ? { prefix: `/v${version}` } : {},
+    );
+  }
+
+  await app.ready();
+  if (handler === undefined) throw new Error('Fastify did not call serverFactory');
+  return handler;
+}

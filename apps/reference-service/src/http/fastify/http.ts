@@ -1,0 +1,134 @@
+/**
+ * What the Express wiring gets from Express and Fastify does not give, for http/fastify/app.ts and
+ * http/fastify/routes.ts: express.json's strict bodies, `.all(methodNotAllowed(...))` on a path, the
+ * query strategy's collection query without `version=`, and rate limits as hooks.
+ */
+import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
+import type { CollectionQueryHooks } from '@plumbline/query-parser/fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+  preValidationHookHandler,
+  RouteOptions,
+} from 'fastify';
+import type { Limiter } from '../../service/limits.js';
+import type { PlainReply } from '../../service/plain-reply.js';
+import type { ApiStrategy } from '../../service/versioning.js';
+
+/** What `express.json` (strict) accepts: an object or an array, after a byte order mark and JSON whitespace. */
+const STRICT_JSON = /^\ufeff?[ \t\n\r]*[{[]/;
+
+/**
+ * The body parsers of `scope`, as express.json reads bodies: application/json and
+ * application/merge-patch+json strictly (anything but an object or an array is 400
+ * `malformed_json`; an empty body is `{}`), text/plain as text (a search body, which the
+ * query-parser adapter reads), and any other body left unread (405, 404 and DELETE answer without
+ * reading it; a route's own 415 comes first). Returns the strict check for a search body.
+ */
+export function expressBodies(scope: FastifyInstance): preValidationHookHandler {
+  // As JSON.parse in express.json: `__proto__` and `constructor` keys are data for the domain's
+  // validation to judge, not a parse error (Fastify's default refuses them with 400).
+  const json = scope.getDefaultJsonParser('ignore', 'ignore');
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(
+    ['application/json', 'application/merge-patch+json'],
+    { parseAs: 'string' },
+    (request, text, done) => {
+      // A leading byte order mark is ignored, as express.json and Hono's parser do (RFC 8259 8.1 allows it).
+      const body = typeof text === 'string' && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      // No content coding on any framework (express.json runs with `inflate: false`): 415.
+      const coding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
+      if (coding !== 'identity') return done(new HttpError('unsupported_media_type'));
+      // An empty body is `{}`, as express.json reads it.
+      if (body === '') return done(null, {});
+      if (typeof body !== 'string' || !STRICT_JSON.test(body)) return done(new HttpError('malformed_json'));
+      json(request, body, done);
+    },
+  );
+  scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  return (request, _reply, done) =>
+    done(
+      request.body === '' || STRICT_JSON.test(String(request.body))
+        ? undefined
+        : new HttpError('malformed_json'),
+    );
+}
+
+/**
+ * Answers every method but `allowed` on `url` (OPTIONS 204 with `Allow`, the others 405), after
+ * the hooks of `scope` and `options.onRequest`, as Express's `.all(methodNotAllowed(...))` does.
+ */
+export function otherMethods(
+  scope: FastifyInstance,
+  url: string,
+  allowed: readonly string[],
+  options: Partial<RouteOptions> = {},
+): void {
+  const guard = createMethodGuard(allowed);
+  const taken = new Set(guard.allow.split(', ').filter((method) => method !== 'OPTIONS'));
+  // Answered in onRequest, after the scope's and the route's own hooks: the body is never read
+  // (a 405 with a malformed body is still a 405, as on Express and Hono).
+  const answer: onRequestHookHandler = async (request, reply) => {
+    // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path.
+    if (Object.values((request.params ?? {}) as Record<string, string>).includes(''))
+      throw new HttpError('not_found');
+    const outcome = guard.answer(request.method);
+    if (isHttpError(outcome)) throw outcome;
+    return reply.code(204).header('Allow', outcome.headers.Allow).send();
+  };
+  const own = options.onRequest;
+  scope.route({
+    ...options,
+    exposeHeadRoute: false,
+    method: scope.supportedMethods.filter((method) => !taken.has(method)),
+    url,
+    onRequest: [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), answer],
+    handler: async () => {},
+  });
+}
+
+/**
+ * The collection query under the query strategy reads the request target without `version=` (it
+ * would be an unknown parameter); the target is restored once it has run.
+ */
+export function withoutVersionParameter(api: ApiStrategy, hooks: CollectionQueryHooks): CollectionQueryHooks {
+  if (api.strategy !== 'query') return hooks;
+  const preHandler: preHandlerHookHandler = function (this: FastifyInstance, request, reply, done) {
+    const { raw } = request;
+    const url = raw.url;
+    raw.url = api.withoutVersion(url ?? '/');
+    hooks.preHandler.call(this, request, reply, (error?: Error) => {
+      raw.url = url;
+      done(error);
+    });
+  };
+  return { onRequest: hooks.onRequest, preHandler };
+}
+
+/**
+ * A rate limit as an `onRequest` hook (service/limits.ts decides): its headers go on the response, a spent
+ * limit is the 429 problem, and the hit is settled when the response has finished.
+ */
+export function rateLimit(
+  limiter: Limiter,
+  keyOf: (request: FastifyRequest) => string,
+  skip: (request: FastifyRequest) => boolean = () => false,
+): onRequestHookHandler {
+  return async (request, reply) => {
+    if (skip(request)) return;
+    const decision = await limiter.consume(keyOf(request));
+    if (decision === undefined) return;
+    reply.headers(decision.headers);
+    reply.raw.once('finish', () => void decision.settle(reply.raw.statusCode));
+    if (decision.exceeded) throw decision.error;
+  };
+}
+
+/** Sends a neutral core's answer as it is. */
+export function sendPlain(reply: FastifyReply, plain: PlainReply): FastifyReply {
+  return reply.code(plain.status).headers(plain.headers).send(plain.body);
+}

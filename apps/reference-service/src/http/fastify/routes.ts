@@ -1,0 +1,346 @@
+/**
+ * The versioned API on Fastify 5: the routes of http/express/routes.ts, in the same order, each as
+ * route → Plumbline hooks → neutral handler (resources/*.ts) → send. The steps run in Express's
+ * order per route: `onRequest` hooks (scopes, query check, parent exists, body type) before the
+ * body is parsed, `preHandler` hooks (idempotency, collection query, preconditions) after it.
+ *
+ * One plugin per version: http/fastify/app.ts registers it under `/v1`, `/v2` (path strategy) or with
+ * the `apiVersion` route constraint (the other strategies), so both versions share their paths.
+ * Every path answers its other methods with 405 (OPTIONS 204) after the version's own hooks, and
+ * a path no route matches is 404 there too, as the Express version router does.
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
+import { HttpError } from '@plumbline/errors';
+import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/fastify';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  requireContentType,
+} from '@plumbline/negotiation/fastify';
+import type { Collection } from '@plumbline/query-parser';
+import {
+  type CollectionQueryOptions,
+  collectionQuery,
+  getCollectionQuery,
+  setPageHeaders,
+} from '@plumbline/query-parser/fastify';
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+  RouteOptions,
+} from 'fastify';
+import type { Checked, Member, Params } from '../../api/preconditions.js';
+import type { Outcome } from '../../api/representation.js';
+import { commentHandlers } from '../../api/resources/comments.js';
+import {
+  assertNoQuery,
+  type CreateInput,
+  type EditableMemberHandlers,
+  idempotencyStores,
+  type ListInput,
+  memberFields,
+  type ReadInput,
+  type RouteInput,
+  type WriteInput,
+} from '../../api/resources/common.js';
+import { projectHandlers } from '../../api/resources/projects.js';
+import { taskHandlers } from '../../api/resources/tasks.js';
+import type { ApiVersion } from '../../domain/model.js';
+import type { AppContext } from '../../service/context.js';
+import type { Db } from '../../storage/db.js';
+import { expressBodies, otherMethods, withoutVersionParameter } from './http.js';
+
+type Hook = onRequestHookHandler;
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+const params = (request: FastifyRequest) => request.params as Params;
+
+/** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
+function send(reply: FastifyReply, outcome: Outcome): FastifyReply {
+  if (outcome.status === 204) return reply.code(204).send();
+  if (outcome.status === 201) reply.header('Location', outcome.location);
+  else if (outcome.page) setPageHeaders(reply, outcome.page);
+  return reply.represent(outcome.body, outcome.status);
+}
+
+/** The route's handler: reads the neutral input from the request, runs the handler, sends its outcome. */
+const handle =
+  <I>(input: (request: FastifyRequest) => I, handler: (input: I) => Promise<Outcome>): Handler =>
+  async (request, reply) =>
+    send(reply, await handler(input(request)));
+
+/**
+ * The routes of one API version as a Fastify plugin. The scope registering it has the version's
+ * prefix (path strategy), negotiation, authentication and per-principal rate limit; `route` adds
+ * the version's constraint (the other strategies) to every route.
+ */
+export function versionRoutes(
+  ctx: AppContext,
+  version: ApiVersion,
+  route: (options: RouteOptions) => RouteOptions,
+): FastifyPluginAsync {
+  return async (app) => {
+    const { collections } = ctx;
+    // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
+    const { api } = ctx;
+    const deps = { repo: ctx.repo, db: ctx.db, links: api };
+    const projects = projectHandlers(deps);
+    const tasks = taskHandlers(deps);
+    const comments = commentHandlers(deps);
+
+    // Bodies as express.json reads them (http/fastify/http.ts); BODY_LIMIT_BYTES is the app's bodyLimit.
+    const strictSearch = expressBodies(app);
+
+    // The Plumbline hooks, configured once.
+    const parsedQuery = (collection: Collection, options?: CollectionQueryOptions) =>
+      withoutVersionParameter(api, collectionQuery(collection, options));
+    const noQuery =
+      (collection: Collection): Hook =>
+      async (request) => {
+        assertNoQuery(api, collection, request.url);
+      };
+    const jsonBody = requireContentType('application/json');
+    const patchBody = requireContentType('application/merge-patch+json', 'application/json');
+    const principal = (request: FastifyRequest) => getPrincipal(request)?.clientId;
+    const stores = idempotencyStores(ctx);
+    const idempotent = { ...stores.shared, principal };
+    const { transactional } = stores;
+    const creating = (required: boolean) => (scope: FastifyInstance) =>
+      transactional
+        ? scope.register(idempotencyTransaction<Db>({ ...transactional, principal, required }))
+        : scope.register(idempotency, { ...idempotent, required });
+    const createOnce = creating(false);
+    const createOnceRequired = creating(true);
+    const acceptPatch: Hook = async (_request, reply) => {
+      reply.header('Accept-Patch', 'application/merge-patch+json, application/json');
+    };
+    // Writes to a member evaluate the preconditions against the representation a GET would send.
+    const checkedRows = new WeakMap<FastifyRequest, unknown>();
+    const preconditions = <T>(member: Member<T>): preHandlerHookHandler =>
+      conditional({
+        current: async (request, reply) => {
+          const row = await member.load(params(request));
+          checkedRows.set(request, row);
+          const modified = member.modified(row);
+          return {
+            etag: entityTagOf(reply, member.represent(row, version)),
+            lastModified: modified === undefined ? undefined : Date.parse(modified),
+          };
+        },
+        requirePrecondition: ctx.config.requirePreconditions,
+      });
+    const projectChecked = preconditions(projects.member);
+    const taskChecked = preconditions(tasks.member);
+    const commentChecked = preconditions(comments.member);
+
+    // The handlers' inputs, read from the request once the hooks ran.
+    const input = (request: FastifyRequest): RouteInput => ({ version, params: params(request) });
+    const listing =
+      (collection: Collection) =>
+      (request: FastifyRequest): ListInput => ({
+        ...input(request),
+        query: getCollectionQuery(request, collection),
+        path: request.url.split('?', 1)[0] ?? '/',
+      });
+    const reading =
+      (collection: Collection) =>
+      (request: FastifyRequest): ReadInput => ({
+        ...input(request),
+        fields: memberFields(api, collection, request.url),
+      });
+    const creation = (request: FastifyRequest): CreateInput => ({
+      ...input(request),
+      body: request.body,
+      principal: principal(request),
+      transaction: getTransaction<Db>(request),
+    });
+    const checked = <T>(request: FastifyRequest): Checked<T> => {
+      if (!checkedRows.has(request)) throw new Error('preconditions() must run before this handler');
+      return {
+        row: checkedRows.get(request) as T,
+        conditional: getPreconditions(request)?.conditional === true,
+      };
+    };
+    const writing = <T>(request: FastifyRequest): WriteInput<T> => ({
+      ...input(request),
+      checked: checked<T>(request),
+      body: request.body,
+    });
+
+    const add = (scope: FastifyInstance, options: RouteOptions) => scope.route(route(options));
+    const refuse = (
+      scope: FastifyInstance,
+      url: string,
+      allowed: readonly string[],
+      onRequest: Hook[] = [],
+    ) => otherMethods(scope, url, allowed, route({ method: [], url, handler: async () => {}, onRequest }));
+
+    /** POST …/search: a collection query in the body, read like a GET's query string. */
+    const searchRoute = (
+      url: string,
+      scope: string,
+      collection: Collection,
+      list: (input: ListInput) => Promise<Outcome>,
+      before: Hook[] = [],
+      options?: CollectionQueryOptions,
+    ) => {
+      const query = parsedQuery(collection, options);
+      app.register(async (search) => {
+        await search.register(idempotency, idempotent);
+        add(search, {
+          method: 'POST',
+          url,
+          onRequest: [requireScopes(scope), noQuery(collection), ...before, jsonBody, query.onRequest],
+          preValidation: strictSearch,
+          preHandler: query.preHandler,
+          handler: handle(listing(collection), list),
+        });
+      });
+      refuse(app, url, ['POST']);
+    };
+
+    /** A member clients read, replace, patch and delete (projects, tasks). */
+    const editableMember = <T>(
+      url: string,
+      resource: 'projects' | 'tasks',
+      handlers: EditableMemberHandlers<T>,
+      checkedRow: preHandlerHookHandler,
+    ) => {
+      const collection = collections[resource];
+      const read = requireScopes(`read:${resource}`);
+      const write = requireScopes(`write:${resource}`);
+      const writeTo = (method: string, body: Hook[], handler: Handler): RouteOptions => ({
+        method,
+        url,
+        onRequest: [acceptPatch, write, noQuery(collection), ...body],
+        preHandler: checkedRow,
+        handler,
+      });
+      add(app, {
+        method: 'GET',
+        url,
+        onRequest: [acceptPatch, read],
+        handler: handle(reading(collection), handlers.read),
+      });
+      add(app, writeTo('PUT', [jsonBody], handle(writing<T>, handlers.replace)));
+      add(app, writeTo('PATCH', [patchBody], handle(writing<T>, handlers.patch)));
+      add(app, writeTo('DELETE', [], handle(writing<T>, handlers.remove)));
+      refuse(app, url, ['GET', 'PUT', 'PATCH', 'DELETE'], [acceptPatch]);
+    };
+
+    /** A collection: GET lists it, POST (when given) creates a member once per idempotency key. */
+    const collectionRoute = (
+      url: string,
+      resource: 'projects' | 'tasks' | 'comments',
+      list: (input: ListInput) => Promise<Outcome>,
+      create?: {
+        handler: (input: CreateInput) => Promise<Outcome>;
+        once: (scope: FastifyInstance) => unknown;
+      },
+      before: Hook[] = [],
+      options?: CollectionQueryOptions,
+    ) => {
+      const collection = collections[resource];
+      const query = parsedQuery(collection, options);
+      add(app, {
+        method: 'GET',
+        url,
+        onRequest: [requireScopes(`read:${resource}`), ...before],
+        preHandler: query.preHandler,
+        handler: handle(listing(collection), list),
+      });
+      if (create) {
+        app.register(async (creates) => {
+          await create.once(creates);
+          add(creates, {
+            method: 'POST',
+            url,
+            onRequest: [requireScopes(`write:${resource}`), noQuery(collection), ...before, jsonBody],
+            handler: handle(creation, create.handler),
+          });
+        });
+      }
+      refuse(app, url, create ? ['GET', 'POST'] : ['GET']);
+    };
+
+    // Projects
+
+    collectionRoute('/projects', 'projects', projects.list, {
+      handler: projects.create,
+      once: createOnceRequired,
+    });
+    searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
+    editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+
+    // Tasks of a project
+
+    const existingProject: Hook = async (request) => tasks.requireProject(params(request));
+    const ofProject = { scope: (request: FastifyRequest) => tasks.projectScope(params(request)) };
+    collectionRoute(
+      '/projects/:projectId/tasks',
+      'tasks',
+      tasks.list,
+      { handler: tasks.create, once: createOnce },
+      [existingProject],
+      ofProject,
+    );
+    searchRoute(
+      '/projects/:projectId/tasks/search',
+      'read:tasks',
+      collections.tasks,
+      tasks.list,
+      [existingProject],
+      ofProject,
+    );
+    // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
+    editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+    // All tasks
+
+    collectionRoute('/tasks', 'tasks', tasks.list);
+    searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
+    editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+    // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
+
+    const existingTask: Hook = async (request) => comments.requireTask(params(request));
+    const ofTask = { scope: (request: FastifyRequest) => comments.taskScope(params(request)) };
+    collectionRoute(
+      '/tasks/:taskId/comments',
+      'comments',
+      comments.list,
+      { handler: comments.create, once: createOnce },
+      [existingTask],
+      ofTask,
+    );
+    const comment = '/tasks/:taskId/comments/:commentId';
+    add(app, {
+      method: 'GET',
+      url: comment,
+      onRequest: requireScopes('read:comments'),
+      handler: handle(reading(collections.comments), comments.read),
+    });
+    add(app, {
+      method: 'DELETE',
+      url: comment,
+      onRequest: [requireScopes('write:comments'), noQuery(collections.comments)],
+      preHandler: commentChecked,
+      handler: handle(writing, comments.remove),
+    });
+    refuse(app, comment, ['GET', 'DELETE']);
+
+    // Any other path of the version: 404, after the version's negotiation and authentication.
+    add(app, {
+      method: app.supportedMethods,
+      url: '/*',
+      exposeHeadRoute: false,
+      handler: async () => {
+        throw new HttpError('not_found');
+      },
+    });
+  };
+}

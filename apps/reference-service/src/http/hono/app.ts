@@ -1,0 +1,340 @@
+/**
+ * The reference service on Hono 4 (@hono/node-server): http/express/app.ts's pipeline in the same order, with
+ * the `/hono` adapters of every Plumbline package and the neutral cores (service/limits.ts, service/logging.ts,
+ * service/metrics.ts, pages/unversioned.ts, pages/docs.ts, pages/docs-ui.ts, pages/front-door.ts) for the service's own steps.
+ *
+ *   metrics → request id → version headers (a refused version waits) → OPTIONS * → access log →
+ *   HTTPS check → query length → failure rate limit (not /health, /ready) → neutral routes →
+ *   the refused version, if any → v1 | v2: negotiation (406) → authentication (401/403) →
+ *   rate limit per principal (429) → the route (http/hono/routes.ts) → 404 → problem documents
+ */
+import type { IncomingMessage, RequestListener } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { isKeySetUnavailable } from '@plumbline/auth';
+import {
+  authenticate,
+  getPrincipal,
+  requireHttps,
+  revocationEndpoint,
+  tokenEndpoint,
+} from '@plumbline/auth/hono';
+import {
+  getRequestId,
+  methodNotAllowed,
+  problemDetails,
+  requestPath,
+  setResponseHeaders,
+} from '@plumbline/errors/hono';
+import { negotiate, represent } from '@plumbline/negotiation/hono';
+import { rawQueryOf } from '@plumbline/query-parser';
+import { versioning } from '@plumbline/versioning/hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import { notModified } from '../../api/preconditions.js';
+import { xmlSerializerFor } from '../../api/xml-representation.js';
+import type { ApiVersion } from '../../domain/model.js';
+import { buildOpenApi } from '../../openapi/document.js';
+import { documentForStrategy } from '../../openapi/strategy.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
+import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
+import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
+import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
+import { unversionedRoute } from '../../pages/unversioned.js';
+import { proxyPolicy } from '../../service/client-address.js';
+import type { AppContext } from '../../service/context.js';
+import {
+  addressKey,
+  checkQueryLength,
+  createServiceLimiters,
+  type Limiter,
+  NO_STORE_HEADERS,
+  NO_STORE_PATHS,
+  PROBES,
+  principalKey,
+} from '../../service/limits.js';
+import { createAccessLogger } from '../../service/logging.js';
+import { createMetrics } from '../../service/metrics.js';
+import type { PlainReply } from '../../service/plain-reply.js';
+import { checkReadiness, notReady } from '../../service/readiness.js';
+import { serverWideOptionsReply } from '../../service/request-target.js';
+import { API_VERSIONS } from '../../service/versioning.js';
+import { versionOf, versionRoutes } from './routes.js';
+
+type Env = { Bindings: HttpBindings; Variables: { refusedVersion: unknown } };
+type C = Context<Env>;
+
+/** Sends a neutral core's answer as it is. */
+const reply = (c: Context, answer: PlainReply) => {
+  for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+  if (answer.status === 204) return c.body(null, 204);
+  return c.body(answer.body as string, answer.status as 200);
+};
+
+/** JSON as Express's `res.json` sends it: `application/json; charset=utf-8` (Hono's `c.json` has no charset). */
+const json = (c: Context, data: unknown) =>
+  c.body(JSON.stringify(data), 200, { 'Content-Type': 'application/json; charset=utf-8' });
+
+/**
+ * Sets headers, then goes on. On @hono/node-server they go to Node's response, which keeps the
+ * server's fast path for the handler's answer (@plumbline/errors/hono).
+ */
+const headers =
+  (set: Readonly<Record<string, string>>): MiddlewareHandler =>
+  async (c, next) => {
+    setResponseHeaders(c, set);
+    await next();
+  };
+
+/**
+ * Request targets Hono cannot route as they are, sent on in a form it can and put back for the
+ * app's own steps: `*` (OPTIONS *, asterisk-form), from which @hono/node-server builds no URL, and
+ * a path segment `*` (`GET /*`), for which Hono's TrieRouter runs every middleware twice. No route
+ * serves either form.
+ */
+const STAR_SEGMENT = /(?<=\/)(?:\*|%2a)(?=\/|$)/gi;
+const received = new WeakMap<IncomingMessage, string>();
+
+function routable(req: IncomingMessage): void {
+  const target = req.url ?? '';
+  const mark = target.indexOf('?');
+  const path = mark < 0 ? target : target.slice(0, mark);
+  const safe = path === '*' ? '/%252A' : path.replace(STAR_SEGMENT, '%252A');
+  if (safe === path) return;
+  received.set(req, target);
+  req.url = safe + (mark < 0 ? '' : target.slice(mark));
+}
+
+/**
+ * Builds the service on Hono and returns its Node request listener.
+ *
+ * @example
+ * ```ts
+ * createServer(await createHonoListener(ctx, logger), config).listen(config.port, config.host);
+ * ```
+ */
+export async function createHonoListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
+  const { config } = ctx;
+  const app = new Hono<Env>({ strict: true });
+  const { api } = ctx;
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  // Route templates are the OpenAPI document's paths.
+  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  app.use(async (c, next) => {
+    const { incoming, outgoing } = c.env;
+    incoming.url = received.get(incoming) ?? incoming.url;
+    // The response's headers are read from Hono's response: @hono/node-server hands them to writeHead.
+    metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/', (name) => c.res.headers.get(name));
+    await next();
+  });
+  // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
+  // route, as on Express and Fastify; a HEAD answer carries the Content-Length of the GET's body,
+  // as Node's server writes it for Express and Fastify (Hono drops the body before Node sees it).
+  app.use(async (c, next) => {
+    await next();
+    const { method } = c.req;
+    if (method !== 'GET' && method !== 'HEAD') return;
+    const res = c.res;
+    if (
+      notModified(method, res.status, c.env.incoming.headers, (name) => res.headers.get(name) ?? undefined)
+    ) {
+      const headers = new Headers(res.headers);
+      headers.delete('content-type');
+      headers.delete('content-length');
+      c.res = undefined;
+      c.res = new Response(null, { status: 304, headers });
+    } else if (method === 'HEAD' && res.body !== null && !res.headers.has('content-length')) {
+      const length = (await res.clone().arrayBuffer()).byteLength;
+      c.res.headers.set('Content-Length', String(length));
+    }
+  });
+  const problems = problemDetails({
+    onError: ({ error, original, req: c }) => {
+      const incoming = (c as C).env.incoming as IncomingMessage & { log?: Logger };
+      metrics.recordError(incoming, error);
+      // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
+      if (error.status >= 500 && !isKeySetUnavailable(original))
+        (incoming.log ?? logger.child({ request_id: getRequestId(c) })).error(
+          { err: original },
+          'request failed',
+        );
+    },
+  });
+  app.use(problems.middleware);
+  app.onError(problems.onError);
+  app.notFound(problems.notFound);
+
+  // Version headers go on before anything can refuse the request; a version the policy refuses is
+  // refused after the neutral routes, where http/express/app.ts's versionedRouter refuses it.
+  const earlyVersioning = versioning(api.policy);
+  // The rest of the pipeline runs inside it, so the version headers' Vary and Link are merged with
+  // the handler's afterwards (@plumbline/errors/hono); a refusal is thrown before `next` is reached.
+  app.use(async (c, next) => {
+    let reached = false;
+    try {
+      await earlyVersioning(c, () => {
+        reached = true;
+        return next();
+      });
+    } catch (refused) {
+      if (reached) throw refused;
+      c.set('refusedVersion', refused);
+      await next();
+    }
+  });
+  app.use(async (c, next) => {
+    const answer = serverWideOptionsReply(c.req.method, c.env.incoming.url);
+    return answer ? reply(c, answer) : next();
+  });
+  // The client address and the trusted peers come from service/client-address.ts, as on Express and Fastify.
+  const proxies = proxyPolicy(config.trustProxy);
+  const ids = new WeakMap<IncomingMessage, string>();
+  const accessLog = createAccessLogger(logger, (req) => ids.get(req), proxies);
+  app.use(async (c, next) => {
+    const { incoming } = c.env;
+    ids.set(incoming, getRequestId(c) ?? '-');
+    // The line shows the parsed query (credentials masked) as on Express, whose `simple` parser
+    // is node:querystring; read only when the line is written.
+    Object.defineProperty(incoming, 'query', { get: () => parseQuery(rawQueryOf(incoming.url ?? '')) });
+    accessLog(incoming, c.env.outgoing);
+    await next();
+  });
+  if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
+  app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
+  app.use(async (c, next) => {
+    checkQueryLength(c.env.incoming.url ?? '');
+    await next();
+  });
+  for (const path of NO_STORE_PATHS) app.use(path, headers(NO_STORE_HEADERS));
+
+  // Failed requests count per client address, before authentication; the principal limit after it (service/limits.ts).
+  const ip = (c: C) =>
+    proxies.clientAddress(c.env.incoming.socket.remoteAddress, c.env.incoming.headers['x-forwarded-for']);
+  const limited =
+    (
+      limiter: Limiter,
+      keyOf: (c: C) => string,
+      skip: (c: C) => boolean = () => false,
+    ): MiddlewareHandler<Env> =>
+    async (c, next) => {
+      const decision = skip(c) ? undefined : await limiter.consume(keyOf(c));
+      if (decision === undefined) return next();
+      setResponseHeaders(c, decision.headers);
+      const { outgoing } = c.env;
+      outgoing.once('finish', () => void decision.settle(outgoing.statusCode));
+      if (decision.exceeded) throw decision.error;
+      await next();
+    };
+  const limiters = createServiceLimiters(ctx);
+  app.use(
+    limited(
+      limiters.failures,
+      (c) => addressKey(ip(c)),
+      (c) => PROBES.has(requestPath(c)),
+    ),
+  );
+  const principalLimit = limited(limiters.principal, (c) => principalKey(getPrincipal(c)?.clientId, ip(c)));
+
+  // The neutral routes: their method and negotiation contract first (pages/unversioned.ts).
+  const contracts = new Map<object, MiddlewareHandler>();
+  app.use(async (c, next) => {
+    const route = unversionedRoute(requestPath(c));
+    if (route === undefined) return next();
+    const answer = route.methodAnswer(c.req.method);
+    if (answer !== undefined) return reply(c, answer);
+    if (route.negotiation === undefined) return next();
+    let negotiated = contracts.get(route);
+    if (negotiated === undefined) {
+      negotiated = negotiate(route.negotiation);
+      contracts.set(route, negotiated);
+    }
+    return negotiated(c, next);
+  });
+  app.get('/health', (c) => json(c, { status: 'ok' })).all('/health', methodNotAllowed(['GET']));
+  app
+    .get('/ready', async (c) => {
+      const readiness = await checkReadiness(ctx);
+      if (!readiness.ready) throw notReady(readiness);
+      return json(c, { status: 'ready', checks: readiness.checks });
+    })
+    .all('/ready', methodNotAllowed(['GET']));
+  app.get('/openapi.json', (c) => json(c, openapi)).all('/openapi.json', methodNotAllowed(['GET']));
+  app
+    .get('/.well-known/jwks.json', headers({ 'Cache-Control': 'public, max-age=300' }), (c) =>
+      json(c, ctx.issuer.jwks()),
+    )
+    .all('/.well-known/jwks.json', methodNotAllowed(['GET']));
+  const clients = ctx.findClient;
+  app
+    .post('/oauth/token', principalLimit, tokenEndpoint({ issuer: ctx.issuer, clients }))
+    .all('/oauth/token', methodNotAllowed(['POST']));
+  const revocation = { clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation };
+  app
+    .post('/oauth/revoke', principalLimit, revocationEndpoint(revocation))
+    .all('/oauth/revoke', methodNotAllowed(['POST']));
+  app.get('/errors', (c) => {
+    const catalogue = errorCatalogue(c.req.header('accept-language'));
+    c.header('Content-Language', catalogue.language);
+    c.header('Vary', 'Accept-Language', { append: true });
+    return json(c, catalogue.body);
+  });
+  app.get('/errors/:code', negotiate(ERROR_PAGE_NEGOTIATION), headers(PAGE_HEADERS), (c) =>
+    represent(c, errorCodeDocument(c.req.param('code'), c.req.header('accept-language'))),
+  );
+  for (const [path, page] of Object.entries(TEXT_PAGES)) app.get(path, (c) => reply(c, page));
+  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
+  const href = (v: string) =>
+    api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
+  app
+    .get('/', negotiate(frontDoorNegotiation(openapi)), headers(PAGE_HEADERS), (c) =>
+      represent(c, frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
+    )
+    .all('/', methodNotAllowed(['GET']));
+  app.get('/assets/site.css', (c) => reply(c, SITE_CSS_REPLY));
+  const ui = createDocsUi({
+    title: 'Plumbline reference service',
+    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+  });
+  app.get('/docs', (c) => reply(c, ui.page)).all('/docs', methodNotAllowed(['GET']));
+  app.get('/docs/init.js', (c) => reply(c, ui.init)).all('/docs/init.js', methodNotAllowed(['GET']));
+  app
+    .get('/docs/assets/:file', headers(DOCS_HEADERS), (c) => reply(c, ui.asset(c.req.param('file'))))
+    .all('/docs/assets/:file', methodNotAllowed(['GET']));
+  app
+    .get('/metrics', async (c) => reply(c, await metrics.render()))
+    .all('/metrics', methodNotAllowed(['GET']));
+
+  // Past the neutral routes, a refused version is answered.
+  app.use(async (c, next) => {
+    const refused = c.get('refusedVersion');
+    if (refused !== undefined) throw refused;
+    await next();
+  });
+
+  const xml = xmlSerializerFor(openapi);
+  const negotiated = (version: ApiVersion) => {
+    const types = api.mediaTypes(version);
+    return negotiate({
+      types,
+      languages: ['en', 'de'],
+      // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
+      serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
+    });
+  };
+  const negotiators = { 1: negotiated(1), 2: negotiated(2) };
+  const versioned = new Hono<Env>({ strict: true });
+  versioned.use((c, next) => negotiators[versionOf(c)](c, next));
+  versioned.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+  versioned.use(principalLimit);
+  versioned.route('/', versionRoutes(ctx));
+  if (api.strategy === 'path') app.route('/v1', versioned).route('/v2', versioned);
+  else app.route('/', versioned);
+
+  // Node itself reads and discards a body the app left unread (a 413, a 401 before the body), as
+  // under Express; @hono/node-server's own clean-up gives up after 500 ms and closes the connection.
+  const listener = getRequestListener(app.fetch, { autoCleanupIncoming: false });
+  return (req, res) => {
+    routable(req);
+    void listener(req, res);
+  };
+}

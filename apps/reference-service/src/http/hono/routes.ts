@@ -1,0 +1,382 @@
+/**
+ * The versioned API on Hono: every route of http/express/routes.ts, in the same order, as route →
+ * Plumbline middleware (`/hono` adapters) → neutral handler (resources/*.ts) → send. One app
+ * serves both versions: the handlers' `version` is the one `versioning()` resolved (http/hono/app.ts),
+ * so under the path strategy the same routes are mounted at `/v1` and `/v2`.
+ *
+ * What Hono lacks is provided here: a JSON body parser with express.json's answers (see
+ * {@link jsonBody}), and, under the query strategy, a collection query that does not see `version=`.
+ */
+import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
+import { HttpError } from '@plumbline/errors';
+import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
+import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/hono';
+import {
+  conditional,
+  entityTagOf,
+  getPreconditions,
+  represent,
+  requireContentType,
+} from '@plumbline/negotiation/hono';
+import type { Collection } from '@plumbline/query-parser';
+import {
+  type CollectionQueryOptions,
+  collectionQuery,
+  getCollectionQuery,
+  setPageHeaders,
+} from '@plumbline/query-parser/hono';
+import { getApiVersion } from '@plumbline/versioning/hono';
+import { type Context, type Handler, Hono, type MiddlewareHandler, type Next } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { every } from 'hono/combine';
+import type { Checked, Member } from '../../api/preconditions.js';
+import type { Outcome } from '../../api/representation.js';
+import { commentHandlers } from '../../api/resources/comments.js';
+import {
+  assertNoQuery,
+  type CreateInput,
+  type EditableMemberHandlers,
+  idempotencyStores,
+  type ListInput,
+  memberFields,
+  type ReadInput,
+  type RouteInput,
+  type WriteInput,
+} from '../../api/resources/common.js';
+import { projectHandlers } from '../../api/resources/projects.js';
+import { taskHandlers } from '../../api/resources/tasks.js';
+import type { ApiVersion } from '../../domain/model.js';
+import type { AppContext } from '../../service/context.js';
+import type { Db } from '../../storage/db.js';
+
+/** What the versioned routes keep per request: the parsed body and the row the preconditions checked. */
+export type ApiEnv = { Variables: { body: unknown; checkedRow: unknown } };
+
+/** The version `versioning()` resolved for this request (http/hono/app.ts runs it before any route). */
+export const versionOf = (c: Context): ApiVersion => Number(getApiVersion(c)) as ApiVersion;
+
+/** Sends a handler's outcome: 204 empty, else the body in the negotiated type, after Location or the page headers. */
+function send(c: Context, outcome: Outcome): Response {
+  if (outcome.status === 204) return c.body(null, 204);
+  if (outcome.status === 201) c.header('Location', outcome.location);
+  else if (outcome.page) setPageHeaders(c, outcome.page);
+  return represent(c, outcome.body, outcome.status);
+}
+
+/** The route's handler: reads the neutral input from the request, runs the handler, sends its outcome. */
+const handle =
+  <I>(input: (c: Context<ApiEnv>) => I, handler: (input: I) => Promise<Outcome>): Handler<ApiEnv> =>
+  async (c) =>
+    send(c, await handler(input(c)));
+
+/** A check that runs between middleware (the parent of a nested resource exists). */
+const step =
+  (check: (c: Context) => Promise<void>): MiddlewareHandler =>
+  async (c, next) => {
+    await check(c);
+    await next();
+  };
+
+const UTF = /^utf-/i;
+
+async function discard(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  const reader = body?.getReader();
+  if (reader === undefined) return;
+  while (!(await reader.read()).done);
+}
+
+const pass: MiddlewareHandler = (_c, next) => next();
+
+/**
+ * express.json's answers on Hono: more than `limit` bytes is 413 `payload_too_large`; a charset
+ * other than UTF-* or any Content-Encoding is 415; a body that is not a JSON object or array is 400
+ * `malformed_json`; an empty body is `{}`, no body `undefined`. Runs after `requireContentType`,
+ * so only the route's JSON types reach it.
+ */
+function jsonBody(limit: number, ...types: string[]): MiddlewareHandler<ApiEnv> {
+  // The rest of the body is read and dropped first, as body-parser does: answering while the
+  // client still sends makes Node close the connection, and a client reusing it gets a reset.
+  const tooLarge = async (c: Context) => {
+    await discard(c.req.raw.body);
+    throw new HttpError('payload_too_large', { params: { limit } });
+  };
+  return every(
+    requireContentType(...types),
+    bodyLimit({ maxSize: limit, onError: tooLarge }),
+    async (c: Context<ApiEnv>, next: Next) => {
+      const type = c.req.header('content-type');
+      if (type !== undefined) {
+        const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1];
+        const encoding = c.req.header('content-encoding')?.toLowerCase() ?? 'identity';
+        if ((charset !== undefined && !UTF.test(charset)) || encoding !== 'identity')
+          throw new HttpError('unsupported_media_type');
+        const text = await c.req.text();
+        const first = text.trimStart()[0];
+        if (first !== undefined && first !== '{' && first !== '[') throw new HttpError('malformed_json');
+        try {
+          c.set('body', text === '' ? {} : JSON.parse(text));
+        } catch (cause) {
+          throw new HttpError('malformed_json', { cause });
+        }
+      }
+      await next();
+    },
+  );
+}
+
+/** The versioned routes, for both versions (mounted by http/hono/app.ts behind negotiation and authentication). */
+export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
+  const { collections } = ctx;
+  const router = new Hono<ApiEnv>({ strict: true });
+  // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
+  const { api } = ctx;
+  const deps = { repo: ctx.repo, db: ctx.db, links: api };
+  const projects = projectHandlers(deps);
+  const tasks = taskHandlers(deps);
+  const comments = commentHandlers(deps);
+
+  // The Plumbline middleware, configured once.
+  // Under the query strategy the strict collection query must not see `version=`: it parses a
+  // request URL without it (a GET has no body, so the request is cheap to copy).
+  const parsedQuery = (collection: Collection, options?: CollectionQueryOptions): MiddlewareHandler => {
+    const parse = collectionQuery(collection, options);
+    if (api.strategy !== 'query') return parse;
+    return async (c, next) => {
+      if (c.req.method === 'POST') return parse(c, next);
+      const raw = c.req.raw;
+      c.req.raw = new Request(api.withoutVersion(raw.url), raw);
+      try {
+        await parse(c, async () => {
+          c.req.raw = raw;
+          await next();
+        });
+      } finally {
+        c.req.raw = raw;
+      }
+    };
+  };
+  const noQuery =
+    (collection: Collection): MiddlewareHandler =>
+    async (c, next) => {
+      assertNoQuery(api, collection, c.req.url);
+      await next();
+    };
+  const limit = ctx.config.bodyLimitBytes;
+  const jsonBodies = jsonBody(limit, 'application/json');
+  const patchBodies = jsonBody(limit, 'application/merge-patch+json', 'application/json');
+  const principal = (c: Context) => getPrincipal(c)?.clientId;
+  const stores = idempotencyStores(ctx);
+  const idempotent = idempotency({ ...stores.shared, principal });
+  const { transactional } = stores;
+  const creating = (required: boolean): MiddlewareHandler =>
+    transactional
+      ? idempotencyTransaction<Db>({ ...transactional, principal, required })
+      : idempotency({ ...stores.shared, principal, required });
+  const createOnce = creating(false);
+  const createOnceRequired = creating(true);
+  const acceptPatch: MiddlewareHandler = async (c, next) => {
+    c.header('Accept-Patch', 'application/merge-patch+json, application/json');
+    await next();
+  };
+  // Writes to a member evaluate the preconditions against the representation a GET would send.
+  const preconditions = <T>(member: Member<T>): MiddlewareHandler<ApiEnv> =>
+    conditional({
+      current: async (c) => {
+        const row = await member.load(c.req.param());
+        c.set('checkedRow', row);
+        const modified = member.modified(row);
+        return {
+          etag: entityTagOf(c, member.represent(row, versionOf(c))),
+          lastModified: modified === undefined ? undefined : Date.parse(modified),
+        };
+      },
+      requirePrecondition: ctx.config.requirePreconditions,
+    });
+  const projectChecked = preconditions(projects.member);
+  const taskChecked = preconditions(tasks.member);
+  const commentChecked = preconditions(comments.member);
+
+  // The handlers' inputs, read from the request once the middleware ran.
+  const route = (c: Context): RouteInput => ({ version: versionOf(c), params: c.req.param() });
+  const listing =
+    (collection: Collection) =>
+    (c: Context): ListInput => ({
+      ...route(c),
+      query: getCollectionQuery(c, collection),
+      path: requestPath(c),
+    });
+  const reading =
+    (collection: Collection) =>
+    (c: Context): ReadInput => ({ ...route(c), fields: memberFields(api, collection, c.req.url) });
+  const creation = (c: Context<ApiEnv>): CreateInput => ({
+    ...route(c),
+    body: c.get('body'),
+    principal: principal(c),
+    transaction: getTransaction<Db>(c),
+  });
+  const checked = <T>(c: Context<ApiEnv>): Checked<T> => {
+    const row = c.get('checkedRow');
+    if (row === undefined) throw new Error('preconditions() must run before this handler');
+    return { row: row as T, conditional: getPreconditions(c)?.conditional === true };
+  };
+  const writing = <T>(c: Context<ApiEnv>): WriteInput<T> => ({
+    ...route(c),
+    checked: checked<T>(c),
+    body: c.get('body'),
+  });
+
+  /** POST …/search: a collection query in the body, read like a GET's query string. */
+  const searchRoute = (
+    path: string,
+    scope: string,
+    collection: Collection,
+    list: (input: ListInput) => Promise<Outcome>,
+    before: MiddlewareHandler = pass,
+    options?: CollectionQueryOptions,
+  ) =>
+    router
+      .post(
+        path,
+        requireScopes(scope),
+        noQuery(collection),
+        before,
+        jsonBodies,
+        idempotent,
+        parsedQuery(collection, options),
+        handle(listing(collection), list),
+      )
+      .all(path, methodNotAllowed(['POST']));
+
+  /** A member clients read, replace, patch and delete (projects, tasks). */
+  const editableMember = <T>(
+    path: string,
+    resource: 'projects' | 'tasks',
+    handlers: EditableMemberHandlers<T>,
+    checkedRow: MiddlewareHandler<ApiEnv>,
+  ) => {
+    const collection = collections[resource];
+    const read = requireScopes(`read:${resource}`);
+    const write = requireScopes(`write:${resource}`);
+    const noQueryHere = noQuery(collection);
+    return router
+      .use(path, acceptPatch)
+      .get(path, read, handle(reading(collection), handlers.read))
+      .put(path, write, noQueryHere, jsonBodies, checkedRow, handle(writing<T>, handlers.replace))
+      .patch(path, write, noQueryHere, patchBodies, checkedRow, handle(writing<T>, handlers.patch))
+      .delete(path, write, noQueryHere, checkedRow, handle(writing<T>, handlers.remove))
+      .all(path, methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
+  };
+
+  // Projects
+
+  router
+    .get(
+      '/projects',
+      requireScopes('read:projects'),
+      parsedQuery(collections.projects),
+      handle(listing(collections.projects), projects.list),
+    )
+    .post(
+      '/projects',
+      requireScopes('write:projects'),
+      noQuery(collections.projects),
+      jsonBodies,
+      createOnceRequired,
+      handle(creation, projects.create),
+    )
+    .all('/projects', methodNotAllowed(['GET', 'POST']));
+
+  searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
+
+  editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+
+  // Tasks of a project
+
+  const existingProject = step((c) => tasks.requireProject(c.req.param()));
+  const ofProject = { scope: (c: Context) => tasks.projectScope(c.req.param()) };
+
+  router
+    .get(
+      '/projects/:projectId/tasks',
+      requireScopes('read:tasks'),
+      existingProject,
+      parsedQuery(collections.tasks, ofProject),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .post(
+      '/projects/:projectId/tasks',
+      requireScopes('write:tasks'),
+      noQuery(collections.tasks),
+      existingProject,
+      jsonBodies,
+      createOnce,
+      handle(creation, tasks.create),
+    )
+    .all('/projects/:projectId/tasks', methodNotAllowed(['GET', 'POST']));
+
+  searchRoute(
+    '/projects/:projectId/tasks/search',
+    'read:tasks',
+    collections.tasks,
+    tasks.list,
+    existingProject,
+    ofProject,
+  );
+
+  // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
+  editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+  // All tasks
+
+  router
+    .get(
+      '/tasks',
+      requireScopes('read:tasks'),
+      parsedQuery(collections.tasks),
+      handle(listing(collections.tasks), tasks.list),
+    )
+    .all('/tasks', methodNotAllowed(['GET']));
+  searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
+  editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
+
+  const existingTask = step((c) => comments.requireTask(c.req.param()));
+  const ofTask = { scope: (c: Context) => comments.taskScope(c.req.param()) };
+
+  router
+    .get(
+      '/tasks/:taskId/comments',
+      requireScopes('read:comments'),
+      existingTask,
+      parsedQuery(collections.comments, ofTask),
+      handle(listing(collections.comments), comments.list),
+    )
+    .post(
+      '/tasks/:taskId/comments',
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      existingTask,
+      jsonBodies,
+      createOnce,
+      handle(creation, comments.create),
+    )
+    .all('/tasks/:taskId/comments', methodNotAllowed(['GET', 'POST']));
+
+  router
+    .get(
+      '/tasks/:taskId/comments/:commentId',
+      requireScopes('read:comments'),
+      handle(reading(collections.comments), comments.read),
+    )
+    .delete(
+      '/tasks/:taskId/comments/:commentId',
+      requireScopes('write:comments'),
+      noQuery(collections.comments),
+      commentChecked,
+      handle(writing, comments.remove),
+    )
+    .all('/tasks/:taskId/comments/:commentId', methodNotAllowed(['GET', 'DELETE']));
+
+  return router;
+}

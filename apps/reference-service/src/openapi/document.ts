@@ -1,0 +1,856 @@
+/**
+ * The OpenAPI 3.1 document of the service, generated at start from the same sources the service
+ * runs on: zod schemas for bodies, the query-parser collections for query parameters, the version
+ * policy for deprecation headers, and the error catalogue for problem responses.
+ */
+import { ERROR_CODES } from '@plumbline/errors';
+import { toOpenApiMemberParameters, toOpenApiParameters } from '@plumbline/query-parser';
+import { z } from 'zod';
+import type { ApiVersion } from '../domain/model.js';
+import {
+  commentInput,
+  commentOutput,
+  projectInput,
+  projectOutput,
+  taskInput,
+  taskOutput,
+} from '../domain/schemas.js';
+import type { AppContext } from '../service/context.js';
+import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
+import { COLLECTION_SCOPES } from '../service/seed.js';
+import { withConditionalRequests } from './conditional.js';
+import { withFrontDoor as addFrontDoor, pageOf } from './front.js';
+import { withUnversionedResponses } from './unversioned.js';
+
+type Json = Record<string, unknown>;
+
+const withFrontDoor = (document: Json): Json => withUnversionedResponses(addFrontDoor(document));
+
+function schema(zodSchema: z.ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(zodSchema, { io, unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** 401 of the token and revocation endpoints: an RFC 6749 body and, like every 401, a challenge. */
+const oauthInvalidClient = {
+  description: 'invalid_client',
+  headers: {
+    'WWW-Authenticate': { description: 'Basic realm="plumbline"', schema: { type: 'string' } },
+  },
+  content: { 'application/json': { schema: ref('OAuthError') } },
+};
+/** A store (refresh tokens, revocations, clients) unreachable: RFC 6749's error shape, not a problem. */
+const oauthUnavailable = {
+  description: 'temporarily_unavailable: a backing store is unreachable (with Retry-After)',
+  headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+  content: { 'application/json': { schema: ref('OAuthError') } },
+};
+const problemContent = {
+  'application/problem+json': { schema: ref('Problem') },
+  'application/problem+xml': { schema: ref('Problem') },
+};
+
+const ERROR_RESPONSES: Readonly<Record<string, string>> = {
+  '400':
+    'Malformed request, invalid value, unknown or invalid query parameter, query string or search body too long',
+  '401': 'Missing or invalid credentials (with WWW-Authenticate)',
+  '403': 'Authenticated but not permitted (insufficient scope)',
+  '404': 'The resource does not exist',
+  '405': 'Method not allowed (with Allow)',
+  '406': 'No requested media type can be served',
+  '409': 'Conflict (a unique name is taken, or the idempotency key is in use)',
+  '410': 'The resource was deleted',
+  '412':
+    'A precondition (If-Match, If-None-Match, If-Unmodified-Since) failed: the member changed since it was read',
+  '428': 'The service requires If-Match or If-Unmodified-Since on writes (REQUIRE_PRECONDITIONS=true)',
+  '413': 'Request body too large',
+  '415': 'Unsupported request body media type (with Accept-Post / Accept-Patch)',
+  '422': 'The idempotency key was used with a different request',
+  '429': 'Too many requests (with Retry-After)',
+  '500': 'Server-side failure (generic message, no details)',
+  '503': 'A backing service is unavailable (with Retry-After)',
+};
+
+function errorResponses(codes: readonly string[]): Json {
+  return Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/responses/Error${code}` }]));
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * Headers every response carries (or may carry): the request id, the version headers, the
+ * negotiation headers, the validator and the rate limit. On v1 (deprecated) also `Deprecation`,
+ * `Sunset` and the `Link` to the successor; without a version (shared error responses) those are
+ * declared as optional, since the same problem response serves both versions.
+ */
+function commonResponseHeaders(version?: ApiVersion): Json {
+  return {
+    'X-Request-Id': header('XRequestId'),
+    'API-Supported-Versions': header('ApiSupportedVersions'),
+    'API-Deprecated-Versions': header('ApiDeprecatedVersions'),
+    'Content-Language': header('ContentLanguage'),
+    Vary: header('Vary'),
+    ETag: header('ETag'),
+    RateLimit: header('RateLimit'),
+    'RateLimit-Policy': header('RateLimitPolicy'),
+    Link: header('Link'),
+    ...(version !== 2 ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') } : {}),
+  };
+}
+
+/** What a status adds to the common headers of a problem response (docs/design.md#d-errors). */
+const PROBLEM_HEADERS: Readonly<Record<string, Json>> = {
+  // RFC 6750 3.1: a bearer request refused for a bad request or a missing scope is challenged too.
+  '400': { 'WWW-Authenticate': header('BearerChallenge') },
+  '401': { 'WWW-Authenticate': header('WWWAuthenticate') },
+  '403': { 'WWW-Authenticate': header('BearerChallenge') },
+  '405': { Allow: header('Allow') },
+  // 409 idempotency_key_in_use: the first request with the key is still running; retry after a second.
+  '409': { 'Retry-After': header('RetryAfter') },
+  // A 415 names what the method accepts: Accept-Post (POST), Accept-Patch (PATCH), Accept (PUT; RFC 9110 12.5.1).
+  '415': { 'Accept-Post': header('AcceptPost'), Accept: header('AcceptPut') },
+  '429': { 'Retry-After': header('RetryAfter') },
+  '503': { 'Retry-After': header('RetryAfter') },
+};
+
+/**
+ * The shared problem responses, `Error<status>`: the problem document in JSON and XML with the
+ * common headers, what the status adds (`WWW-Authenticate`, `Allow`, `Retry-After`,
+ * `Accept-Post`), and `Accept-Patch`, which every response of a member resource advertises.
+ */
+function problemResponses(): Json {
+  return Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, description]) => [
+      `Error${status}`,
+      {
+        description,
+        headers: {
+          ...commonResponseHeaders(),
+          'Accept-Patch': header('AcceptPatch'),
+          // A 4xx answered to a request with an Idempotency-Key is stored and replayed (d-idempotency).
+          ...(status.startsWith('4')
+            ? {
+                'Idempotent-Replayed': header('IdempotentReplayed'),
+                'Replayed-By-Request-Id': header('ReplayedByRequestId'),
+              }
+            : {}),
+          ...PROBLEM_HEADERS[status],
+        },
+        content: problemContent,
+      },
+    ]),
+  );
+}
+
+/** The header components `commonResponseHeaders` and `problemResponses` refer to. */
+function headerComponents(): Json {
+  const text = (description: string, extra: Json = {}) => ({
+    description,
+    schema: { type: 'string', ...extra },
+  });
+  return {
+    ApiSupportedVersions: text('Versions this API serves', { example: '1, 2' }),
+    ApiDeprecatedVersions: text('Versions that are deprecated (still served until their sunset)', {
+      example: '1',
+    }),
+    XRequestId: text(
+      'The request id (also request_id in problems): the client’s own X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : @ + = / -, else a new one',
+      { maxLength: 128 },
+    ),
+    ContentLanguage: text('Language of the representation (en or de)'),
+    Vary: text('Request headers the representation depends on (Accept, Accept-Language, ...)'),
+    ETag: text('Validator of this representation; send it back in If-None-Match for a 304'),
+    RateLimit: text('draft-ietf-httpapi-ratelimit-headers: the quota left in the current window'),
+    RateLimitPolicy: text('draft-ietf-httpapi-ratelimit-headers: the quota policy'),
+    RetryAfter: text('Seconds to wait before retrying', { pattern: '^[0-9]+$' }),
+    WWWAuthenticate: { ...text('The authentication challenge(s) (RFC 9110 11.6.1)'), required: true },
+    Allow: { ...text('The methods this resource supports'), required: true },
+    BearerChallenge: text('RFC 6750 3.1: error="invalid_request" or error="insufficient_scope" (scope=...)'),
+    AcceptPost: text('Media types a POST accepts (on 415)'),
+    AcceptPut: text('Media types a PUT accepts (on 415)'),
+    AcceptPatch: text('Media types a PATCH accepts (member resources)'),
+    Deprecation: text('RFC 9745: when this version was deprecated (@<unix seconds>); v1 only'),
+    Sunset: text('RFC 8594: after this HTTP-date the version answers 410; v1 only'),
+    Link: text(
+      `RFC 8288 links: the page relations (self, next, prev, first, last) on collections, each with the query in canonical form (at most ${MAX_QUERY_BYTES} bytes); on v1 also rel="deprecation", rel="sunset" and rel="successor-version". At most ${MAX_LINK_HEADER_BYTES} bytes`,
+      { maxLength: MAX_LINK_HEADER_BYTES },
+    ),
+    PreferenceApplied: text('RFC 7240: the preferences applied (count=exact)'),
+    IdempotentReplayed: text('true when this is the stored response of an earlier request with the same key'),
+    ReplayedByRequestId: text(
+      'On a replay: the request id of this retry (X-Request-Id and the body keep the original request’s)',
+      { maxLength: 128 },
+    ),
+    Location: {
+      description: 'URI of the created resource',
+      schema: { type: 'string', format: 'uri-reference' },
+    },
+  };
+}
+
+const pathParam = (name: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+});
+
+interface OperationSpec {
+  readonly summary: string;
+  readonly tag: string;
+  readonly scope: string;
+  readonly params?: readonly Json[];
+  readonly body?: { readonly schema: Json; readonly types: readonly string[] };
+  readonly idempotencyKey?: 'required' | 'optional';
+  readonly success: {
+    readonly status: string;
+    readonly description: string;
+    readonly schema?: Json;
+    readonly location?: boolean;
+  };
+  readonly errors: readonly string[];
+  /** A member resource: every response advertises `Accept-Patch`. */
+  readonly member?: boolean;
+  /** A page of a collection (`Preference-Applied` for `Prefer: count=exact`). */
+  readonly page?: boolean;
+  /**
+   * A GET that answers 304 to a matching `If-None-Match`. None does yet: the conditional-request
+   * support (RFC 9110 §13) sets this where it is served, and contract.test.ts checks the two agree.
+   */
+  readonly conditional?: boolean;
+}
+
+function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
+  const successHeaders = {
+    ...commonResponseHeaders(version),
+    ...(spec.member ? { 'Accept-Patch': header('AcceptPatch') } : {}),
+    ...(spec.page ? { 'Preference-Applied': header('PreferenceApplied') } : {}),
+    ...(spec.idempotencyKey
+      ? {
+          'Idempotent-Replayed': header('IdempotentReplayed'),
+          'Replayed-By-Request-Id': header('ReplayedByRequestId'),
+        }
+      : {}),
+    ...(spec.success.location ? { Location: header('Location') } : {}),
+  };
+  const parameters = [
+    ...(spec.params ?? []),
+    ...(spec.idempotencyKey
+      ? [
+          {
+            $ref: `#/components/parameters/IdempotencyKey${spec.idempotencyKey === 'required' ? 'Required' : ''}`,
+          },
+        ]
+      : []),
+  ];
+  return {
+    operationId: `v${version}_${id}`,
+    summary: spec.summary,
+    tags: [spec.tag],
+    ...(version === 1 ? { deprecated: true } : {}),
+    security: [{ apiKey: [] }, { bearer: [] }, { oauth2: [spec.scope] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(spec.body
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(spec.body.types.map((type) => [type, { schema: spec.body!.schema }])),
+          },
+        }
+      : {}),
+    responses: {
+      [spec.success.status]: {
+        description: spec.success.description,
+        headers: successHeaders,
+        ...(spec.success.schema
+          ? {
+              content: {
+                'application/json': { schema: spec.success.schema },
+                'application/xml': { schema: spec.success.schema },
+              },
+            }
+          : {}),
+      },
+      ...(spec.conditional ? { '304': notModified(version) } : {}),
+      ...errorResponses(spec.errors),
+    },
+  };
+}
+
+/** 304 to a GET whose `If-None-Match` matches the current `ETag` (no body). */
+function notModified(version: ApiVersion): Json {
+  return {
+    description: 'Not modified: the ETag sent in If-None-Match still matches',
+    headers: commonResponseHeaders(version),
+  };
+}
+
+// A page of a collection: `<Item>Page`, defined with its XML shape in openapi/front.ts.
+const page = pageOf;
+
+function versionPaths(ctx: AppContext, version: ApiVersion): Json {
+  const { collections } = ctx;
+  const v = `/v${version}`;
+  const project = ref(`ProjectV${version}`);
+  const projectBody = { schema: ref(`ProjectInputV${version}`), types: ['application/json'] };
+  const task = ref('Task');
+  const comment = ref('Comment');
+  const readErrors = ['400', '401', '403', '404', '406', '410', '429', '500', '503'];
+  const listErrors = ['400', '401', '403', '404', '406', '410', '429', '500', '503'];
+  const writeErrors = ['400', '401', '403', '404', '406', '409', '410', '413', '415', '429', '500', '503'];
+  const createErrors = [...writeErrors, '422'];
+  const searchBody = { schema: ref('SearchBody'), types: ['application/json'] };
+  const patchTypes = ['application/merge-patch+json', 'application/json'];
+  const member = (
+    tag: string,
+    name: string,
+    schemaRef: Json,
+    inputRef: Json,
+    scope: string,
+    params: Json[],
+  ) => ({
+    get: operation(version, `get_${name}`, {
+      summary: `Get one ${name}`,
+      tag,
+      scope: `read:${scope}`,
+      params: [...params, ...memberQuery(tag)],
+      success: {
+        status: '200',
+        description: `The ${name}; \`fields=\` selects members, \`id\` is always there`,
+        schema: selection(schemaRef),
+      },
+      errors: readErrors,
+      member: true,
+    }),
+    put: operation(version, `replace_${name}`, {
+      summary: `Replace a ${name} (missing optional fields are reset)`,
+      tag,
+      scope: `write:${scope}`,
+      params,
+      body: { schema: inputRef, types: ['application/json'] },
+      success: { status: '200', description: `The replaced ${name}`, schema: schemaRef },
+      errors: writeErrors,
+      member: true,
+    }),
+    patch: operation(version, `update_${name}`, {
+      summary: `Update a ${name} with a JSON merge patch (RFC 7396)`,
+      tag,
+      scope: `write:${scope}`,
+      params,
+      body: { schema: { type: 'object' }, types: patchTypes },
+      success: { status: '200', description: `The updated ${name}`, schema: schemaRef },
+      errors: writeErrors,
+      member: true,
+    }),
+    delete: operation(version, `delete_${name}`, {
+      summary: `Delete a ${name} (later requests for it get 410)`,
+      tag,
+      scope: `write:${scope}`,
+      params,
+      success: { status: '204', description: 'Deleted' },
+      errors: readErrors,
+      member: true,
+    }),
+  });
+  const collection = (
+    tag: string,
+    name: string,
+    plural: string,
+    itemRef: Json,
+    inputRef: Json | undefined,
+    queryParams: Json[],
+    params: Json[],
+    idempotencyKey: 'required' | 'optional',
+  ) => ({
+    get: operation(version, `list_${plural}`, {
+      summary: `List ${plural}`,
+      tag,
+      scope: `read:${tag}`,
+      params: [...params, ...queryParams, { $ref: '#/components/parameters/Prefer' }],
+      success: { status: '200', description: `A page of ${plural}`, schema: page(itemRef) },
+      errors: listErrors,
+      page: true,
+    }),
+    ...(inputRef
+      ? {
+          post: operation(version, `create_${name}`, {
+            summary: `Create a ${name}`,
+            tag,
+            scope: `write:${tag}`,
+            params,
+            body: { schema: inputRef, types: ['application/json'] },
+            idempotencyKey,
+            success: { status: '201', description: `The created ${name}`, schema: itemRef, location: true },
+            errors: createErrors,
+          }),
+        }
+      : {}),
+  });
+  const search = (tag: string, plural: string, itemRef: Json, params: Json[]) => ({
+    post: operation(version, `search_${plural}`, {
+      summary: `Search ${plural} with the collection query as a JSON body`,
+      tag,
+      scope: `read:${tag}`,
+      params,
+      body: searchBody,
+      idempotencyKey: 'optional',
+      success: { status: '200', description: `A page of ${plural}`, schema: page(itemRef) },
+      errors: [...listErrors, '413', '415'],
+      page: true,
+    }),
+  });
+  const memberQuery = (tag: string) =>
+    toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[];
+  const projectQuery = toOpenApiParameters(collections.projects) as unknown as Json[];
+  const taskQuery = toOpenApiParameters(collections.tasks) as unknown as Json[];
+  const commentQuery = toOpenApiParameters(collections.comments) as unknown as Json[];
+  const projectId = [pathParam('project_id')];
+  const taskId = [pathParam('task_id')];
+  return {
+    [`${v}/projects`]: collection(
+      'projects',
+      'project',
+      'projects',
+      project,
+      ref(`ProjectInputV${version}`),
+      projectQuery,
+      [],
+      'required',
+    ),
+    [`${v}/projects/search`]: search('projects', 'projects', project, []),
+    [`${v}/projects/{project_id}`]: member(
+      'projects',
+      'project',
+      project,
+      projectBody.schema,
+      'projects',
+      projectId,
+    ),
+    [`${v}/projects/{project_id}/tasks`]: collection(
+      'tasks',
+      'task',
+      'project_tasks',
+      task,
+      ref('TaskInput'),
+      taskQuery,
+      projectId,
+      'optional',
+    ),
+    [`${v}/projects/{project_id}/tasks/search`]: search('tasks', 'project_tasks', task, projectId),
+    [`${v}/projects/{project_id}/tasks/{task_id}`]: member(
+      'tasks',
+      'project_task',
+      task,
+      ref('TaskInput'),
+      'tasks',
+      [...projectId, ...taskId],
+    ),
+    [`${v}/tasks`]: collection('tasks', 'task', 'tasks', task, undefined, taskQuery, [], 'optional'),
+    [`${v}/tasks/search`]: search('tasks', 'tasks', task, []),
+    [`${v}/tasks/{task_id}`]: member('tasks', 'task', task, ref('TaskInput'), 'tasks', taskId),
+    [`${v}/tasks/{task_id}/comments`]: collection(
+      'comments',
+      'comment',
+      'comments',
+      comment,
+      ref('CommentInput'),
+      commentQuery,
+      taskId,
+      'optional',
+    ),
+    [`${v}/tasks/{task_id}/comments/{comment_id}`]: (() => {
+      const ops = member('comments', 'comment', comment, ref('CommentInput'), 'comments', [
+        ...taskId,
+        pathParam('comment_id'),
+      ]);
+      return { get: ops.get, delete: ops.delete };
+    })(),
+  };
+}
+
+function neutralPaths(): Json {
+  const problem = errorResponses(['400', '401', '413', '415', '429', '500', '503']);
+  return {
+    '/health': {
+      get: {
+        operationId: 'health',
+        summary: 'Liveness',
+        tags: ['service'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'The service is up',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } },
+            },
+          },
+        },
+      },
+    },
+    '/ready': {
+      get: {
+        operationId: 'ready',
+        summary: 'Readiness: the database and Redis (when configured) answer within their deadlines',
+        tags: ['service'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'Every dependency answers',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    status: { const: 'ready' },
+                    checks: { type: 'object', additionalProperties: { enum: ['ok', 'down'] } },
+                  },
+                },
+              },
+            },
+          },
+          ...errorResponses(['503']),
+        },
+      },
+    },
+    '/oauth/token': {
+      post: {
+        operationId: 'token',
+        summary: 'OAuth 2.0 token endpoint (client_credentials and refresh_token grants)',
+        tags: ['auth'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['grant_type'],
+                properties: {
+                  grant_type: { enum: ['client_credentials', 'refresh_token'] },
+                  scope: { type: 'string' },
+                  refresh_token: { type: 'string' },
+                  client_id: { type: 'string' },
+                  client_secret: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'Tokens (Cache-Control: no-store)',
+            content: { 'application/json': { schema: ref('TokenResponse') } },
+          },
+          '400': {
+            description: 'RFC 6749 error (invalid_request, invalid_grant, ...)',
+            // A body that is not form-encoded is RFC 6749's invalid_request, naming the form type.
+            headers: { 'Accept-Post': header('AcceptPost') },
+            content: { 'application/json': { schema: ref('OAuthError') } },
+          },
+          '401': oauthInvalidClient,
+          '413': problem['413'],
+          '415': problem['415'],
+          '429': problem['429'],
+          '503': oauthUnavailable,
+        },
+      },
+    },
+    '/oauth/revoke': {
+      post: {
+        operationId: 'revoke',
+        summary:
+          'RFC 7009 revocation: an access token, or a refresh token (ending its family and the family’s access tokens)',
+        tags: ['auth'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['token'],
+                properties: {
+                  token: { type: 'string' },
+                  token_type_hint: { enum: ['access_token', 'refresh_token'] },
+                  client_id: { type: 'string' },
+                  client_secret: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              'Revoked, or nothing of this client’s to revoke (RFC 7009 2.2); Cache-Control: no-store',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '400': {
+            description: 'RFC 6749 error (invalid_request)',
+            // A body that is not form-encoded is RFC 6749's invalid_request, naming the form type.
+            headers: { 'Accept-Post': header('AcceptPost') },
+            content: { 'application/json': { schema: ref('OAuthError') } },
+          },
+          '401': oauthInvalidClient,
+          '413': problem['413'],
+          '415': problem['415'],
+          '429': problem['429'],
+          '503': oauthUnavailable,
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        summary: 'This OpenAPI 3.1 document',
+        tags: ['service'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'The document',
+            content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } },
+          },
+        },
+      },
+    },
+    '/.well-known/jwks.json': {
+      get: {
+        operationId: 'jwks',
+        summary: 'Public keys of the tokens this service issues',
+        tags: ['auth'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'JSON Web Key Set',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
+      },
+    },
+    '/errors/{error_code}': {
+      get: {
+        operationId: 'error_doc',
+        summary: 'What an error_code means (the `type` of every problem links here)',
+        tags: ['service'],
+        security: [],
+        parameters: [{ name: 'error_code', in: 'path', required: true, schema: { enum: [...ERROR_CODES] } }],
+        responses: {
+          '200': {
+            description: 'The error code',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '404': { $ref: '#/components/responses/Error404' },
+        },
+      },
+    },
+  };
+}
+
+/** Member schemas under `fields=`: a `<Item>Selection` is `<Item>` with only `id` required. */
+const SELECTIONS = ['ProjectV1', 'ProjectV2', 'Task', 'Comment'] as const;
+const selection = (item: Json): Json => ({ $ref: `${String(item['$ref'])}Selection` });
+
+function withSelections(document: Json): Json {
+  const schemas = (document['components'] as Json)['schemas'] as Record<string, Json>;
+  for (const name of SELECTIONS) {
+    const full = schemas[name]!;
+    schemas[`${name}Selection`] = {
+      ...full,
+      description: `${name} as selected by \`fields=\`: every member optional but \`id\`, none other allowed`,
+      required: ['id'],
+    };
+  }
+  return document;
+}
+
+/**
+ * Operations outside the versioned API (`/health`, `/oauth/token`, the front door, ...) declare
+ * the common headers too: every response the service sends carries them. And the rejections that
+ * come before any route (a query string over the limit, plain HTTP in production, the per-IP
+ * rate limit, a failure) can answer any of them.
+ */
+function withCommonHeaders(document: Json): Json {
+  for (const [path, item] of Object.entries(document['paths'] as Record<string, Json>)) {
+    if (/^\/v\d+\//.test(path)) continue;
+    for (const [method, operation] of Object.entries(item)) {
+      const declared = ((operation as Json)['responses'] ?? {}) as Record<string, Json>;
+      // A GET answers `If-None-Match: *` (any current representation) with 304 (RFC 9110 13.1.2).
+      if (method === 'get' && declared['304'] === undefined)
+        declared['304'] = { description: 'Not modified: If-None-Match is `*` (RFC 9110 13.1.2); no body' };
+      (operation as Json)['responses'] = { ...errorResponses(['400', '403', '429', '500']), ...declared };
+      for (const response of Object.values(declared)) {
+        if (response['$ref'] !== undefined) continue;
+        response['headers'] = { ...commonResponseHeaders(), ...((response['headers'] as Json) ?? {}) };
+      }
+    }
+  }
+  return document;
+}
+
+/** Builds the document once; it depends only on configuration. */
+export function buildOpenApi(ctx: AppContext): Json {
+  return withConditionalRequests(buildDocument(ctx));
+}
+
+function buildDocument(ctx: AppContext): Json {
+  const scopes = Object.fromEntries(
+    [...COLLECTION_SCOPES.read, ...COLLECTION_SCOPES.write].map((scope) => [
+      scope,
+      `${scope.split(':')[0]} ${scope.split(':')[1]}`,
+    ]),
+  );
+  const document = withFrontDoor({
+    openapi: '3.1.0',
+    info: {
+      title: 'Plumbline reference service',
+      version: '2.0.0',
+      description:
+        'A project tracker that follows every Plumbline convention: problem documents, strict collection queries, content negotiation (JSON, XML; en, de), path versioning with deprecation headers, API keys and bearer JWTs, idempotent POSTs.',
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'projects' },
+      { name: 'tasks' },
+      { name: 'comments' },
+      { name: 'auth' },
+      { name: 'service' },
+    ],
+    paths: { ...versionPaths(ctx, 1), ...versionPaths(ctx, 2), ...neutralPaths() },
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'plk_ API key; access level read or read-write',
+        },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes } } },
+      },
+      parameters: {
+        IdempotencyKeyRequired: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description:
+            'A unique key per logical operation (1-255 visible ASCII); retries with the same key replay the first result for 24 h',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Optional here; makes the POST safe to retry',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+        Prefer: {
+          name: 'Prefer',
+          in: 'header',
+          required: false,
+          description: '`count=exact` adds page.total and a last link',
+          schema: { type: 'string', enum: ['count=exact'] },
+        },
+      },
+      headers: headerComponents(),
+      responses: problemResponses(),
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'detail', 'error_code', 'message'],
+          properties: {
+            type: { type: 'string', format: 'uri-reference' },
+            title: { type: 'string' },
+            status: { type: 'integer', minimum: 400, maximum: 599 },
+            detail: { type: 'string' },
+            instance: { type: 'string' },
+            error_code: { type: 'string', enum: [...ERROR_CODES] },
+            message: { type: 'string' },
+            request_id: { type: 'string' },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['error_code', 'detail'],
+                properties: {
+                  pointer: {
+                    type: 'string',
+                    pattern: '^#(/[^/]*)*$',
+                    description: 'JSON Pointer into the body, URI fragment form (RFC 6901 §6): #/name',
+                  },
+                  parameter: { type: 'string' },
+                  header: { type: 'string' },
+                  error_code: { type: 'string' },
+                  detail: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        PageMeta: {
+          type: 'object',
+          required: ['has_more'],
+          properties: {
+            // Read like the GET query's values: a number or its decimal string.
+            limit: { type: ['integer', 'string'] },
+            offset: { type: ['integer', 'string'] },
+            page: { type: ['integer', 'string'] },
+            size: { type: ['integer', 'string'] },
+            has_more: { type: 'boolean' },
+            next_cursor: { type: 'string' },
+            total: { type: 'integer' },
+          },
+        },
+        PageLinks: {
+          type: 'object',
+          required: ['self'],
+          properties: Object.fromEntries(
+            ['self', 'first', 'prev', 'next', 'last'].map((rel) => [rel, { type: 'string' }]),
+          ),
+        },
+        SearchBody: {
+          type: 'object',
+          description: `The collection query as JSON: filter, q, sort, limit/offset, page/size, cursor, fields. Bounded as a query string: at most 100 values, and at most ${MAX_QUERY_BYTES} bytes as the query string it is equivalent to (else 400 query_too_long)`,
+          properties: {
+            filter: { type: 'object' },
+            q: { type: 'string' },
+            sort: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+            // Read like the GET query's values: a number or its decimal string.
+            limit: { type: ['integer', 'string'] },
+            offset: { type: ['integer', 'string'] },
+            page: { type: ['integer', 'string'] },
+            size: { type: ['integer', 'string'] },
+            cursor: { type: 'string' },
+            fields: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+          },
+        },
+        TokenResponse: {
+          type: 'object',
+          required: ['access_token', 'token_type', 'expires_in'],
+          properties: {
+            access_token: { type: 'string' },
+            token_type: { const: 'Bearer' },
+            expires_in: { type: 'integer' },
+            scope: { type: 'string' },
+            refresh_token: { type: 'string' },
+          },
+        },
+        OAuthError: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+        },
+        ProjectV1: schema(projectOutput[1], 'output'),
+        ProjectV2: schema(projectOutput[2], 'output'),
+        ProjectInputV1: schema(projectInput[1], 'input'),
+        ProjectInputV2: schema(projectInput[2], 'input'),
+        Task: schema(taskOutput, 'output'),
+        TaskInput: schema(taskInput, 'input'),
+        Comment: schema(commentOutput, 'output'),
+        CommentInput: schema(commentInput, 'input'),
+      },
+    },
+  });
+  return withCommonHeaders(withSelections(document));
+}

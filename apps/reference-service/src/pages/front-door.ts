@@ -1,0 +1,143 @@
+/**
+ * The front door, `GET /`: what this service is, which API versions it serves (with their
+ * deprecation and sunset dates) and where everything else is. Negotiated like every resource:
+ * JSON (default), XML, or an HTML page for a browser.
+ */
+import type { NegotiatorOptions, SerializeContext } from '@plumbline/negotiation';
+import { asXmlSchema, xmlSerializerFor } from '../api/xml-representation.js';
+import { escapeHtml, page } from './html-pages.js';
+
+type Json = Record<string, unknown>;
+
+/** One API version as the index shows it. */
+export interface VersionEntry {
+  readonly version: string;
+  readonly deprecatedAt?: string;
+  readonly sunsetAt?: string;
+  readonly successor?: string;
+  readonly links?: Readonly<Record<string, string>>;
+}
+
+interface IndexVersion {
+  readonly version: string;
+  readonly status: 'current' | 'deprecated' | 'sunset';
+  readonly href: string;
+  readonly deprecated_at: string | null;
+  readonly sunset_at: string | null;
+  readonly successor: string | null;
+}
+
+/**
+ * The index document (the `ApiIndex` schema) for `versions` as of `now`.
+ *
+ * @example
+ * ```ts
+ * apiIndex(openapi, [{ version: '2' }], Date.now(), (v) => `/v${v}`).versions[0].status; // 'current'
+ * ```
+ */
+function apiIndex(
+  openapi: Json,
+  versions: readonly VersionEntry[],
+  now: number,
+  href: (version: string) => string,
+): Json {
+  const info = openapi['info'] as { title: string; version: string; description?: string };
+  const entries: IndexVersion[] = versions.map((v) => ({
+    version: v.version,
+    status:
+      v.sunsetAt && Date.parse(v.sunsetAt) <= now
+        ? 'sunset'
+        : v.deprecatedAt && Date.parse(v.deprecatedAt) <= now
+          ? 'deprecated'
+          : 'current',
+    href: href(v.version),
+    deprecated_at: v.deprecatedAt ?? null,
+    sunset_at: v.sunsetAt ?? null,
+    successor: v.successor ?? null,
+  }));
+  return {
+    name: info.title,
+    version: info.version,
+    ...(info.description ? { description: info.description } : {}),
+    versions: entries,
+    links: {
+      self: '/',
+      openapi: '/openapi.json',
+      docs: '/docs',
+      token: '/oauth/token',
+      jwks: '/.well-known/jwks.json',
+      health: '/health',
+      ready: '/ready',
+      metrics: '/metrics',
+      errors: '/errors',
+    },
+  };
+}
+
+function indexHtml(data: unknown, { language }: SerializeContext): string {
+  const index = data as ReturnType<typeof apiIndex> & {
+    versions: IndexVersion[];
+    links: Record<string, string>;
+  };
+  const rows = index.versions
+    .map(
+      (v) =>
+        `<tr><td><a href="/docs#/">v${escapeHtml(v.version)}</a></td><td class="status ${v.status}">${v.status}</td>` +
+        `<td>${escapeHtml(v.deprecated_at ?? '–')}</td><td>${escapeHtml(v.sunset_at ?? '–')}</td><td>${escapeHtml(v.successor ? `v${v.successor}` : '–')}</td></tr>`,
+    )
+    .join('\n');
+  const links = Object.entries(index.links)
+    .filter(([rel]) => rel !== 'self')
+    .map(
+      ([rel, href]) => `<li><a href="${escapeHtml(href)}">${escapeHtml(href)}</a> (${escapeHtml(rel)})</li>`,
+    )
+    .join('\n');
+  return page(
+    String(index['name']),
+    language,
+    `<main>
+<h1>${escapeHtml(index['name'])} <small>${escapeHtml(index['version'])}</small></h1>
+<p>${escapeHtml(index['description'] ?? '')}</p>
+<p><a href="/docs">Interactive API reference</a> · <a href="/openapi.json">OpenAPI document</a></p>
+<h2>API versions</h2>
+<table><thead><tr><th>version</th><th>status</th><th>deprecated</th><th>sunset</th><th>successor</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+<h2>Links</h2>
+<ul>
+${links}
+</ul>
+</main>`,
+  );
+}
+
+/**
+ * How `GET /` negotiates: JSON (default), XML (the `ApiIndex` schema) or the HTML page, in English
+ * or German. A wiring passes these options to its negotiation adapter's `negotiate`, then sets
+ * `PAGE_HEADERS` (pages/html-pages.ts) and represents {@link frontDoorBody}.
+ */
+export function frontDoorNegotiation(openapi: Json): NegotiatorOptions {
+  return {
+    types: ['application/json', 'application/xml', 'text/html'],
+    languages: ['en', 'de'],
+    serializers: { 'application/xml': xmlSerializerFor(openapi), 'text/html': indexHtml },
+  };
+}
+
+/**
+ * What `GET /` represents as of `now`: the index document, marked with its XML schema.
+ *
+ * @example
+ * ```ts
+ * represent(res, frontDoorBody(openapi, API_VERSIONS, (v) => `/v${v}`, Date.now()));
+ * ```
+ */
+export function frontDoorBody(
+  openapi: Json,
+  versions: readonly VersionEntry[],
+  href: (version: string) => string,
+  now: number,
+): Json {
+  return asXmlSchema('ApiIndex', apiIndex(openapi, versions, now, href));
+}

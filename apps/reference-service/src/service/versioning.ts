@@ -1,0 +1,110 @@
+/**
+ * Where the API version travels (`VERSIONING_STRATEGY`, docs/design.md#d-versioning) and everything
+ * that follows from it: the version policy, the shape of every link the service writes (Location,
+ * collection links, cursors' next links; the successor-version link comes from the policy), and
+ * the media types a version's representations are offered in.
+ *
+ *   path        GET /v2/projects                                   links /v2/projects/7
+ *   query       GET /projects?version=2                            links /projects/7?version=2
+ *   header      GET /projects + X-API-Version: 2                   links /projects/7
+ *   media-type  GET /projects + Accept: application/vnd.plumbline.v2+json   links /projects/7
+ *
+ * Without a version, query, header and media-type serve the default (v2); the path strategy has no
+ * unversioned API paths.
+ */
+import { createVersionPolicy, type VersionPolicy, versionHeaders } from '@plumbline/versioning';
+import type { ApiVersion } from '../domain/model.js';
+import type { VersionEntry } from '../pages/front-door.js';
+import type { VersioningStrategy } from './config.js';
+
+/** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
+export const API_VERSIONS = [
+  {
+    version: '1',
+    deprecatedAt: '2026-06-01T00:00:00Z',
+    sunsetAt: '2027-06-30T00:00:00Z',
+    successor: '2',
+    links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+  },
+  { version: '2' },
+] as const satisfies readonly VersionEntry[];
+
+/** The vendor of the media-type strategy: `application/vnd.plumbline.v2+json`. */
+const VENDOR = 'plumbline';
+
+/** The query parameter of the query strategy. */
+const PARAMETER = 'version';
+
+/** The versioning of the service under one strategy. */
+export interface ApiStrategy {
+  readonly strategy: VersioningStrategy;
+  readonly policy: VersionPolicy;
+  /** A link to `path` (`/projects/7`) as served by `version`, in the strategy's shape. */
+  link(version: ApiVersion, path: string): string;
+  /** Adds the version to a collection link (`/projects?limit=20` → `...&version=2` for the query strategy). */
+  pageLink(version: ApiVersion, url: string): string;
+  /** Response media types of a version's routes, most preferred first. */
+  mediaTypes(version: ApiVersion): readonly string[];
+  /** `url` without the version parameter under the query strategy (as the query parsers must see it); otherwise `url`. */
+  withoutVersion(url: string): string;
+}
+
+const PLAIN_TYPES = ['application/json', 'application/xml'] as const;
+
+/** The vendor media type of a version (`application/vnd.plumbline.v2+json`). */
+export function vendorType(version: ApiVersion | string, suffix: 'json' | 'xml' = 'json'): string {
+  return `application/vnd.${VENDOR}.v${version}+${suffix}`;
+}
+
+/** `?a=1&version=2&b=3` → `?a=1&b=3`: the version parameter removed, everything else as sent. */
+function stripParameter(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const kept = url
+    .slice(mark + 1)
+    .split('&')
+    .filter((part) => part.split('=', 1)[0] !== PARAMETER);
+  return kept.length === 0 ? url.slice(0, mark) : `${url.slice(0, mark)}?${kept.join('&')}`;
+}
+
+const strategies = new Map<VersioningStrategy, ApiStrategy>();
+
+/** The service's versioning under `strategy` (made once per strategy). */
+export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
+  const known = strategies.get(strategy);
+  if (known) return known;
+  const policy = createVersionPolicy(
+    strategy === 'media-type'
+      ? { strategy, vendor: VENDOR, suffixes: ['json', 'xml'], versions: API_VERSIONS }
+      : strategy === 'query'
+        ? { strategy, parameter: PARAMETER, versions: API_VERSIONS }
+        : { strategy, versions: API_VERSIONS },
+  );
+  const made: ApiStrategy = {
+    strategy,
+    policy,
+    link: (version, path) =>
+      strategy === 'path'
+        ? `/v${version}${path}`
+        : strategy === 'query'
+          ? `${path}?${PARAMETER}=${version}`
+          : path,
+    pageLink: (version, url) =>
+      strategy === 'query' ? `${url}${url.includes('?') ? '&' : '?'}${PARAMETER}=${version}` : url,
+    mediaTypes: (version) =>
+      strategy === 'media-type'
+        ? [vendorType(version), ...PLAIN_TYPES, vendorType(version, 'xml')]
+        : PLAIN_TYPES,
+    withoutVersion: (url) => (strategy === 'query' ? stripParameter(url) : url),
+  };
+  strategies.set(strategy, made);
+  return made;
+}
+
+/**
+ * The headers every response carries, including those the HTTP server sends before the app runs
+ * (server.ts): API-Supported-Versions and the deprecated versions, under the configured strategy.
+ */
+export function commonHeaders(strategy: VersioningStrategy): Readonly<Record<string, string>> {
+  return versionHeaders(apiStrategy(strategy).policy);
+}
