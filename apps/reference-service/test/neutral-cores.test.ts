@@ -1,14 +1,23 @@
 /**
  * The framework-neutral cores the Express, Fastify and Hono wirings share (issue #21): plain values
- * in, plain values out. The rate limiter is checked against express-rate-limit 8 itself, which
- * the Express wiring used before: the same key and count must give the same header bytes.
+ * in, plain values out. The service's rate limiter (@plumbline/rate-limit) is checked against
+ * express-rate-limit 8 itself, which the Express wiring used before: the same key and count must give
+ * the same header bytes.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { HttpError } from '@plumbline/errors';
 import { createNegotiator } from '@plumbline/negotiation';
-import { MemoryStore, rateLimit } from 'express-rate-limit';
+import {
+  addressKey,
+  createLimiter,
+  MemoryStore,
+  principalKey,
+  type RateDecision,
+  rateLimitedError,
+} from '@plumbline/rate-limit';
+import { MemoryStore as LibraryMemoryStore, rateLimit } from 'express-rate-limit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/pages/docs.js';
 import { createDocsUi, DOCS_HEADERS } from '../src/pages/docs-ui.js';
@@ -16,15 +25,7 @@ import { frontDoorBody, frontDoorNegotiation } from '../src/pages/front-door.js'
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/pages/html-pages.js';
 import { unversionedRoute } from '../src/pages/unversioned.js';
 import type { AppContext } from '../src/service/context.js';
-import {
-  addressKey,
-  checkQueryLength,
-  createLimiter,
-  MAX_QUERY_BYTES,
-  principalKey,
-  type RateDecision,
-  rateLimitedError,
-} from '../src/service/limits.js';
+import { checkQueryLength, MAX_QUERY_BYTES } from '../src/service/limits.js';
 import { createAccessLogger, createLogger } from '../src/service/logging.js';
 import { createMetrics } from '../src/service/metrics.js';
 import { serverWideOptionsReply } from '../src/service/request-target.js';
@@ -37,7 +38,7 @@ async function libraryHeaders(key: string, limit: number, hits: number): Promise
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     validate: false,
-    store: new MemoryStore(),
+    store: new LibraryMemoryStore(),
     keyGenerator: () => key,
     handler: (_req, _res, next) => next(),
   });
@@ -75,7 +76,7 @@ describe('createLimiter', () => {
   ])('key %s, limit %i, hit %i times: the bytes express-rate-limit sent', async (key, limit, hits) => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-25T12:00:00Z') });
     const expected = await libraryHeaders(key, limit, hits);
-    const limiter = createLimiter({ limit, headers: true });
+    const limiter = createLimiter({ limit, headers: 'draft-8' });
     let decision: RateDecision | undefined = await limiter.consume(key);
     for (let i = 1; i < hits; i++) decision = await limiter.consume(key);
     expect(decision?.headers).toEqual(expected);
@@ -99,8 +100,12 @@ describe('createLimiter', () => {
 
   it('a request passes unlimited, without headers, when the store fails', async () => {
     const failing = new MemoryStore();
-    failing.increment = () => Promise.reject(new Error('down'));
-    expect(await createLimiter({ limit: 1, headers: true, store: failing }).consume('k')).toBeUndefined();
+    failing.increment = () => {
+      throw new Error('down');
+    };
+    expect(
+      await createLimiter({ limit: 1, headers: 'draft-8', store: failing }).consume('k'),
+    ).toBeUndefined();
   });
 });
 

@@ -1,14 +1,15 @@
 /**
  * The service's context on a real Redis Cluster of three private masters (REDIS_CLUSTER_NODES): one
- * ioredis Cluster behind every Redis-backed part, rate-limit scripts loaded on every master, and
+ * ioredis Cluster behind every Redis-backed part, rate-limit counters on every master, and
  * readiness that stays ready while any master answers.
  */
+
+import { RedisStore } from '@plumbline/rate-limit';
 import { type LocalRedisCluster, redisAvailable, startRedisCluster } from '@plumbline/test-utils';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/service/config.js';
 import { type AppContext, createContext } from '../src/service/context.js';
-import { sendRateLimitCommand } from '../src/service/rate-limit-store.js';
 import { checkReadiness } from '../src/service/readiness.js';
 
 // The shared Redis only tells us the Redis binaries are installed; the cluster is our own.
@@ -58,20 +59,15 @@ describe.skipIf(!redisUp)('context on a Redis Cluster (3 private masters)', () =
     expect(perMaster.map((keys) => keys.length > 0)).toEqual([true, true, true]);
   });
 
-  it('a rate-limit script is loaded on every master, so EVALSHA finds it wherever its key lives', async () => {
+  it("the rate limiter's counters live on every master, each counted where its key lives", async () => {
     const redis = ctx.redis as Cluster;
-    const send = sendRateLimitCommand(redis);
-    const script = "return redis.call('INCR', KEYS[1])";
-    const sha = await send({ isReadOnly: false, command: ['SCRIPT', 'LOAD', script] });
-    const loaded = await Promise.all(
-      redis.nodes('master').map((node) => node.call('SCRIPT', 'EXISTS', sha as string)),
-    );
-    expect(loaded).toEqual([[1], [1], [1]]);
-    const keys = Array.from({ length: 12 }, (_, i) => `rs-cluster:rl:${i}`);
-    const counts = await Promise.all(
-      keys.map((key) => send({ key, isReadOnly: false, command: ['EVALSHA', sha as string, '1', key] })),
-    );
-    expect(counts).toEqual(keys.map(() => 1));
+    const store = new RedisStore({ client: redis, prefix: 'rs-cluster:rl:' });
+    const keys = Array.from({ length: 12 }, (_, i) => String(i));
+    await Promise.all(keys.map((key) => store.increment(key)));
+    const counts = await Promise.all(keys.map(async (key) => (await store.increment(key)).totalHits));
+    expect(counts).toEqual(keys.map(() => 2));
+    const masters = new Set(await Promise.all(keys.map((key) => local.portOf(`rs-cluster:rl:${key}`))));
+    expect(masters.size).toBe(3);
   });
 
   it('stays ready with a master down, and its keys fail fast with 503 while the others are served', async () => {

@@ -2,11 +2,16 @@
  * The pieces that keep the service answering when a dependency stalls: the rate limiter's local
  * fallback, and the configuration of every deadline.
  */
+
+import {
+  type ClientRateLimitInfo,
+  FallbackStore,
+  type Store,
+  type StoreInitOptions,
+} from '@plumbline/rate-limit';
 import { redisAvailable } from '@plumbline/test-utils';
-import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, helpText, loadConfig } from '../src/service/config.js';
-import { FallbackStore } from '../src/service/rate-limit-store.js';
 import { startService } from './harness.js';
 
 type Behaviour = 'answers' | 'fails' | 'hangs';
@@ -40,7 +45,7 @@ function setup(first: Behaviour) {
     retryAfterMs: 5000,
     now: () => clock,
   });
-  store.init({ windowMs: 60_000 } as Options);
+  store.init({ windowMs: 60_000 } as StoreInitOptions);
   return {
     store,
     calls,
@@ -94,8 +99,8 @@ describe('FallbackStore: the rate limiter when Redis fails or stalls', () => {
     const make = () =>
       new FallbackStore({ primary: primary(() => 'hangs', calls), timeoutMs: 20, circuit, now: () => 0 });
     const [first, second] = [make(), make()];
-    first.init({ windowMs: 60_000 } as Options);
-    second.init({ windowMs: 60_000 } as Options);
+    first.init({ windowMs: 60_000 } as StoreInitOptions);
+    second.init({ windowMs: 60_000 } as StoreInitOptions);
     await first.increment('ip:1');
     expect([second.local, (await second.increment('ip:1')).totalHits, calls]).toEqual([
       true,

@@ -29,6 +29,8 @@ import {
   requestId,
 } from '@plumbline/errors/express';
 import { negotiate } from '@plumbline/negotiation/express';
+import { addressKey, principalKey } from '@plumbline/rate-limit';
+import { rateLimit } from '@plumbline/rate-limit/express';
 import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
@@ -39,17 +41,11 @@ import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import type { AppContext } from '../../service/context.js';
-import {
-  addressKey,
-  createServiceLimiters,
-  NO_STORE_PATHS,
-  PROBES,
-  principalKey,
-} from '../../service/limits.js';
+import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { API_VERSIONS } from '../../service/versioning.js';
-import { limitQueryString, noStore, rateLimitMiddleware } from './limits.js';
+import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
 import { docsRouter, docsUiRouter, frontDoorRouter, unversionedContract } from './pages.js';
 import { exactRouter } from './reply.js';
@@ -110,15 +106,14 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Failed requests count per client address, before authentication (service/limits.ts).
   const limiters = createServiceLimiters(ctx);
   app.use(
-    rateLimitMiddleware(
-      limiters.failures,
-      (req) => addressKey(clientIp(req)),
-      (req) => PROBES.has(req.path),
-    ),
+    rateLimit(limiters.failures, {
+      key: (req) => addressKey(clientIp(req)),
+      skip: (req) => PROBES.has(req.path),
+    }),
   );
-  const principalLimit = rateLimitMiddleware(limiters.principal, (req) =>
-    principalKey(getPrincipal(req)?.clientId, clientIp(req)),
-  );
+  const principalLimit = rateLimit(limiters.principal, {
+    key: (req) => principalKey(getPrincipal(req)?.clientId, clientIp(req)),
+  });
 
   const neutral = exactRouter();
   neutral.use(unversionedContract());

@@ -31,6 +31,8 @@ import { HttpError } from '@plumbline/errors';
 import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiation } from '@plumbline/negotiation/fastify';
+import { addressKey, principalKey } from '@plumbline/rate-limit';
+import { rateLimit } from '@plumbline/rate-limit/fastify';
 import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
 import Fastify, {
   type FastifyInstance,
@@ -52,20 +54,18 @@ import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import type { AppContext } from '../../service/context.js';
 import {
-  addressKey,
   checkQueryLength,
   createServiceLimiters,
   NO_STORE_HEADERS,
   NO_STORE_PATHS,
   PROBES,
-  principalKey,
 } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import { API_VERSIONS } from '../../service/versioning.js';
-import { otherMethods, rateLimit, sendPlain } from './http.js';
+import { otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
 const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
@@ -220,15 +220,14 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   const limiters = createServiceLimiters(ctx);
   app.addHook(
     'onRequest',
-    rateLimit(
-      limiters.failures,
-      (request) => addressKey(clientIp(request)),
-      (request) => PROBES.has(pathOf(request)),
-    ),
+    rateLimit(limiters.failures, {
+      key: (request) => addressKey(clientIp(request)),
+      skip: (request) => PROBES.has(pathOf(request)),
+    }),
   );
-  const principalLimit = rateLimit(limiters.principal, (request) =>
-    principalKey(getPrincipal(request)?.clientId, clientIp(request)),
-  );
+  const principalLimit = rateLimit(limiters.principal, {
+    key: (request) => principalKey(getPrincipal(request)?.clientId, clientIp(request)),
+  });
   // A refused version (unknown, sunset) is refused after the neutral routes, where Express's
   // version router refuses it: in front of the version's routes, and where no route matched.
   const refuseVersion = async (request: FastifyRequest) => {

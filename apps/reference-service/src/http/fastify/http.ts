@@ -1,20 +1,18 @@
 /**
  * What the Express wiring gets from Express and Fastify does not give, for http/fastify/app.ts and
  * http/fastify/routes.ts: express.json's strict bodies, `.all(methodNotAllowed(...))` on a path, the
- * query strategy's collection query without `version=`, and rate limits as hooks.
+ * query strategy's collection query without `version=`.
  */
 import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
 import type { CollectionQueryHooks } from '@plumbline/query-parser/fastify';
 import type {
   FastifyInstance,
   FastifyReply,
-  FastifyRequest,
   onRequestHookHandler,
   preHandlerHookHandler,
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
-import type { Limiter } from '../../service/limits.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import type { ApiStrategy } from '../../service/versioning.js';
 
@@ -107,25 +105,6 @@ export function withoutVersionParameter(api: ApiStrategy, hooks: CollectionQuery
     });
   };
   return { onRequest: hooks.onRequest, preHandler };
-}
-
-/**
- * A rate limit as an `onRequest` hook (service/limits.ts decides): its headers go on the response, a spent
- * limit is the 429 problem, and the hit is settled when the response has finished.
- */
-export function rateLimit(
-  limiter: Limiter,
-  keyOf: (request: FastifyRequest) => string,
-  skip: (request: FastifyRequest) => boolean = () => false,
-): onRequestHookHandler {
-  return async (request, reply) => {
-    if (skip(request)) return;
-    const decision = await limiter.consume(keyOf(request));
-    if (decision === undefined) return;
-    reply.headers(decision.headers);
-    reply.raw.once('finish', () => void decision.settle(reply.raw.statusCode));
-    if (decision.exceeded) throw decision.error;
-  };
 }
 
 /** Sends a neutral core's answer as it is. */

@@ -28,6 +28,8 @@ import {
 } from '@plumbline/errors/hono';
 import { negotiate, represent } from '@plumbline/negotiation/hono';
 import { rawQueryOf } from '@plumbline/query-parser';
+import { addressKey, principalKey } from '@plumbline/rate-limit';
+import { rateLimit } from '@plumbline/rate-limit/hono';
 import { versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
@@ -44,14 +46,11 @@ import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import type { AppContext } from '../../service/context.js';
 import {
-  addressKey,
   checkQueryLength,
   createServiceLimiters,
-  type Limiter,
   NO_STORE_HEADERS,
   NO_STORE_PATHS,
   PROBES,
-  principalKey,
 } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
@@ -210,30 +209,16 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   // Failed requests count per client address, before authentication; the principal limit after it (service/limits.ts).
   const ip = (c: C) =>
     proxies.clientAddress(c.env.incoming.socket.remoteAddress, c.env.incoming.headers['x-forwarded-for']);
-  const limited =
-    (
-      limiter: Limiter,
-      keyOf: (c: C) => string,
-      skip: (c: C) => boolean = () => false,
-    ): MiddlewareHandler<Env> =>
-    async (c, next) => {
-      const decision = skip(c) ? undefined : await limiter.consume(keyOf(c));
-      if (decision === undefined) return next();
-      setResponseHeaders(c, decision.headers);
-      const { outgoing } = c.env;
-      outgoing.once('finish', () => void decision.settle(outgoing.statusCode));
-      if (decision.exceeded) throw decision.error;
-      await next();
-    };
   const limiters = createServiceLimiters(ctx);
   app.use(
-    limited(
-      limiters.failures,
-      (c) => addressKey(ip(c)),
-      (c) => PROBES.has(requestPath(c)),
-    ),
+    rateLimit(limiters.failures, {
+      key: (c) => addressKey(ip(c)),
+      skip: (c) => PROBES.has(requestPath(c)),
+    }),
   );
-  const principalLimit = limited(limiters.principal, (c) => principalKey(getPrincipal(c)?.clientId, ip(c)));
+  const principalLimit = rateLimit(limiters.principal, {
+    key: (c) => principalKey(getPrincipal(c)?.clientId, ip(c)),
+  });
 
   // The neutral routes: their method and negotiation contract first (pages/unversioned.ts).
   const contracts = new Map<object, MiddlewareHandler>();
