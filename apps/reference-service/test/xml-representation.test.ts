@@ -1,6 +1,7 @@
 /** The schema-driven XML writer: one table of values in, documents out, plus what it refuses. */
 import { describe, expect, it } from 'vitest';
-import { asXmlSchema, XmlWriter, xmlSerializerFor } from '../src/api/xml-representation.js';
+import { XmlWriter, xmlSerializerFor } from '../src/api/xml-representation.js';
+import { asXmlSchema } from '../src/domain/schema-name.js';
 
 const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
 const schemas = {

@@ -5,7 +5,7 @@
  */
 import { buildPage, type CollectionQuery, type Page } from '@plumbline/query-parser';
 import { type ApiVersion, selectFields } from '../domain/model.js';
-import { asXmlSchema } from './xml-representation.js';
+import { asXmlSchema } from '../domain/schema-name.js';
 
 /**
  * A handler's answer. The wiring sends `body` with its negotiation adapter's `represent` (which

@@ -13,35 +13,17 @@
  * - booleans are `true`/`false`, numbers as JSON writes them, text escaped; characters XML 1.0
  *   forbids are dropped.
  *
- * Handlers mark what they send with {@link asXmlSchema}; the mark is a symbol, invisible to JSON.
+ * Handlers mark what they send with `asXmlSchema` (domain/schema-name.ts); the mark is a symbol,
+ * invisible to JSON.
  */
 import type { Serializer } from '@plumbline/negotiation';
+import { schemaNameOf } from '../domain/schema-name.js';
 
 type Json = Record<string, unknown>;
 
-const SCHEMA = Symbol.for('@plumbline/reference-service.xml-schema');
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
-
-/**
- * Marks `value` as an instance of the component schema `name`, for the XML serializer.
- *
- * @example
- * ```ts
- * represent(res, asXmlSchema('ProjectV2', project));
- * ```
- */
-export function asXmlSchema<T extends object>(name: string, value: T): T {
-  Object.defineProperty(value, SCHEMA, { value: name, enumerable: false });
-  return value;
-}
-
-function schemaNameOf(value: unknown): string | undefined {
-  return typeof value === 'object' && value !== null
-    ? ((value as Record<symbol, string | undefined>)[SCHEMA] ?? undefined)
-    : undefined;
-}
 
 function escapeText(text: string): string {
   return text
@@ -152,7 +134,7 @@ export class XmlWriter {
 }
 
 /**
- * The `application/xml` serializer of the service: writes a value marked with {@link asXmlSchema}
+ * The `application/xml` serializer of the service: writes a value marked with `asXmlSchema`
  * by its schema; an unmarked value is a wiring mistake (a 500), not something to guess at.
  *
  * @example

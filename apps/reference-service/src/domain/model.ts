@@ -1,5 +1,5 @@
 /** Stored rows and their representations per API version. */
-import { asXmlSchema } from '../api/xml-representation.js';
+import { asXmlSchema } from './schema-name.js';
 
 export type ApiVersion = 1 | 2;
 

@@ -4,19 +4,12 @@
  * JSON (default), XML, or an HTML page for a browser.
  */
 import type { NegotiatorOptions, SerializeContext } from '@plumbline/negotiation';
-import { asXmlSchema, xmlSerializerFor } from '../api/xml-representation.js';
+import { xmlSerializerFor } from '../api/xml-representation.js';
+import { asXmlSchema } from '../domain/schema-name.js';
+import type { VersionEntry } from '../service/versioning.js';
 import { escapeHtml, page } from './html-pages.js';
 
 type Json = Record<string, unknown>;
-
-/** One API version as the index shows it. */
-export interface VersionEntry {
-  readonly version: string;
-  readonly deprecatedAt?: string;
-  readonly sunsetAt?: string;
-  readonly successor?: string;
-  readonly links?: Readonly<Record<string, string>>;
-}
 
 interface IndexVersion {
   readonly version: string;

@@ -28,7 +28,7 @@ import {
   type SqlIdempotencyStore,
 } from '@plumbline/idempotency';
 import { Cluster, Redis } from 'ioredis';
-import { type Collections, defineCollections } from '../api/collections.js';
+import { type Collections, defineCollections } from '../domain/collections.js';
 import { type Db, openPostgres, openSqlite } from '../storage/db.js';
 import { IDEMPOTENCY_TABLE, migrate } from '../storage/migrations.js';
 import { Repository } from '../storage/repository.js';

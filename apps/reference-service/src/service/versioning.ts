@@ -14,8 +14,16 @@
  */
 import { createVersionPolicy, type VersionPolicy, versionHeaders } from '@plumbline/versioning';
 import type { ApiVersion } from '../domain/model.js';
-import type { VersionEntry } from '../pages/front-door.js';
 import type { VersioningStrategy } from './config.js';
+
+/** One API version as the service declares it (and the front door lists it). */
+export interface VersionEntry {
+  readonly version: string;
+  readonly deprecatedAt?: string;
+  readonly sunsetAt?: string;
+  readonly successor?: string;
+  readonly links?: Readonly<Record<string, string>>;
+}
 
 /** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
 export const API_VERSIONS = [

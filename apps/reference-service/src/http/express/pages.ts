@@ -8,9 +8,10 @@ import { negotiate, represent } from '@plumbline/negotiation/express';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
 import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
-import { frontDoorBody, frontDoorNegotiation, type VersionEntry } from '../../pages/front-door.js';
+import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { UNVERSIONED_ROUTES, unversionedRoute } from '../../pages/unversioned.js';
+import type { VersionEntry } from '../../service/versioning.js';
 import { exactRouter, sendReply } from './reply.js';
 
 type Json = Record<string, unknown>;

@@ -4,6 +4,7 @@
  * query strategy's collection query without `version=`.
  */
 import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
+import { jsonBodyParser } from '@plumbline/negotiation/fastify';
 import type { CollectionQueryHooks } from '@plumbline/query-parser/fastify';
 import type {
   FastifyInstance,
@@ -21,33 +22,15 @@ const STRICT_JSON = /^\ufeff?[ \t\n\r]*[{[]/;
 
 /**
  * The body parsers of `scope`, as express.json reads bodies: application/json and
- * application/merge-patch+json strictly (anything but an object or an array is 400
- * `malformed_json`; an empty body is `{}`), text/plain as text (a search body, which the
- * query-parser adapter reads), and any other body left unread (405, 404 and DELETE answer without
- * reading it; a route's own 415 comes first). Returns the strict check for a search body.
+ * application/merge-patch+json through @plumbline/negotiation's `jsonBodyParser` (strict, `limit`
+ * bytes, the same 400/413/415 answers), text/plain as text (a search body, which the query-parser
+ * adapter reads), and any other body left unread (405, 404 and DELETE answer without reading it; a
+ * route's own 415 comes first). Returns the strict check for a search body.
  */
-export function expressBodies(scope: FastifyInstance): preValidationHookHandler {
-  // As JSON.parse in express.json: `__proto__` and `constructor` keys are data for the domain's
-  // validation to judge, not a parse error (Fastify's default refuses them with 400).
-  const json = scope.getDefaultJsonParser('ignore', 'ignore');
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser(
-    ['application/json', 'application/merge-patch+json'],
-    { parseAs: 'string' },
-    (request, text, done) => {
-      // A leading byte order mark is ignored, as express.json and Hono's parser do (RFC 8259 8.1 allows it).
-      const body = typeof text === 'string' && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-      // No content coding on any framework (express.json runs with `inflate: false`): 415.
-      const coding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
-      if (coding !== 'identity') return done(new HttpError('unsupported_media_type'));
-      // An empty body is `{}`, as express.json reads it.
-      if (body === '') return done(null, {});
-      if (typeof body !== 'string' || !STRICT_JSON.test(body)) return done(new HttpError('malformed_json'));
-      json(request, body, done);
-    },
-  );
+export function expressBodies(scope: FastifyInstance, limit: number): preValidationHookHandler {
+  jsonBodyParser(scope, { types: ['application/json', 'application/merge-patch+json'], limit });
+  // After jsonBodyParser, which replaces every parser of the scope: this one then takes text/plain.
   scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   return (request, _reply, done) =>
     done(
       request.body === '' || STRICT_JSON.test(String(request.body))

@@ -92,8 +92,8 @@ export function versionRoutes(
     const tasks = taskHandlers(deps);
     const comments = commentHandlers(deps);
 
-    // Bodies as express.json reads them (http/fastify/http.ts); BODY_LIMIT_BYTES is the app's bodyLimit.
-    const strictSearch = expressBodies(app);
+    // Bodies as express.json reads them (http/fastify/http.ts), up to BODY_LIMIT_BYTES.
+    const strictSearch = expressBodies(app, ctx.config.bodyLimitBytes);
 
     // The Plumbline hooks, configured once.
     const parsedQuery = (collection: Collection, options?: CollectionQueryOptions) =>

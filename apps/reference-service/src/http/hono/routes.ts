@@ -8,13 +8,14 @@
  * {@link jsonBody}), and, under the query strategy, a collection query that does not see `version=`.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
-import { HttpError } from '@plumbline/errors';
 import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/hono';
 import {
   conditional,
   entityTagOf,
+  getJsonBody,
   getPreconditions,
+  jsonBody,
   represent,
   requireContentType,
 } from '@plumbline/negotiation/hono';
@@ -26,8 +27,7 @@ import {
   setPageHeaders,
 } from '@plumbline/query-parser/hono';
 import { getApiVersion } from '@plumbline/versioning/hono';
-import { type Context, type Handler, Hono, type MiddlewareHandler, type Next } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
@@ -50,7 +50,7 @@ import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
 
 /** What the versioned routes keep per request: the parsed body and the row the preconditions checked. */
-export type ApiEnv = { Variables: { body: unknown; checkedRow: unknown } };
+export type ApiEnv = { Variables: { checkedRow: unknown } };
 
 /** The version `versioning()` resolved for this request (http/hono/app.ts runs it before any route). */
 export const versionOf = (c: Context): ApiVersion => Number(getApiVersion(c)) as ApiVersion;
@@ -77,51 +77,16 @@ const step =
     await next();
   };
 
-const UTF = /^utf-/i;
-
-async function discard(body: ReadableStream<Uint8Array> | null): Promise<void> {
-  const reader = body?.getReader();
-  if (reader === undefined) return;
-  while (!(await reader.read()).done);
-}
-
 const pass: MiddlewareHandler = (_c, next) => next();
 
 /**
- * express.json's answers on Hono: more than `limit` bytes is 413 `payload_too_large`; a charset
- * other than UTF-* or any Content-Encoding is 415; a body that is not a JSON object or array is 400
- * `malformed_json`; an empty body is `{}`, no body `undefined`. Runs after `requireContentType`,
- * so only the route's JSON types reach it.
+ * express.json's answers on Hono (@plumbline/negotiation/hono's `jsonBody`): the route's JSON types
+ * only (415 with Accept-Post/Accept-Patch otherwise), more than `limit` bytes 413, a charset other
+ * than UTF-8 or any Content-Encoding 415, anything but a JSON object or array 400 `malformed_json`;
+ * an empty body is `{}`, no body `undefined`. Handlers read it with `getJsonBody(c)`.
  */
-function jsonBody(limit: number, ...types: string[]): MiddlewareHandler<ApiEnv> {
-  // The rest of the body is read and dropped first, as body-parser does: answering while the
-  // client still sends makes Node close the connection, and a client reusing it gets a reset.
-  const tooLarge = async (c: Context) => {
-    await discard(c.req.raw.body);
-    throw new HttpError('payload_too_large', { params: { limit } });
-  };
-  return every(
-    requireContentType(...types),
-    bodyLimit({ maxSize: limit, onError: tooLarge }),
-    async (c: Context<ApiEnv>, next: Next) => {
-      const type = c.req.header('content-type');
-      if (type !== undefined) {
-        const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1];
-        const encoding = c.req.header('content-encoding')?.toLowerCase() ?? 'identity';
-        if ((charset !== undefined && !UTF.test(charset)) || encoding !== 'identity')
-          throw new HttpError('unsupported_media_type');
-        const text = await c.req.text();
-        const first = text.trimStart()[0];
-        if (first !== undefined && first !== '{' && first !== '[') throw new HttpError('malformed_json');
-        try {
-          c.set('body', text === '' ? {} : JSON.parse(text));
-        } catch (cause) {
-          throw new HttpError('malformed_json', { cause });
-        }
-      }
-      await next();
-    },
-  );
+function jsonBodyOf(limit: number, ...types: string[]): MiddlewareHandler {
+  return every(requireContentType(...types), jsonBody({ types, limit }));
 }
 
 /** The versioned routes, for both versions (mounted by http/hono/app.ts behind negotiation and authentication). */
@@ -162,8 +127,8 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
       await next();
     };
   const limit = ctx.config.bodyLimitBytes;
-  const jsonBodies = jsonBody(limit, 'application/json');
-  const patchBodies = jsonBody(limit, 'application/merge-patch+json', 'application/json');
+  const jsonBodies = jsonBodyOf(limit, 'application/json');
+  const patchBodies = jsonBodyOf(limit, 'application/merge-patch+json', 'application/json');
   const principal = (c: Context) => getPrincipal(c)?.clientId;
   const stores = idempotencyStores(ctx);
   const idempotent = idempotency({ ...stores.shared, principal });
@@ -210,7 +175,7 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
     (c: Context): ReadInput => ({ ...route(c), fields: memberFields(api, collection, c.req.url) });
   const creation = (c: Context<ApiEnv>): CreateInput => ({
     ...route(c),
-    body: c.get('body'),
+    body: getJsonBody(c),
     principal: principal(c),
     transaction: getTransaction<Db>(c),
   });
@@ -222,7 +187,7 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const writing = <T>(c: Context<ApiEnv>): WriteInput<T> => ({
     ...route(c),
     checked: checked<T>(c),
-    body: c.get('body'),
+    body: getJsonBody(c),
   });
 
   /** POST …/search: a collection query in the body, read like a GET's query string. */

@@ -4,7 +4,7 @@
  * (docs/conventions.md 4.4 (3) to (5)).
  */
 import { defineCollection } from '@plumbline/query-parser';
-import { PROJECT_STATUSES, TASK_STATUSES } from '../domain/schemas.js';
+import { PROJECT_STATUSES, TASK_STATUSES } from './schemas.js';
 
 export function defineCollections(cursorSecret: string | undefined) {
   const shared = {
