@@ -113,10 +113,17 @@ function keepListener(text, framework) {
 }
 
 function keepConfig(text, framework) {
-  return replaceOnce(
+  const one = replaceOnce(
     text,
     /^const FRAMEWORKS = \[[^\]]*\] as const;$/m,
     `const FRAMEWORKS = ['${framework}'] as const;`,
+    'src/service/config.ts',
+  );
+  // `--help` tells how the copy starts, not how the repository does.
+  return replaceOnce(
+    one,
+    "'Usage: pnpm start   (or: node apps/reference-service/dist/main.mjs [--help])'",
+    "'Usage: npm start   (or: node dist/main.mjs [--help])'",
     'src/service/config.ts',
   );
 }

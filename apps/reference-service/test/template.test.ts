@@ -150,6 +150,7 @@ describe.each(FRAMEWORKS)('pnpm template %s', (framework) => {
     ]);
     const config = readFileSync(join(dir, 'src/service/config.ts'), 'utf8');
     expect(config).toContain(`const FRAMEWORKS = ['${framework}'] as const;`);
+    expect(config).toContain("'Usage: npm start   (or: node dist/main.mjs [--help])'");
   });
 
   it('depends on the published @plumbline/* versions and only on its own framework', () => {
