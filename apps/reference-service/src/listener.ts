@@ -10,12 +10,35 @@ import type { Logger } from 'pino';
 import type { Framework } from './service/config.js';
 import type { AppContext } from './service/context.js';
 
-/** The framework's name as the start banner prints it. */
-export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = {
-  express: 'Express 5',
-  fastify: 'Fastify 5',
-  hono: 'Hono 4 (@hono/node-server)',
+interface Wiring {
+  /** The framework's name as the start banner prints it. */
+  readonly name: string;
+  readonly load: (ctx: AppContext, logger: Logger) => Promise<RequestListener>;
+}
+
+// One entry per framework, each a block of its own: `pnpm template <framework>` (scripts/template.mjs)
+// writes a one-framework copy by deleting the other entries and their `http/<framework>/` folders.
+// Only the configured framework is loaded: importing all three would cost every start (and `--help`)
+// the time to load the two that never run. The bundler splits each wiring into its own chunk.
+const WIRINGS: { readonly [F in Framework]: Wiring } = {
+  express: {
+    name: 'Express 5',
+    load: async (ctx, logger) => (await import('./http/express/app.js')).createApp(ctx, logger),
+  },
+  fastify: {
+    name: 'Fastify 5',
+    load: async (ctx, logger) => (await import('./http/fastify/app.js')).createFastifyListener(ctx, logger),
+  },
+  hono: {
+    name: 'Hono 4 (@hono/node-server)',
+    load: async (ctx, logger) => (await import('./http/hono/app.js')).createHonoListener(ctx, logger),
+  },
 };
+
+/** The framework's name as the start banner prints it. */
+export const FRAMEWORK_NAMES = Object.fromEntries(
+  Object.entries(WIRINGS).map(([framework, wiring]) => [framework, wiring.name]),
+) as Readonly<Record<Framework, string>>;
 
 /**
  * Builds the service on `ctx.config.framework` and returns its Node request listener.
@@ -25,21 +48,6 @@ export const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = {
  * createServer(await createListener(ctx, logger), config).listen(config.port, config.host);
  * ```
  */
-export async function createListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
-  // Only the configured framework is loaded: importing all three costs every start (and `--help`)
-  // the time to load the two that never run. The bundler splits each wiring into its own chunk.
-  switch (ctx.config.framework) {
-    case 'express': {
-      const { createApp } = await import('./http/express/app.js');
-      return createApp(ctx, logger);
-    }
-    case 'fastify': {
-      const { createFastifyListener } = await import('./http/fastify/app.js');
-      return createFastifyListener(ctx, logger);
-    }
-    case 'hono': {
-      const { createHonoListener } = await import('./http/hono/app.js');
-      return createHonoListener(ctx, logger);
-    }
-  }
+export function createListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
+  return WIRINGS[ctx.config.framework].load(ctx, logger);
 }

@@ -4,12 +4,15 @@
  */
 import { isProxyEntry, PROXY_RANGE_NAMES, type ProxyTrust } from './client-address.js';
 
-/** The HTTP frameworks the service can run on (`FRAMEWORK`); each has one wiring file (listener.ts). */
+/**
+ * The HTTP frameworks the service can run on (`FRAMEWORK`); each has one wiring (listener.ts). The
+ * first is the default. `pnpm template <framework>` rewrites this line to keep only that one.
+ */
 const FRAMEWORKS = ['express', 'fastify', 'hono'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
 export interface ServiceConfig {
-  /** The HTTP framework the routes run on (`FRAMEWORK`, default `express`); everything else is shared. */
+  /** The HTTP framework the routes run on (`FRAMEWORK`, default the first of FRAMEWORKS); everything else is shared. */
   readonly framework: Framework;
   readonly port: number;
   readonly host: string;
@@ -104,7 +107,7 @@ export class ConfigError extends Error {
 const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   [
     'FRAMEWORK',
-    'express',
+    FRAMEWORKS[0],
     `the HTTP framework the routes run on: ${FRAMEWORKS.join(' | ')}; storage, domain, documents and answers are the same on each`,
   ],
   ['PORT', '3000', 'TCP port to listen on (0-65535; 0 picks a free port)'],
@@ -433,7 +436,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     idempotencyStore: oneOf(env, 'IDEMPOTENCY_STORE', ['database', 'shared'] as const, 'database'),
     idempotencyLeaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 60_000, 100, 86_400_000),
     versioningStrategy: oneOf(env, 'VERSIONING_STRATEGY', VERSIONING_STRATEGIES, 'path'),
-    framework: oneOf(env, 'FRAMEWORK', FRAMEWORKS, 'express'),
+    framework: oneOf(env, 'FRAMEWORK', FRAMEWORKS, FRAMEWORKS[0]),
   };
 }
 
