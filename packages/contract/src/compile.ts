@@ -49,7 +49,8 @@ export interface CompiledRoute {
       }
     | undefined;
   readonly responses: ReadonlyMap<number, CompiledResponse>;
-  readonly idempotency: { readonly required: boolean } | undefined;
+  /** `transaction`: the route's `idempotent.transaction` (`undefined`: the mount decides). */
+  readonly idempotency: { readonly required: boolean; readonly transaction?: boolean } | undefined;
   /** `METHOD /path` for messages and logs. */
   readonly name: string;
 }
@@ -217,6 +218,13 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     route.method !== 'PATCH'
   )
     fail('`idempotent` is for POST (and PATCH); PUT and DELETE are idempotent by definition');
+  if (
+    typeof route.idempotent === 'object' &&
+    route.idempotent !== null &&
+    (!['boolean', 'undefined'].includes(typeof route.idempotent.required) ||
+      !['boolean', 'undefined'].includes(typeof route.idempotent.transaction))
+  )
+    fail('`idempotent.required` and `idempotent.transaction` are booleans');
   if (route.preconditions !== undefined) {
     if (route.method === 'POST')
       fail('preconditions apply to a member (GET, PUT, PATCH, DELETE), not a POST');
@@ -241,7 +249,9 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     idempotency:
       idempotent === undefined || idempotent === false
         ? undefined
-        : { required: idempotent !== true && idempotent.required },
+        : idempotent === true || idempotent.transaction === undefined
+          ? { required: idempotent !== true && idempotent.required === true }
+          : { required: idempotent.required === true, transaction: idempotent.transaction },
     name,
   };
 }

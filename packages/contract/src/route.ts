@@ -85,14 +85,28 @@ export interface PreconditionSpec<P, T> {
 }
 
 /**
- * Idempotency (`Idempotency-Key`) for a POST: optional or required key.
+ * Idempotency (`Idempotency-Key`) for a POST: optional or required key, and which of the mount's
+ * modes keeps the keys. `transaction: true` runs the handler inside the mount's
+ * `idempotencyTransaction` (the key and the response are written in the handler's own database
+ * transaction, which it reaches as `input.transaction`); `transaction: false` uses the mount's
+ * `idempotency` store; left out, the route takes `idempotencyTransaction` when the mount has one,
+ * else the store.
  *
  * @example
  * ```ts
  * const idempotent: IdempotencySpec = { required: true }; // 400 idempotency_key_missing without a key
+ * const search: IdempotencySpec = { transaction: false }; // a search POST: the shared store is enough
+ * const create: IdempotencySpec = { required: true, transaction: true }; // exactly once, in the row's transaction
  * ```
  */
-export type IdempotencySpec = boolean | { readonly required: boolean };
+export type IdempotencySpec =
+  | boolean
+  | {
+      /** Without an `Idempotency-Key` the request is 400 `idempotency_key_missing` (default false). */
+      readonly required?: boolean;
+      /** `true`: the mount's `idempotencyTransaction`; `false`: its `idempotency` store (default: the transaction when mounted with one). */
+      readonly transaction?: boolean;
+    };
 
 /**
  * What the handler gets for an optional schema: its output, or `undefined` when none is declared.
@@ -141,7 +155,11 @@ export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown
   readonly current: T;
   /** Whether the client sent a precondition that held (If-Match, If-Unmodified-Since). */
   readonly conditional: boolean;
-  /** The transaction of `@plumbline/idempotency`'s transactional mode, when the mount configures it. */
+  /**
+   * The open database transaction of the mount's `idempotencyTransaction` (what its `transaction`
+   * option hands to `work`), when this route runs in it and the request carries a key; write the
+   * side effect through it, so it commits with the key or not at all. `undefined` otherwise.
+   */
   readonly transaction: unknown;
 }
 
