@@ -151,7 +151,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
   const types = compiled.body ? [...compiled.body.mediaTypes] : undefined;
   const contentType = types ? requireContentType(...types) : undefined;
   const validate = (req: Request, next: NextFunction) => {
-    const valid = validateRequest(compiled, readRequest(req), options);
+    const valid = validateRequest(compiled, readRequest(req), options, stateOf(req).params);
     if (valid instanceof Promise) {
       valid.then((v) => {
         stateOf(req).valid = v;

@@ -142,7 +142,7 @@ function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: Mou
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const contentType = compiled.body ? requireContentType(...compiled.body.mediaTypes) : undefined;
   const validate = (request: FastifyRequest) => {
-    const valid = validateRequest(compiled, readRequest(request), options);
+    const valid = validateRequest(compiled, readRequest(request), options, stateOf(request).params);
     if (valid instanceof Promise)
       return valid.then((v) => {
         stateOf(request).valid = v;

@@ -172,7 +172,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
       if (body) state.body = await body(c);
-      const valid = validateRequest(compiled, readRequest(c), options);
+      const valid = validateRequest(compiled, readRequest(c), options, state.params);
       state.valid = valid instanceof Promise ? await valid : valid;
       await next();
     },

@@ -92,6 +92,38 @@ it('the route-table block: the routes compile and the document describes them', 
   expect(Object.keys(document.paths['/v2/tasks']!)).toEqual(['get', 'post']);
 });
 
+describe('README: a nested collection scoped by its parent', () => {
+  const port = (async () => {
+    const { app } = await runReadmeExample<{ app: Express }>(
+      here,
+      'contract-scope',
+      readmeBlock(readme, '### Nested collections: the parent as a server-side `scope`'),
+      [],
+    );
+    const server = await listen(app);
+    closers.push(server.close);
+    return server.port;
+  })();
+
+  it("lists the parent's rows, and refuses its cursor under another parent", async () => {
+    const first = await send(await port, { path: '/projects/1/tasks?limit=1' });
+    const body = first.body as { data: unknown[]; page: { next_cursor: string }; links: unknown };
+    expect([first.status, body.data]).toEqual([200, [{ id: 1, project_id: 1, title: 'Launch' }]]);
+    expect(JSON.stringify(body.links) + first.headers['link']).not.toMatch(/project_id/);
+    const cursor = encodeURIComponent(body.page.next_cursor);
+    const next = await send(await port, { path: `/projects/1/tasks?limit=1&cursor=${cursor}` });
+    expect([next.status, (next.body as { data: unknown[] }).data]).toEqual([
+      200,
+      [{ id: 2, project_id: 1, title: 'Land' }],
+    ]);
+    const other = await send(await port, { path: `/projects/2/tasks?limit=1&cursor=${cursor}` });
+    expect([other.status, (other.body as { error_code: string }).error_code]).toEqual([
+      400,
+      'invalid_cursor',
+    ]);
+  });
+});
+
 const pgUp = await postgresAvailable();
 
 describe.skipIf(!pgUp)("README: exactly once, the idempotency record in the handler's transaction", () => {

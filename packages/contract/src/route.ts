@@ -109,6 +109,32 @@ export type IdempotencySpec =
     };
 
 /**
+ * A collection route whose rows belong to a parent (`GET /projects/{projectId}/tasks`): the
+ * query-parser collection and its server-side `scope`, equality filters on declared fields made
+ * from the validated path parameters (and the caller). The scope is AND-ed into the handler's
+ * `query` (`query.scope`: `applyToArray` and `toSql` apply it), bound into its cursors (a cursor
+ * made under one parent is 400 `invalid_cursor` under another), and never written into links or
+ * the OpenAPI document. A scope value that cannot be of its field's type is 404 `not_found`.
+ *
+ * @example
+ * ```ts
+ * const collection: ScopedCollection<typeof tasks, { projectId: number }> = {
+ *   definition: tasks,
+ *   scope: ({ params }) => ({ project_id: params.projectId }),
+ * };
+ * ```
+ */
+export interface ScopedCollection<C = Collection, P = unknown> {
+  /** The query-parser collection: filters, sort, search, fields and pages. */
+  readonly definition: C;
+  /** The server-side equality filters of this request, by field name (fields need not be filterable). */
+  readonly scope: (input: {
+    readonly params: P;
+    readonly principal: Principal | undefined;
+  }) => Readonly<Record<string, unknown>>;
+}
+
+/**
  * What the handler gets for an optional schema: its output, or `undefined` when none is declared.
  *
  * @example
@@ -242,8 +268,11 @@ export interface RouteDefinition<
   readonly params?: P;
   /** Query parameters of a non-collection route; without it any query parameter is a 400. */
   readonly query?: Q;
-  /** A collection route: the query-parser definition that parses filters, sort, search, fields and pages. */
-  readonly collection?: C;
+  /**
+   * A collection route: the query-parser definition that parses filters, sort, search, fields and
+   * pages, or `{ definition, scope }` for a nested collection filtered by its parent server-side.
+   */
+  readonly collection?: C | ScopedCollection<C, OutputOrUndefined<P>>;
   /** Request headers, lower-case names (only the named ones are checked; others pass through). */
   readonly headers?: H;
   readonly body?: B;
