@@ -2,6 +2,8 @@
  * Start-up checks: a route table that cannot be served correctly is refused when it is mounted or
  * described, with every problem named, never discovered by the first client.
  */
+import type { Principal } from '@plumbline/auth';
+import { type Collection, isCollection } from '@plumbline/query-parser';
 import type { Route, RouteMethod } from './route.js';
 import { type AnySchema, hasJsonSchema, isStandardSchema, jsonSchemaOf } from './schema.js';
 
@@ -49,7 +51,17 @@ export interface CompiledRoute {
       }
     | undefined;
   readonly responses: ReadonlyMap<number, CompiledResponse>;
-  readonly idempotency: { readonly required: boolean } | undefined;
+  /** `transaction`: the route's `idempotent.transaction` (`undefined`: the mount decides). */
+  readonly idempotency: { readonly required: boolean; readonly transaction?: boolean } | undefined;
+  /** The query-parser collection of a collection route (`collection`, or its `definition`). */
+  readonly collection: Collection | undefined;
+  /** The server-side scope of a nested collection (`collection.scope`), from the validated params. */
+  readonly scope:
+    | ((input: {
+        readonly params: unknown;
+        readonly principal: Principal | undefined;
+      }) => Readonly<Record<string, unknown>>)
+    | undefined;
   /** `METHOD /path` for messages and logs. */
   readonly name: string;
 }
@@ -161,6 +173,18 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
   }
   if (route.query !== undefined && route.collection !== undefined)
     fail('declare either `query` or `collection`, not both');
+  let collection: Collection | undefined;
+  let scope: CompiledRoute['scope'];
+  const given = route.collection as unknown;
+  if (given !== undefined) {
+    const spec = given as { definition?: unknown; scope?: unknown };
+    if (isCollection(given)) collection = given;
+    else if (typeof given === 'object' && given !== null && isCollection(spec.definition)) {
+      collection = spec.definition;
+      if (typeof spec.scope === 'function') scope = spec.scope as CompiledRoute['scope'];
+      else fail('`collection.scope` must be a function of the path parameters');
+    } else fail('`collection` is not a @plumbline/query-parser collection (or `{ definition, scope }`)');
+  }
   let body: CompiledRoute['body'];
   if (route.body !== undefined) {
     if (route.method === 'GET' || route.method === 'DELETE') fail(`a ${route.method} takes no request body`);
@@ -195,14 +219,14 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
   const created = responses.get(201);
   if (created && route.method !== 'POST' && route.method !== 'PUT')
     fail('201 Created is a POST (or PUT) answer');
-  if (created && route.collection !== undefined) fail('a collection route does not create: drop 201');
+  if (created && collection !== undefined) fail('a collection route does not create: drop 201');
   if (responses.has(204) && responses.get(204)!.body !== undefined)
     fail('204 No Content cannot declare a body');
-  if (route.collection !== undefined) {
+  if (collection !== undefined) {
     const isSearch = route.method === 'POST' && path.endsWith('/search');
     if (route.method !== 'GET' && !isSearch) fail('a collection query is read by GET (or POST …/search)');
     if (!responses.has(200)) fail('a collection route answers 200 with a page');
-    if (route.collection.pagination.length === 0) fail('the collection declares no pagination mode');
+    if (collection.pagination.length === 0) fail('the collection declares no pagination mode');
   } else if (route.method === 'GET') {
     const ok = responses.get(200)?.body;
     if (ok && looksLikeList(ok))
@@ -217,6 +241,13 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     route.method !== 'PATCH'
   )
     fail('`idempotent` is for POST (and PATCH); PUT and DELETE are idempotent by definition');
+  if (
+    typeof route.idempotent === 'object' &&
+    route.idempotent !== null &&
+    (!['boolean', 'undefined'].includes(typeof route.idempotent.required) ||
+      !['boolean', 'undefined'].includes(typeof route.idempotent.transaction))
+  )
+    fail('`idempotent.required` and `idempotent.transaction` are booleans');
   if (route.preconditions !== undefined) {
     if (route.method === 'POST')
       fail('preconditions apply to a member (GET, PUT, PATCH, DELETE), not a POST');
@@ -241,7 +272,11 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     idempotency:
       idempotent === undefined || idempotent === false
         ? undefined
-        : { required: idempotent !== true && idempotent.required },
+        : idempotent === true || idempotent.transaction === undefined
+          ? { required: idempotent !== true && idempotent.required === true }
+          : { required: idempotent.required === true, transaction: idempotent.transaction },
+    collection,
+    scope,
     name,
   };
 }

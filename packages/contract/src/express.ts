@@ -10,7 +10,9 @@ import { methodNotAllowed } from '@plumbline/errors/express';
 import {
   getTransaction,
   type IdempotencyMiddlewareOptions,
+  type IdempotencyTransactionOptions,
   idempotency,
+  idempotencyTransaction,
 } from '@plumbline/idempotency/express';
 import {
   conditional,
@@ -50,16 +52,31 @@ import {
 } from './run.js';
 
 /**
- * Options of {@link mount}.
+ * Options of {@link mount}; `Tx` is the transaction type of `idempotencyTransaction`.
  *
  * @example
  * ```ts
  * const options: MountOptions = { idempotency: { store: createMemoryStore() }, bodyLimit: '1mb' };
+ * const exactlyOnce: MountOptions<pg.PoolClient> = {
+ *   idempotencyTransaction: {
+ *     store: createSqlStore({ dialect: 'postgres' }),
+ *     transaction: (work) => withTransaction(pool, work), // BEGIN, work(client), COMMIT or ROLLBACK
+ *     query: (client) => async (sql, params) => (await client.query(sql, [...params])).rows,
+ *   },
+ * };
  * ```
  */
-export interface MountOptions extends ContractOptions {
+export interface MountOptions<Tx = unknown> extends ContractOptions {
   /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
   readonly idempotency?: Omit<IdempotencyMiddlewareOptions, 'required' | 'principal'>;
+  /**
+   * `@plumbline/idempotency`'s transactional mode (`idempotencyTransaction`: a SQL store, how to
+   * open a transaction and run a statement in it) for routes declared `idempotent`: the key and
+   * the response are written in the transaction the handler writes through (`input.transaction`),
+   * and the response is sent after the commit. Routes declaring `idempotent.transaction: false`
+   * keep the `idempotency` store.
+   */
+  readonly idempotencyTransaction?: Omit<IdempotencyTransactionOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body (express.json's `limit`: bytes, or a string such as `'1mb'`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number | string;
 }
@@ -128,13 +145,13 @@ function runNow(middleware: RequestHandler, req: Request, res: Response): void {
   if (failure !== undefined) throw failure;
 }
 
-function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandler[] {
+function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): RequestHandler[] {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const types = compiled.body ? [...compiled.body.mediaTypes] : undefined;
   const contentType = types ? requireContentType(...types) : undefined;
   const validate = (req: Request, next: NextFunction) => {
-    const valid = validateRequest(compiled, readRequest(req), options);
+    const valid = validateRequest(compiled, readRequest(req), options, stateOf(req).params);
     if (valid instanceof Promise) {
       valid.then((v) => {
         stateOf(req).valid = v;
@@ -198,12 +215,12 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
   }
   const plan = mountPlan(compiled, options);
   if (plan.idempotency) {
+    const principal = (req: Request) => getPrincipal(req)?.clientId;
+    const { required } = plan.idempotency;
     chain.push(
-      idempotency({
-        ...options.idempotency!,
-        required: plan.idempotency.required,
-        principal: (req) => getPrincipal(req)?.clientId,
-      }),
+      plan.idempotency.transaction
+        ? idempotencyTransaction({ ...options.idempotencyTransaction!, required, principal })
+        : idempotency({ ...options.idempotency!, required, principal }),
     );
   }
   const preconditions = route.preconditions;
@@ -250,7 +267,11 @@ function handlers(compiled: CompiledRoute, options: MountOptions): RequestHandle
  * app.use(notFoundHandler(), errorHandler());
  * ```
  */
-export function mount<A extends Router>(app: A, routes: readonly Route[], options: MountOptions = {}): A {
+export function mount<A extends Router, Tx = unknown>(
+  app: A,
+  routes: readonly Route[],
+  options: MountOptions<Tx> = {},
+): A {
   const compiled = compileRoutes(routes);
   for (const c of compiled) mountPlan(c, options);
   for (const c of compiled) {

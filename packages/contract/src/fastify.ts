@@ -9,7 +9,13 @@
 import { METHODS } from 'node:http';
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
 import { createMethodGuard, HttpError, isHttpError, mergeVary } from '@plumbline/errors';
-import { getTransaction, type IdempotencyPluginOptions, idempotency } from '@plumbline/idempotency/fastify';
+import {
+  getTransaction,
+  type IdempotencyPluginOptions,
+  type IdempotencyTransactionPluginOptions,
+  idempotency,
+  idempotencyTransaction,
+} from '@plumbline/idempotency/fastify';
 import {
   conditional,
   entityTagOf,
@@ -50,16 +56,31 @@ import {
 } from './run.js';
 
 /**
- * Options of {@link mount}.
+ * Options of {@link mount}; `Tx` is the transaction type of `idempotencyTransaction`.
  *
  * @example
  * ```ts
  * const options: MountOptions = { idempotency: { store: createMemoryStore() }, bodyLimit: 1_048_576 };
+ * const exactlyOnce: MountOptions<pg.PoolClient> = {
+ *   idempotencyTransaction: {
+ *     store: createSqlStore({ dialect: 'postgres' }),
+ *     transaction: (work) => withTransaction(pool, work), // BEGIN, work(client), COMMIT or ROLLBACK
+ *     query: (client) => async (sql, params) => (await client.query(sql, [...params])).rows,
+ *   },
+ * };
  * ```
  */
-export interface MountOptions extends ContractOptions {
+export interface MountOptions<Tx = unknown> extends ContractOptions {
   /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
   readonly idempotency?: Omit<IdempotencyPluginOptions, 'required' | 'principal'>;
+  /**
+   * `@plumbline/idempotency`'s transactional mode (`idempotencyTransaction`: a SQL store, how to
+   * open a transaction and run a statement in it) for routes declared `idempotent`: the key and
+   * the response are written in the transaction the handler writes through (`input.transaction`),
+   * and the payload is sent after the commit. Routes declaring `idempotent.transaction: false`
+   * keep the `idempotency` store.
+   */
+  readonly idempotencyTransaction?: Omit<IdempotencyTransactionPluginOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body in bytes (the routes' `bodyLimit`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
 }
@@ -116,12 +137,12 @@ function send(reply: FastifyReply, response: ContractResponse): FastifyReply {
   return reply.represent(response.body, response.status);
 }
 
-function routeOptions(compiled: CompiledRoute, plan: MountPlan, options: MountOptions): RouteOptions {
+function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: MountOptions<Tx>): RouteOptions {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const contentType = compiled.body ? requireContentType(...compiled.body.mediaTypes) : undefined;
   const validate = (request: FastifyRequest) => {
-    const valid = validateRequest(compiled, readRequest(request), options);
+    const valid = validateRequest(compiled, readRequest(request), options, stateOf(request).params);
     if (valid instanceof Promise)
       return valid.then((v) => {
         stateOf(request).valid = v;
@@ -265,10 +286,10 @@ function otherMethods(scope: FastifyInstance, path: string, methods: readonly st
  * await mount(app, [listProjects, getProject, createProject], { idempotency: { store: createMemoryStore() } });
  * ```
  */
-export function mount(
+export function mount<Tx = unknown>(
   app: FastifyInstance,
   routes: readonly Route[],
-  options: MountOptions = {},
+  options: MountOptions<Tx> = {},
 ): FastifyInstance & PromiseLike<undefined> {
   const compiled = compileRoutes(routes);
   const plans = compiled.map((c) => mountPlan(c, options));
@@ -286,11 +307,13 @@ export function mount(
       scope.register(async (own) => {
         bodyParsers(own, c.body, limit);
         if (plan.idempotency) {
-          await own.register(idempotency, {
-            ...options.idempotency!,
-            required: plan.idempotency.required,
-            principal: (request) => getPrincipal(request)?.clientId,
-          });
+          const principal = (request: FastifyRequest) => getPrincipal(request)?.clientId;
+          const { required } = plan.idempotency;
+          if (plan.idempotency.transaction)
+            await own.register(
+              idempotencyTransaction({ ...options.idempotencyTransaction!, required, principal }),
+            );
+          else await own.register(idempotency, { ...options.idempotency!, required, principal });
         }
         own.route(routeOptions(c, plan, options));
       });

@@ -8,7 +8,13 @@
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
 import { HttpError } from '@plumbline/errors';
 import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
-import { getTransaction, type IdempotencyMiddlewareOptions, idempotency } from '@plumbline/idempotency/hono';
+import {
+  getTransaction,
+  type IdempotencyMiddlewareOptions,
+  type IdempotencyTransactionOptions,
+  idempotency,
+  idempotencyTransaction,
+} from '@plumbline/idempotency/hono';
 import {
   conditional,
   entityTagOf,
@@ -43,16 +49,31 @@ import {
 } from './run.js';
 
 /**
- * Options of {@link mount}.
+ * Options of {@link mount}; `Tx` is the transaction type of `idempotencyTransaction`.
  *
  * @example
  * ```ts
  * const options: MountOptions = { idempotency: { store: createMemoryStore() }, bodyLimit: 1_048_576 };
+ * const exactlyOnce: MountOptions<pg.PoolClient> = {
+ *   idempotencyTransaction: {
+ *     store: createSqlStore({ dialect: 'postgres' }),
+ *     transaction: (work) => withTransaction(pool, work), // BEGIN, work(client), COMMIT or ROLLBACK
+ *     query: (client) => async (sql, params) => (await client.query(sql, [...params])).rows,
+ *   },
+ * };
  * ```
  */
-export interface MountOptions extends ContractOptions {
+export interface MountOptions<Tx = unknown> extends ContractOptions {
   /** Store and settings of `@plumbline/idempotency` for routes declared `idempotent`. */
   readonly idempotency?: Omit<IdempotencyMiddlewareOptions, 'required' | 'principal'>;
+  /**
+   * `@plumbline/idempotency`'s transactional mode (`idempotencyTransaction`: a SQL store, how to
+   * open a transaction and run a statement in it) for routes declared `idempotent`: the key and
+   * the response are written in the transaction the handler writes through (`input.transaction`),
+   * and the response is let out after the commit. Routes declaring `idempotent.transaction: false`
+   * keep the `idempotency` store.
+   */
+  readonly idempotencyTransaction?: Omit<IdempotencyTransactionOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body in bytes: 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
 }
@@ -132,7 +153,7 @@ function send(c: Context, response: ContractResponse): Response | Promise<Respon
   return res;
 }
 
-function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHandler[] {
+function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): MiddlewareHandler[] {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const body = compiled.body
@@ -151,19 +172,19 @@ function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHan
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
       if (body) state.body = await body(c);
-      const valid = validateRequest(compiled, readRequest(c), options);
+      const valid = validateRequest(compiled, readRequest(c), options, state.params);
       state.valid = valid instanceof Promise ? await valid : valid;
       await next();
     },
   ];
   const plan = mountPlan(compiled, options);
   if (plan.idempotency) {
+    const principal = (c: Context) => getPrincipal(c)?.clientId;
+    const { required } = plan.idempotency;
     chain.push(
-      idempotency({
-        ...options.idempotency!,
-        required: plan.idempotency.required,
-        principal: (c) => getPrincipal(c)?.clientId,
-      }),
+      plan.idempotency.transaction
+        ? idempotencyTransaction({ ...options.idempotencyTransaction!, required, principal })
+        : idempotency({ ...options.idempotency!, required, principal }),
     );
   }
   const preconditions = route.preconditions;
@@ -209,10 +230,10 @@ function handlers(compiled: CompiledRoute, options: MountOptions): MiddlewareHan
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: any app (its env, schema and base path) takes the routes.
-export function mount<A extends Hono<any, any, any>>(
+export function mount<A extends Hono<any, any, any>, Tx = unknown>(
   app: A,
   routes: readonly Route[],
-  options: MountOptions = {},
+  options: MountOptions<Tx> = {},
 ): A {
   const compiled = compileRoutes(routes);
   for (const c of compiled) mountPlan(c, options);

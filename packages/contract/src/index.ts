@@ -31,6 +31,7 @@ export {
   type RouteDefinition,
   type RouteMethod,
   route,
+  type ScopedCollection,
 } from './route.js';
 export {
   type ContractIssue,

@@ -19,40 +19,55 @@ import type { ContractOptions, ContractRequest, ValidInput } from './run.js';
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 
 /**
- * How one route is mounted: whether it takes idempotency keys (and must) and 428 without a precondition.
+ * How one route is mounted: whether it takes idempotency keys (and must, and in which of the
+ * mount's modes: `transaction` is the mount's `idempotencyTransaction`, else its `idempotency`
+ * store) and 428 without a precondition.
  *
  * @example
  * ```ts
- * const plan: MountPlan = { idempotency: { required: true }, requirePrecondition: false };
+ * const plan: MountPlan = { idempotency: { required: true, transaction: false }, requirePrecondition: false };
  * ```
  */
 export interface MountPlan {
-  readonly idempotency: { readonly required: boolean } | undefined;
+  readonly idempotency: { readonly required: boolean; readonly transaction: boolean } | undefined;
   readonly requirePrecondition: boolean;
 }
 
 /**
- * The mount plan of a route; an idempotent route on a mount without an idempotency store is refused at start-up.
+ * The mount plan of a route. An idempotent route takes the mount's `idempotencyTransaction` when it
+ * declares `transaction: true`, or leaves it out and the mount has one; else the `idempotency`
+ * store. A route whose mode the mount does not configure is refused at start-up.
  *
  * @example
  * ```ts
  * const plan = mountPlan(compiled, options);
- * if (plan.idempotency) chain.push(idempotency({ ...options.idempotency, required: plan.idempotency.required }));
+ * if (plan.idempotency?.transaction) chain.push(idempotencyTransaction({ ...options.idempotencyTransaction, required: plan.idempotency.required }));
+ * else if (plan.idempotency) chain.push(idempotency({ ...options.idempotency, required: plan.idempotency.required }));
  * ```
  */
 export function mountPlan(
   compiled: CompiledRoute,
-  options: ContractOptions & { readonly idempotency?: unknown },
+  options: ContractOptions & { readonly idempotency?: unknown; readonly idempotencyTransaction?: unknown },
 ): MountPlan {
-  if (compiled.idempotency && options.idempotency === undefined) {
+  const requirePrecondition = compiled.route.preconditions?.required ?? options.requirePreconditions ?? false;
+  const declared = compiled.idempotency;
+  if (declared === undefined) return { idempotency: undefined, requirePrecondition };
+  const hasStore = options.idempotency !== undefined;
+  const hasTransaction = options.idempotencyTransaction !== undefined;
+  const transaction = declared.transaction ?? hasTransaction;
+  if (transaction && !hasTransaction) {
     throw new RouteDefinitionError([
-      `${compiled.name}: is idempotent, but the mount has no \`idempotency\` store`,
+      `${compiled.name}: declares \`idempotent.transaction\`, but the mount has no \`idempotencyTransaction\``,
     ]);
   }
-  return {
-    idempotency: compiled.idempotency,
-    requirePrecondition: compiled.route.preconditions?.required ?? options.requirePreconditions ?? false,
-  };
+  if (!transaction && !hasStore) {
+    throw new RouteDefinitionError([
+      hasTransaction
+        ? `${compiled.name}: declares \`idempotent.transaction: false\`, but the mount has no \`idempotency\` store`
+        : `${compiled.name}: is idempotent, but the mount has no \`idempotency\` store (or \`idempotencyTransaction\`)`,
+    ]);
+  }
+  return { idempotency: { required: declared.required, transaction }, requirePrecondition };
 }
 
 /**

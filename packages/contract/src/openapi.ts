@@ -181,7 +181,7 @@ function resourceName(compiled: CompiledRoute): string {
   const lastLiteral = [...segments].reverse().find((s) => !s.startsWith('{')) ?? 'root';
   const member = segments.at(-1)?.startsWith('{') === true;
   // A member, an item of a collection, or what a POST to a collection creates: one of them.
-  const one = member || compiled.route.collection !== undefined || compiled.method === 'POST';
+  const one = member || compiled.collection !== undefined || compiled.method === 'POST';
   return pascal(one ? singular(lastLiteral) : lastLiteral) || 'Root';
 }
 
@@ -691,17 +691,17 @@ class DocumentBuilder {
     const conditionalGet =
       safe &&
       (preconditions !== undefined ||
-        (ok !== undefined && (ok.body !== undefined || route.collection !== undefined)));
+        (ok !== undefined && (ok.body !== undefined || compiled.collection !== undefined)));
 
     // Parameters: path, then query (the schema's, or the collection's), headers, then the conventions'.
     const parameters: JsonObject[] = [];
     if (route.params !== undefined)
       parameters.push(...this.parametersOf(route.params, 'path', where, compiled.paramNames));
-    if (route.collection !== undefined) {
+    if (compiled.collection !== undefined) {
       parameters.push(
-        ...(toOpenApiParameters(route.collection) as unknown as JsonObject[]).map((p) => ({ ...p })),
+        ...(toOpenApiParameters(compiled.collection) as unknown as JsonObject[]).map((p) => ({ ...p })),
       );
-      if (route.collection.count === 'prefer') parameters.push(this.parameter('PreferCount'));
+      if (compiled.collection.count === 'prefer') parameters.push(this.parameter('PreferCount'));
     } else if (route.query !== undefined) parameters.push(...this.parametersOf(route.query, 'query', where));
     const conventionHeaders: JsonObject[] = [];
     if (compiled.idempotency)
@@ -746,18 +746,18 @@ class DocumentBuilder {
     const successes: Success[] = [];
     for (const [status, declared] of compiled.responses) {
       const headers: JsonObject = {
-        ...this.common({ link: !(route.collection !== undefined && status === 200) }),
+        ...this.common({ link: !(compiled.collection !== undefined && status === 200) }),
       };
       const response: JsonObject = {};
       let body: JsonObject | undefined;
-      if (route.collection !== undefined && status === 200 && declared.body !== undefined) {
-        body = this.page(declared.body, route.collection, resource, where);
+      if (compiled.collection !== undefined && status === 200 && declared.body !== undefined) {
+        body = this.page(declared.body, compiled.collection, resource, where);
         headers['Link'] = this.header(
           o.deprecation?.link !== undefined || o.deprecation?.successor !== undefined
             ? 'PageAndDeprecationLink'
             : 'PageLink',
         );
-        if (route.collection.count === 'prefer')
+        if (compiled.collection.count === 'prefer')
           headers['Preference-Applied'] = this.header('PreferenceApplied');
       } else if (declared.body !== undefined) body = this.component(declared.body, 'output', resource, where);
       if (status === 201) headers['Location'] = this.header('Location');
@@ -775,7 +775,7 @@ class DocumentBuilder {
       }
       response['description'] =
         declared.description ??
-        (route.collection !== undefined && status === 200
+        (compiled.collection !== undefined && status === 200
           ? `A page of ${resource} items`
           : (SUCCESS[status] ?? `Status ${status}`));
       response['headers'] = headers;
@@ -797,7 +797,7 @@ class DocumentBuilder {
       };
     }
     const bad: string[] = [];
-    if (route.collection !== undefined) bad.push(...QUERY_CODES);
+    if (compiled.collection !== undefined) bad.push(...QUERY_CODES);
     else if (route.query === undefined) bad.push('unknown_parameter');
     if (route.query !== undefined || route.headers !== undefined || compiled.body !== undefined)
       bad.push('validation_failed');
@@ -948,7 +948,7 @@ function conventionsOf(compiled: CompiledRoute, required428: boolean, conditiona
     out.push(
       `Needs the scope${route.scopes.length > 1 ? 's' : ''} ${route.scopes.map((s) => `\`${s}\``).join(', ')}.`,
     );
-  if (route.collection !== undefined)
+  if (compiled.collection !== undefined)
     out.push(
       'A collection: filter, search, sort, page and select fields with the query parameters (unknown ones are refused); the answer is one page (`data`, `page`, `links`), its links also in `Link`.',
     );

@@ -85,14 +85,54 @@ export interface PreconditionSpec<P, T> {
 }
 
 /**
- * Idempotency (`Idempotency-Key`) for a POST: optional or required key.
+ * Idempotency (`Idempotency-Key`) for a POST: optional or required key, and which of the mount's
+ * modes keeps the keys. `transaction: true` runs the handler inside the mount's
+ * `idempotencyTransaction` (the key and the response are written in the handler's own database
+ * transaction, which it reaches as `input.transaction`); `transaction: false` uses the mount's
+ * `idempotency` store; left out, the route takes `idempotencyTransaction` when the mount has one,
+ * else the store.
  *
  * @example
  * ```ts
  * const idempotent: IdempotencySpec = { required: true }; // 400 idempotency_key_missing without a key
+ * const search: IdempotencySpec = { transaction: false }; // a search POST: the shared store is enough
+ * const create: IdempotencySpec = { required: true, transaction: true }; // exactly once, in the row's transaction
  * ```
  */
-export type IdempotencySpec = boolean | { readonly required: boolean };
+export type IdempotencySpec =
+  | boolean
+  | {
+      /** Without an `Idempotency-Key` the request is 400 `idempotency_key_missing` (default false). */
+      readonly required?: boolean;
+      /** `true`: the mount's `idempotencyTransaction`; `false`: its `idempotency` store (default: the transaction when mounted with one). */
+      readonly transaction?: boolean;
+    };
+
+/**
+ * A collection route whose rows belong to a parent (`GET /projects/{projectId}/tasks`): the
+ * query-parser collection and its server-side `scope`, equality filters on declared fields made
+ * from the validated path parameters (and the caller). The scope is AND-ed into the handler's
+ * `query` (`query.scope`: `applyToArray` and `toSql` apply it), bound into its cursors (a cursor
+ * made under one parent is 400 `invalid_cursor` under another), and never written into links or
+ * the OpenAPI document. A scope value that cannot be of its field's type is 404 `not_found`.
+ *
+ * @example
+ * ```ts
+ * const collection: ScopedCollection<typeof tasks, { projectId: number }> = {
+ *   definition: tasks,
+ *   scope: ({ params }) => ({ project_id: params.projectId }),
+ * };
+ * ```
+ */
+export interface ScopedCollection<C = Collection, P = unknown> {
+  /** The query-parser collection: filters, sort, search, fields and pages. */
+  readonly definition: C;
+  /** The server-side equality filters of this request, by field name (fields need not be filterable). */
+  readonly scope: (input: {
+    readonly params: P;
+    readonly principal: Principal | undefined;
+  }) => Readonly<Record<string, unknown>>;
+}
 
 /**
  * What the handler gets for an optional schema: its output, or `undefined` when none is declared.
@@ -141,7 +181,11 @@ export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown
   readonly current: T;
   /** Whether the client sent a precondition that held (If-Match, If-Unmodified-Since). */
   readonly conditional: boolean;
-  /** The transaction of `@plumbline/idempotency`'s transactional mode, when the mount configures it. */
+  /**
+   * The open database transaction of the mount's `idempotencyTransaction` (what its `transaction`
+   * option hands to `work`), when this route runs in it and the request carries a key; write the
+   * side effect through it, so it commits with the key or not at all. `undefined` otherwise.
+   */
   readonly transaction: unknown;
 }
 
@@ -224,8 +268,11 @@ export interface RouteDefinition<
   readonly params?: P;
   /** Query parameters of a non-collection route; without it any query parameter is a 400. */
   readonly query?: Q;
-  /** A collection route: the query-parser definition that parses filters, sort, search, fields and pages. */
-  readonly collection?: C;
+  /**
+   * A collection route: the query-parser definition that parses filters, sort, search, fields and
+   * pages, or `{ definition, scope }` for a nested collection filtered by its parent server-side.
+   */
+  readonly collection?: C | ScopedCollection<C, OutputOrUndefined<P>>;
   /** Request headers, lower-case names (only the named ones are checked; others pass through). */
   readonly headers?: H;
   readonly body?: B;

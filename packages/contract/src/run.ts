@@ -236,12 +236,16 @@ function ignoredOf(options: ContractOptions): ReadonlySet<string> {
 
 /**
  * Runs the query, header and body schemas (all of them, so every problem is reported at once) and
- * parses a collection route's query with `@plumbline/query-parser`. Throws one 400
- * `validation_failed` listing every invalid value, or the query parser's own 400.
+ * parses a collection route's query with `@plumbline/query-parser`, bound to the route's `scope`
+ * (made from `params`, the output of {@link validateParams}). Throws one 400 `validation_failed`
+ * listing every invalid value, or the query parser's own 400 (404 for a scope value that cannot
+ * be of its field's type).
  *
  * @example
  * ```ts
- * const valid = await validateRequest(compiled, request, { languages: ['en', 'de'] });
+ * const params = await validateParams(compiled, request.params); // { projectId: 7 }
+ * const valid = await validateRequest(compiled, request, { languages: ['en', 'de'] }, params);
+ * // valid.query.scope: [{ field: 'project_id', op: 'eq', value: 7 }] for a scoped collection,
  * // or throws HttpError validation_failed, listing every invalid value
  * ```
  */
@@ -249,16 +253,19 @@ export function validateRequest(
   compiled: CompiledRoute,
   request: ContractRequest,
   options: ContractOptions,
+  params?: unknown,
 ): Settled<Omit<ValidInput, 'params'>> {
   const { route } = compiled;
   const ignored = ignoredOf(options);
   let query: Settled<SchemaResult<unknown>> = NOTHING;
-  if (route.collection !== undefined) {
-    const parsed: CollectionQuery = parseCollectionRequest(route.collection, {
+  if (compiled.collection !== undefined) {
+    const scope = compiled.scope?.({ params, principal: request.principal });
+    const parsed: CollectionQuery = parseCollectionRequest(compiled.collection, {
       method: request.method,
       query: withoutIgnored(request.rawQuery, ignored),
       prefer: request.header('prefer'),
       body: request.body,
+      ...(scope !== undefined ? { scope } : {}),
     });
     // The common list route (no header schema): no result objects, no promise.
     if (route.headers === undefined && compiled.body === undefined)
@@ -440,7 +447,7 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
   };
   const headers: Record<string, string> = { ...r.headers };
   const declared = compiled.responses.get(r.status);
-  if (compiled.route.collection !== undefined && r.rows !== undefined) {
+  if (compiled.collection !== undefined && r.rows !== undefined) {
     if (!Array.isArray(r.rows)) return mismatch(compiled, r.status, '#/rows', 'rows must be an array');
     const page = buildPage(input.query as CollectionQuery, r.rows, {
       baseUrl: input.path,

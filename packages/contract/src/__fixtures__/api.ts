@@ -48,6 +48,7 @@ const tasksCollection = defineCollection({
     done: { type: 'boolean', filter: ['eq'] },
   },
   defaultSort: 'id',
+  cursorSecret: 'contract-test-tasks-secret-contract-test-tasks',
 });
 
 type ProjectRow = z.infer<typeof Project>;
@@ -69,6 +70,8 @@ export function createStore(): Store {
   }
   store.tasks.set(1, { id: 1, project_id: 1, title: 'first', done: false });
   store.tasks.set(2, { id: 2, project_id: 1, title: 'second', done: true });
+  store.tasks.set(101, { id: 101, project_id: 2, title: 'of beta', done: false });
+  store.tasks.set(102, { id: 102, project_id: 2, title: 'also of beta', done: true });
   return store;
 }
 
@@ -171,13 +174,13 @@ export function apiRoutes(store: Store): readonly Route[] {
       path: '/projects/{id}/tasks',
       summary: 'List the tasks of a project',
       params: ProjectParams,
-      collection: tasksCollection,
+      // The parent's id filters the rows server-side, is bound into cursors, and is never in links.
+      collection: { definition: tasksCollection, scope: ({ params }) => ({ project_id: params.id }) },
       responses: { 200: Task },
       scopes: ['read:projects'],
       handler: async ({ params, query }) => {
         load(params.id);
-        const rows = [...store.tasks.values()].filter((t) => t.project_id === params.id);
-        return { status: 200, rows: applyToArray(query, rows) };
+        return { status: 200, rows: applyToArray(query, [...store.tasks.values()]) };
       },
     }),
     route({
