@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
@@ -104,9 +105,15 @@ function projects(): TestProjectInlineConfiguration[] {
   return list;
 }
 
+// The contributor loop runs one worker more than there are cores: its files mostly wait on sockets,
+// Redis and PostgreSQL, so a third worker on two cores cut `pnpm test` from 241 s to 160 s (a fourth
+// gained nothing). The full scope keeps Vitest's default (cores - 1), as CI has always run it.
+const QUICK_WORKERS = ALL ? {} : { maxWorkers: availableParallelism() + 1 };
+
 export default defineConfig({
   resolve: { alias: sharedAliases },
   test: {
+    ...QUICK_WORKERS,
     projects: projects(),
     testTimeout: 20_000,
     hookTimeout: 60_000,
