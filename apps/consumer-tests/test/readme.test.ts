@@ -91,6 +91,24 @@ await admin.end();`,
     }),
   ),
   {
+    file: 'packages/contract/README.md',
+    contains: "idempotent: { required: true }, // in the mount's idempotencyTransaction",
+    plan: {
+      kind: 'run',
+      // The example's pool reads DATABASE_URL: point it at a schema of its own on the shared database,
+      // and close the pool it exports so the process ends.
+      prelude: `import pgAdmin from 'pg';
+const schema = 'consumer_readme_contract_' + process.pid;
+const admin = new pgAdmin.Client({ connectionString: process.env['DATABASE_URL'] });
+await admin.connect();
+await admin.query('CREATE SCHEMA ' + schema);
+process.env['DATABASE_URL'] = process.env['DATABASE_URL'] + '?options=-c%20search_path%3D' + schema;`,
+      epilogue: `await pool.end();
+await admin.query('DROP SCHEMA ' + schema + ' CASCADE');
+await admin.end();`,
+    },
+  },
+  {
     file: 'packages/idempotency/README.md',
     contains: "import { getTransaction, idempotencyTransaction } from '@plumbline/idempotency/express';",
     plan: {
@@ -344,6 +362,11 @@ const NOT_RUN: readonly Entry[] = [
     file: 'apps/reference-service/README.md',
     contains: 'npx -y pnpm@10 install && npx -y pnpm@10 start',
     plan: { kind: 'not-run', reason: 'repository quick start (workspace install, a long-running server)' },
+  },
+  {
+    file: 'apps/reference-service/README.md',
+    contains: 'listener.ts         FRAMEWORK',
+    plan: { kind: 'not-run', reason: 'the file map of src/ (test/layout.test.ts checks the rules it states)' },
   },
   {
     file: 'apps/reference-service/README.md',

@@ -117,6 +117,11 @@ export interface JsonBodyReader {
    * `HttpError` for anything else; an empty body reads as `emptyBody` says.
    */
   parse(bytes: Uint8Array): unknown;
+  /**
+   * {@link JsonBodyReader.parse} for a body already decoded from UTF-8 (a server that hands out
+   * text, with the leading byte order mark dropped as `TextDecoder` drops it).
+   */
+  parseText(text: string): unknown;
   /** The 413 `payload_too_large` error (`params.limit`), for a body found over the limit while read. */
   tooLarge(): HttpError;
   /**
@@ -208,8 +213,8 @@ export function createJsonBodyReader(options: JsonBodyOptions = {}): JsonBodyRea
     return READ;
   };
 
-  const parse = (bytes: Uint8Array): unknown => {
-    const text = UTF8.decode(bytes);
+  const parse = (bytes: Uint8Array): unknown => parseText(UTF8.decode(bytes));
+  const parseText = (text: string): unknown => {
     if (text.length === 0) return empty === undefined ? undefined : {};
     const head = text.charCodeAt(0);
     if (head !== 0x7b /* { */ && head !== 0x5b /* [ */) {
@@ -261,7 +266,7 @@ export function createJsonBodyReader(options: JsonBodyOptions = {}): JsonBodyRea
     return { read: true, value: parse(bytes), bytes };
   };
 
-  return { limit, start, parse, tooLarge, read };
+  return { limit, start, parse, parseText, tooLarge, read };
 }
 
 /** The chunks as one array (the chunk itself when there is one). */
