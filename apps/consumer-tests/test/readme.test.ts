@@ -366,7 +366,10 @@ const NOT_RUN: readonly Entry[] = [
   {
     file: 'apps/reference-service/README.md',
     contains: 'listener.ts         FRAMEWORK',
-    plan: { kind: 'not-run', reason: 'the file map of src/ (test/layout.test.ts checks the rules it states)' },
+    plan: {
+      kind: 'not-run',
+      reason: 'the file map of src/ (test/layout.test.ts checks the rules it states)',
+    },
   },
   {
     file: 'apps/reference-service/README.md',
