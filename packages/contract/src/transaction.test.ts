@@ -17,6 +17,7 @@ import {
   type RunningServer,
   uniquePrefix,
 } from '@plumbline/test-utils';
+import { postgresDb, sqliteDb, type TestDb } from '@plumbline/test-utils/sql';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -27,9 +28,6 @@ import {
   honoOrders,
   type Mode,
   type Orders,
-  postgresDb,
-  sqliteDb,
-  type TestDb,
 } from './__fixtures__/transaction.js';
 import { mount } from './express.js';
 import { type IdempotencySpec, RouteDefinitionError, route } from './index.js';

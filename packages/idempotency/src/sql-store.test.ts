@@ -1,7 +1,7 @@
 import { DATABASE_URL, postgresAvailable, uniquePrefix } from '@plumbline/test-utils';
+import { postgresDb, sqliteDb, type TestDb } from '@plumbline/test-utils/sql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresDb, sqliteDb, type TestDb } from './__fixtures__/sql.js';
 import { createSqlStore, type SqlClaim, type SqlIdempotencyStore } from './sql-store.js';
 import type { StoredResponse } from './store.js';
 

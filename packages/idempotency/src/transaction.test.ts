@@ -17,12 +17,12 @@ import {
   listen,
   type RunningServer,
 } from '@plumbline/test-utils';
+import { sqliteDb, type TestDb } from '@plumbline/test-utils/sql';
 import type { Request, Response } from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import request from 'supertest';
 import { afterAll, expect } from 'vitest';
-import { sqliteDb, type TestDb } from './__fixtures__/sql.js';
 import * as ex from './express.js';
 import * as fa from './fastify.js';
 import * as ho from './hono.js';

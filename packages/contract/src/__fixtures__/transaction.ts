@@ -4,7 +4,6 @@
  * (`node:sqlite`) or PostgreSQL. The handler writes its row through `input.transaction` when one
  * is open, else straight to the database (autocommit).
  */
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { renderProblem } from '@plumbline/errors';
 import { errorHandler, notFoundHandler, requestId } from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
@@ -14,10 +13,10 @@ import { negotiate } from '@plumbline/negotiation/express';
 import { negotiation } from '@plumbline/negotiation/fastify';
 import { negotiate as honoNegotiate } from '@plumbline/negotiation/hono';
 import type { ExpressFactory } from '@plumbline/test-utils';
+import type { TestDb } from '@plumbline/test-utils/sql';
 import type { Express } from 'express';
 import Fastify, { type FastifyReply } from 'fastify';
 import { Hono } from 'hono';
-import pg from 'pg';
 import { z } from 'zod';
 import { mount } from '../express.js';
 import { mount as mountFastify } from '../fastify.js';
@@ -26,79 +25,6 @@ import { type Route, route } from '../index.js';
 
 export type Mode = 'store' | 'sqlite' | 'postgres';
 
-/** A database as an application's data layer has it: autocommit statements and `transaction(work)`. */
-export interface TestDb {
-  readonly dialect: 'sqlite' | 'postgres';
-  readonly query: SqlQuery;
-  transaction<T>(work: (query: SqlQuery) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-export function sqliteDb(): TestDb {
-  const db = new DatabaseSync(':memory:');
-  const query: SqlQuery = async (sql, params) => {
-    const statement = db.prepare(sql);
-    const values = params as SQLInputValue[];
-    if (statement.columns().length > 0) return statement.all(...values) as Record<string, unknown>[];
-    statement.run(...values);
-    return [];
-  };
-  // One connection: transactions take turns, as SQLite's single writer does.
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    dialect: 'sqlite',
-    query,
-    transaction(work) {
-      const run = queue.then(async () => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(query);
-          db.exec('COMMIT');
-          return result;
-        } catch (error) {
-          db.exec('ROLLBACK');
-          throw error;
-        }
-      });
-      queue = run.catch(() => undefined);
-      return run;
-    },
-    async close() {
-      db.close();
-    },
-  };
-}
-
-export function postgresDb(url: string, schema: string): TestDb {
-  const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path=${schema}` });
-  const on =
-    (client: pg.Pool | pg.PoolClient): SqlQuery =>
-    async (sql, params) =>
-      (await client.query(sql, [...params])).rows;
-  return {
-    dialect: 'postgres',
-    query: on(pool),
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work(on(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
-    async close() {
-      await pool.end();
-    },
-  };
-}
-
-/** What one app holds for the tests: its database, how often the handler ran, and its switches. */
 export interface Orders {
   readonly mode: Mode;
   readonly db: TestDb;

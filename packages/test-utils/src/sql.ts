@@ -1,19 +1,29 @@
 /**
- * Tiny transaction runners over node:sqlite and pg for the SQL store's tests: the shape an
- * application's own data layer has (`transaction(work)` plus a statement runner).
+ * Tiny transaction runners over `node:sqlite` and `pg`, the shape an application's own data layer
+ * has (autocommit statements plus `transaction(work)`), for the tests of the packages that write
+ * inside the caller's transaction (`@plumbline/idempotency`'s SQL store, `@plumbline/contract`'s
+ * `idempotencyTransaction`). Kept on its own entry point so test files that do not use a database do
+ * not load `node:sqlite` or `pg`.
  */
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import pg from 'pg';
-import type { SqlDialect, SqlQuery } from '../sql-store.js';
 
+/** One statement with `?` (SQLite) or `$n` (PostgreSQL) placeholders, resolving to its rows; structurally `@plumbline/idempotency`'s `SqlQuery`. */
+export type SqlQuery = (
+  sql: string,
+  params: readonly unknown[],
+) => Promise<readonly Record<string, unknown>[]>;
+
+/** A database as an application's data layer has it: autocommit statements and `transaction(work)`. */
 export interface TestDb {
-  readonly dialect: SqlDialect;
+  readonly dialect: 'sqlite' | 'postgres';
   /** Statement runner outside any transaction (autocommit). */
   readonly query: SqlQuery;
   transaction<T>(work: (query: SqlQuery) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
+/** An in-memory SQLite database on one connection: transactions take turns, as SQLite's single writer does. */
 export function sqliteDb(): TestDb {
   const db = new DatabaseSync(':memory:');
   const query: SqlQuery = async (sql, params) => {
@@ -49,6 +59,7 @@ export function sqliteDb(): TestDb {
   };
 }
 
+/** A PostgreSQL pool on `url` whose statements run in `schema` (the caller creates and drops it). */
 export function postgresDb(url: string, schema: string): TestDb {
   const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path=${schema}` });
   const on =
