@@ -79,7 +79,6 @@ function projects(): TestProjectInlineConfiguration[] {
             ? {
                 testTimeout: 600_000,
                 hookTimeout: 900_000,
-                fileParallelism: false,
                 globalSetup: [join(groupDir, name, 'test/global-setup.ts')],
               }
             : {}),
@@ -105,15 +104,15 @@ function projects(): TestProjectInlineConfiguration[] {
   return list;
 }
 
-// The contributor loop runs one worker more than there are cores: its files mostly wait on sockets,
-// Redis and PostgreSQL, so a third worker on two cores cut `pnpm test` from 241 s to 160 s (a fourth
-// gained nothing). The full scope keeps Vitest's default (cores - 1), as CI has always run it.
-const QUICK_WORKERS = ALL ? {} : { maxWorkers: availableParallelism() + 1 };
+// One worker more than there are cores, in every scope: the files mostly wait on sockets, child
+// processes, Redis and PostgreSQL, so a third worker on two cores cut `pnpm test` from 241 s to 160 s
+// (a fourth gained nothing), and `pnpm test:all` and the consumer tests gain the same way.
+const WORKERS = { maxWorkers: availableParallelism() + 1 };
 
 export default defineConfig({
   resolve: { alias: sharedAliases },
   test: {
-    ...QUICK_WORKERS,
+    ...WORKERS,
     projects: projects(),
     testTimeout: 20_000,
     hookTimeout: 60_000,

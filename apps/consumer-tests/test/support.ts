@@ -197,33 +197,58 @@ const nodeInstalls = new Map<number, Promise<string>>();
 
 /**
  * A Node.js of the given major, installed from the registry as users can (the `node` package, whose
- * install script fetches the platform's binary package); resolves to the binary. Once per run and major.
+ * install script fetches the platform's binary package); resolves to the binary. Once per run and major:
+ * the test files run in parallel workers, so the first to create the lock directory installs and the
+ * others wait for its `installed` mark.
  */
 export function nodeBinary(registry: Registry, major: number): Promise<string> {
   let install = nodeInstalls.get(major);
   if (!install) {
     install = (async () => {
       const dir = projectDir(registry, `node${major}`);
-      writeJson(join(dir, 'package.json'), {
-        name: `runtime-node${major}`,
-        version: '1.0.0',
-        private: true,
-        dependencies: { node: `^${major}.0.0` },
-      });
-      await runOk('npm', ['install', '--no-package-lock'], {
-        cwd: dir,
-        env: userEnv(registry),
-        timeoutMs: 600_000,
-      });
       const binary = join(dir, 'node_modules/node/bin/node');
-      const version = await runOk(binary, ['--version'], { cwd: dir, env: userEnv(registry, {}, binary) });
-      if (!version.stdout.startsWith(`v${major}.`))
-        throw new Error(`node@${major} installed ${version.stdout}`);
+      const done = join(dir, 'installed');
+      try {
+        mkdirSync(join(dir, 'lock'));
+      } catch {
+        const deadline = Date.now() + 600_000;
+        while (!existsSync(done)) {
+          if (Date.now() > deadline)
+            throw new Error(`node@${major}: another worker's install did not finish in 10 min`);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        if (readFileSync(done, 'utf8') !== 'ok')
+          throw new Error(`node@${major}: another worker's install failed`);
+        return binary;
+      }
+      try {
+        await installNode(registry, dir, major, binary);
+        writeFileSync(done, 'ok');
+      } catch (error) {
+        writeFileSync(done, 'failed');
+        throw error;
+      }
       return binary;
     })();
     nodeInstalls.set(major, install);
   }
   return install;
+}
+
+async function installNode(registry: Registry, dir: string, major: number, binary: string): Promise<void> {
+  writeJson(join(dir, 'package.json'), {
+    name: `runtime-node${major}`,
+    version: '1.0.0',
+    private: true,
+    dependencies: { node: `^${major}.0.0` },
+  });
+  await runOk('npm', ['install', '--no-package-lock'], {
+    cwd: dir,
+    env: userEnv(registry),
+    timeoutMs: 600_000,
+  });
+  const version = await runOk(binary, ['--version'], { cwd: dir, env: userEnv(registry, {}, binary) });
+  if (!version.stdout.startsWith(`v${major}.`)) throw new Error(`node@${major} installed ${version.stdout}`);
 }
 
 /** A fresh directory for a generated project, outside the workspace. */
