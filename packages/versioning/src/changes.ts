@@ -1,5 +1,5 @@
 import { HttpError } from '@plumbline/errors';
-import { compareVersions, parseVersion } from './version.js';
+import { compareVersions, isDateVersion, parseVersion } from './version.js';
 
 /**
  * One endpoint, as a route declares it: the method and the path template (`/projects/{id}`), and
@@ -554,24 +554,6 @@ export interface VersionChanges {
   hasEndpoint(version: string, endpoint: Pick<Endpoint, 'method' | 'path'>): boolean;
   /** The JSON Schema of `schema` in `version`, from the newest one through every `schemaDown`. */
   schemaAt(version: string, schema: string, json: JsonSchema): JsonSchema;
-}
-
-const DATE_VERSION = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/**
- * True for a date version `YYYY-MM-DD` that names a real calendar day.
- *
- * @example
- * ```ts
- * isDateVersion('2026-11-01'); // true
- * isDateVersion('2026-02-30'); // false
- * ```
- */
-export function isDateVersion(text: string): boolean {
-  const match = DATE_VERSION.exec(text);
-  if (match === null) return false;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.toISOString().slice(0, 10) === text;
 }
 
 function compareNames(a: string, b: string): number {

@@ -25,7 +25,6 @@ export {
   fieldBecameRequired,
   fieldRenamed,
   fieldShapeChanged,
-  isDateVersion,
   type JsonSchema,
   type MigrationContext,
   type VersionChange,
@@ -37,12 +36,14 @@ export {
 } from './changes.js';
 export {
   createVersionPolicy,
+  type DateStrategyOptions,
   formatDeprecation,
   formatHttpDate,
   type HeaderRecord,
   type HeaderStrategyOptions,
   type MediaTypeStrategyOptions,
   type PathStrategyOptions,
+  type PinnedVersion,
   type QueryStrategyOptions,
   type VersionDefinition,
   type VersionLinks,
@@ -67,4 +68,4 @@ export {
   versionHeaders,
   versionMediaType,
 } from './resolve.js';
-export { compareVersions, type ParsedVersion, parseVersion } from './version.js';
+export { compareVersions, isDateVersion, type ParsedVersion, parseVersion } from './version.js';
