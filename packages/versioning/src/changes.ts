@@ -83,8 +83,16 @@ export type ChangeKind =
   | 'endpoint-added'
   | 'endpoint-removed';
 
-/** A body migration: takes the value and returns the migrated one (never mutate the input). */
-type Migration = (value: unknown, context: MigrationContext) => unknown;
+/**
+ * One migration step of a version change: takes a body (or query, or problem document) and
+ * returns the migrated value. It must not mutate its input.
+ *
+ * @example
+ * ```ts
+ * const down: Migration = (body) => ({ ...(body as object), legacy: true });
+ * ```
+ */
+export type Migration = (value: unknown, context: MigrationContext) => unknown;
 
 /**
  * What {@link versionChange} accepts: the changelog text, what the change affects, and the

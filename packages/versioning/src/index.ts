@@ -26,6 +26,7 @@ export {
   fieldRenamed,
   fieldShapeChanged,
   type JsonSchema,
+  type Migration,
   type MigrationContext,
   type VersionChange,
   type VersionChangeDefinition,
