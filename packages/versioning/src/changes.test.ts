@@ -239,6 +239,14 @@ describe('helpers', () => {
     expect(result).toEqual(expected);
   });
 
+  it('a "__proto__" key a client sent stays an own data property through a rename', () => {
+    const body = JSON.parse('{"name":"Roof","__proto__":{"admin":true}}') as Record<string, unknown>;
+    const up = one(rename).migrateRequest('1', body, GET) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(up)).toBe(Object.prototype);
+    expect(Object.keys(up)).toEqual(['title', '__proto__']);
+    expect((up as { admin?: unknown }).admin).toBeUndefined();
+  });
+
   it('a body helper leaves the query alone unless declared for it', () => {
     const declared = one(fieldRenamed({ schema: 'Project', from: 'q', to: 'search', in: 'query' }));
     expect(declared.migrateRequest('1', { q: 'roof' }, LIST, 'query')).toEqual({ search: 'roof' });

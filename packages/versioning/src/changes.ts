@@ -229,13 +229,13 @@ function onBody(migrate: (value: JsonObject) => JsonObject): Migration {
 
 function renameKey(value: JsonObject, from: string, to: string): JsonObject {
   if (!Object.hasOwn(value, from)) return value;
-  const result: JsonObject = {};
-  // Keeps the key's position, so a migrated body serialises in the declared order.
-  for (const key of Object.keys(value)) {
-    if (key === to) continue;
-    result[key === from ? to : key] = value[key];
-  }
-  return result;
+  // Keeps the key's position, so a migrated body serialises in the declared order. fromEntries
+  // defines own properties: a client's `"__proto__"` key stays data, never a prototype.
+  return Object.fromEntries(
+    Object.keys(value)
+      .filter((key) => key !== to)
+      .map((key) => [key === from ? to : key, value[key]]),
+  );
 }
 
 function properties(schema: JsonSchema): JsonObject {

@@ -1,4 +1,11 @@
-/** A version number as the policy and the readers understand it: `major` or `major.minor`. */
+/**
+ * A version number as the policy and the readers understand it: `major` or `major.minor`.
+ *
+ * @example
+ * ```ts
+ * const parsed: ParsedVersion = { major: 2, minor: 1 }; // '2.1'
+ * ```
+ */
 export interface ParsedVersion {
   readonly major: number;
   readonly minor: number | undefined;
