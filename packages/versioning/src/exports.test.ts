@@ -5,17 +5,28 @@ describe('public exports', () => {
   it('@plumbline/versioning', async () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'MAX_ACCEPT_LENGTH',
+      'changelog',
+      'changelogMarkdown',
       'combineHeader',
       'compareVersions',
       'createRequestVersioning',
       'createVersionPolicy',
+      'endpointAdded',
+      'endpointRemoved',
+      'enumValueAdded',
+      'fieldBecameRequired',
+      'fieldRenamed',
+      'fieldShapeChanged',
       'formatDeprecation',
       'formatHttpDate',
+      'isDateVersion',
       'parseVersion',
       'resolveVersion',
+      'versionChange',
       'versionHeaders',
       'versionMediaType',
       'versionTable',
+      'versions',
     ]);
   });
 

@@ -105,7 +105,13 @@ export function apply(version: Versioner, req: Request, res: Response): Versioni
     const mark = url.indexOf('?');
     if (mark !== -1) query = url.slice(mark + 1);
   }
-  const outcome = version.resolve({ path: req.path, query, headers: req.headers, basePath: baseUrl });
+  const outcome = version.resolve({
+    path: req.path,
+    query,
+    headers: req.headers,
+    basePath: baseUrl,
+    context: req,
+  });
   writeHeaders(res, outcome.headers);
   if (outcome.kind === 'resolved') {
     carrier[RESOLVED] = outcome.resolved;

@@ -49,6 +49,7 @@ const plugin: FastifyPluginCallback<VersioningPluginOptions> = (fastify, options
       path: mark === -1 ? url : url.slice(0, mark),
       query: mark === -1 ? '' : url.slice(mark + 1),
       headers: request.headers,
+      context: request,
     });
     // Set before the handler runs, so error responses carry them too.
     writeHeaders(reply, outcome.headers);

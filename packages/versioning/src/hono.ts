@@ -6,7 +6,7 @@
  */
 import { requestHeader, requestPath, setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { VersionPolicy } from './policy.js';
+import { internals, type VersionPolicy } from './policy.js';
 import { createRequestVersioning, type VersioningOptions } from './request.js';
 import type { ResolvedVersion } from './resolve.js';
 
@@ -38,6 +38,8 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
   const resolve = createRequestVersioning(policy, options);
   // Only the one header the strategy reads is copied out of the request (`vary` names it).
   const header = policy.vary?.toLowerCase();
+  // A pinnedVersion may read any header (a client id, an API key), so it gets them all.
+  const allHeaders = internals(policy).pinned !== undefined;
   const readsQuery = policy.strategy === 'query';
   return (c, next) => {
     let query = '';
@@ -50,7 +52,12 @@ export function versioning(policy: VersionPolicy, options: VersioningOptions = {
       path: requestPath(c),
       query,
       // On @hono/node-server read from Node's header table, not a Web Headers built for the request.
-      headers: header === undefined ? NO_HEADERS : { [header]: requestHeader(c, header) },
+      headers: allHeaders
+        ? c.req.header()
+        : header === undefined
+          ? NO_HEADERS
+          : { [header]: requestHeader(c, header) },
+      context: c,
     });
     // Where these go (Node's response on @hono/node-server, so c.json() keeps the server's fast
     // path) is decided by @plumbline/errors/hono; Vary and Link are merged with other middleware's.

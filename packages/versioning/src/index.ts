@@ -6,13 +6,45 @@
  * @packageDocumentation
  */
 export {
+  type ChangeDescription,
+  type ChangeKind,
+  type ChangelogEntry,
+  type ChangelogOptions,
+  type ChangeTarget,
+  changelog,
+  changelogMarkdown,
+  type Endpoint,
+  type EndpointChangeOptions,
+  type EnumValueAddedOptions,
+  endpointAdded,
+  endpointRemoved,
+  enumValueAdded,
+  type FieldBecameRequiredOptions,
+  type FieldRenamedOptions,
+  type FieldShapeChangedOptions,
+  fieldBecameRequired,
+  fieldRenamed,
+  fieldShapeChanged,
+  type JsonSchema,
+  type Migration,
+  type MigrationContext,
+  type VersionChange,
+  type VersionChangeDefinition,
+  type VersionChanges,
+  type VersionEntry,
+  versionChange,
+  versions,
+} from './changes.js';
+export {
   createVersionPolicy,
+  type DateStrategyOptions,
   formatDeprecation,
   formatHttpDate,
   type HeaderRecord,
   type HeaderStrategyOptions,
   type MediaTypeStrategyOptions,
   type PathStrategyOptions,
+  type PinnedVersion,
   type QueryStrategyOptions,
   type VersionDefinition,
   type VersionLinks,
@@ -37,4 +69,4 @@ export {
   versionHeaders,
   versionMediaType,
 } from './resolve.js';
-export { compareVersions, type ParsedVersion, parseVersion } from './version.js';
+export { compareVersions, isDateVersion, type ParsedVersion, parseVersion } from './version.js';

@@ -1,15 +1,31 @@
 import type { ReaderSettings } from './readers.js';
-import { compareVersions, type ParsedVersion, parseVersion } from './version.js';
+import type { VersionRequest } from './resolve.js';
+import { compareVersions, isDateVersion, type ParsedVersion, parseVersion } from './version.js';
 
 /**
- * Where a request carries its version. A service uses exactly one.
+ * Where a request carries its version. A service uses exactly one. `date` reads a dated version
+ * (`2026-11-01`, Stripe-Version style) from a header and serves the newest version not after it.
  *
  * @example
  * ```ts
  * const strategy: VersionStrategy = 'path'; // /v1/projects
  * ```
  */
-export type VersionStrategy = 'path' | 'query' | 'header' | 'media-type';
+export type VersionStrategy = 'path' | 'query' | 'header' | 'media-type' | 'date';
+
+/**
+ * The version a client is pinned to when its request names none: given the parts of the request
+ * the strategy reads and the framework's own request object (Express `req`, Fastify `request`,
+ * Hono `c`; `undefined` from `resolveVersion`), so it can read the principal an authentication
+ * middleware in front of versioning put there. `undefined` means the policy's default.
+ *
+ * @example
+ * ```ts
+ * const pinnedVersion: PinnedVersion = (_request, req) =>
+ *   (req as { principal?: { apiVersion?: string } } | undefined)?.principal?.apiVersion;
+ * ```
+ */
+export type PinnedVersion = (request: VersionRequest, context: unknown) => string | undefined;
 
 /**
  * Documentation links sent in the `Link` header of responses of one version.
@@ -65,6 +81,12 @@ interface CommonPolicyOptions {
   readonly enforceSunset?: boolean;
   /** Clock in milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * The per-client default: called when a request names no version (not for the path strategy).
+   * Its answer is resolved like a version the client sent (a date to the newest version not after
+   * it); an answer that resolves to nothing is a configuration error (`TypeError`, a 500).
+   */
+  readonly pinnedVersion?: PinnedVersion;
 }
 
 /**
@@ -126,6 +148,22 @@ export interface MediaTypeStrategyOptions extends CommonPolicyOptions {
 }
 
 /**
+ * Date strategy: `API-Version: 2026-11-01`. Versions are dates (`YYYY-MM-DD`); a request for a
+ * date between two of them gets the older one, a date before the first is 400
+ * `unsupported_api_version`.
+ *
+ * @example
+ * ```ts
+ * const options: DateStrategyOptions = { strategy: 'date', header: 'Acme-Version', versions: ['2025-01-15', '2026-11-01'] };
+ * ```
+ */
+export interface DateStrategyOptions extends CommonPolicyOptions {
+  readonly strategy: 'date';
+  /** Request header name. Default `API-Version`. */
+  readonly header?: string;
+}
+
+/**
  * Everything {@link createVersionPolicy} accepts: the strategy and its settings, plus the versions.
  *
  * @example
@@ -137,7 +175,8 @@ export type VersionPolicyOptions =
   | PathStrategyOptions
   | QueryStrategyOptions
   | HeaderStrategyOptions
-  | MediaTypeStrategyOptions;
+  | MediaTypeStrategyOptions
+  | DateStrategyOptions;
 
 /**
  * A validated, precompiled version policy. Create it once at start-up with
@@ -206,6 +245,9 @@ export interface CompiledPolicy extends ReaderSettings {
   readonly now: () => number;
   readonly phases: readonly Phase[];
   readonly vary: string | undefined;
+  readonly pinned: PinnedVersion | undefined;
+  /** Supported versions, oldest first (the date strategy searches it). */
+  readonly sorted: readonly CompiledVersion[];
 }
 
 const compiled = new WeakMap<VersionPolicy, CompiledPolicy>();
@@ -219,7 +261,7 @@ export function internals(policy: VersionPolicy): CompiledPolicy {
   return found;
 }
 
-const STRATEGIES: readonly VersionStrategy[] = ['path', 'query', 'header', 'media-type'];
+const STRATEGIES: readonly VersionStrategy[] = ['path', 'query', 'header', 'media-type', 'date'];
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const VENDOR = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/;
 /** @internal Link targets go between `<` and `>` in a header: no spaces, controls, quotes or angle brackets. */
@@ -272,11 +314,21 @@ function normalizeDefinition(entry: string | VersionDefinition): VersionDefiniti
   return entry;
 }
 
-function compileVersion(definition: VersionDefinition): CompiledVersion {
-  const { version } = definition;
+// A date version orders as the number YYYYMMDD, so the numeric ordering serves both kinds.
+function parseDefinition(version: string, dated: boolean): ParsedVersion {
+  if (dated) {
+    if (!isDateVersion(version)) fail(`version "${version}" must be a date "YYYY-MM-DD" (e.g. "2026-11-01")`);
+    return { major: Number(version.replaceAll('-', '')), minor: undefined };
+  }
   const parsed = parseVersion(version);
   if (parsed === undefined)
     fail(`version "${version}" must be "<major>" or "<major>.<minor>" (e.g. "2", "2.1")`);
+  return parsed;
+}
+
+function compileVersion(definition: VersionDefinition, isDated: boolean): CompiledVersion {
+  const { version } = definition;
+  const parsed = parseDefinition(version, isDated);
   const dated =
     definition.deprecatedAt === undefined
       ? undefined
@@ -319,8 +371,9 @@ function compileVersion(definition: VersionDefinition): CompiledVersion {
 
 // A bare major selects that exact version when listed, else the newest minor of that major; an
 // explicit `N.0` also selects a listed bare `N`.
-function buildLookup(versions: readonly CompiledVersion[]): Map<string, CompiledVersion> {
+function buildLookup(versions: readonly CompiledVersion[], dated: boolean): Map<string, CompiledVersion> {
   const lookup = new Map<string, CompiledVersion>();
+  if (dated) return new Map(versions.map((entry) => [entry.version, entry]));
   for (const entry of versions) {
     const { major, minor } = entry.parsed;
     lookup.set(entry.version, entry);
@@ -429,8 +482,9 @@ function strategySettings(
       if (parameter === '') fail('parameter must not be empty');
       return { ...settings, parameter };
     }
-    case 'header': {
-      const header = options.header ?? 'X-API-Version';
+    case 'header':
+    case 'date': {
+      const header = options.header ?? (options.strategy === 'date' ? 'API-Version' : 'X-API-Version');
       if (!TOKEN.test(header)) fail(`header ${JSON.stringify(header)} is not a valid header name`);
       return { ...settings, header: header.toLowerCase(), vary: header };
     }
@@ -473,10 +527,16 @@ export function createVersionPolicy(options: VersionPolicyOptions): VersionPolic
   const settings = strategySettings(options);
   if (!Array.isArray(options.versions) || options.versions.length === 0)
     fail('versions must list at least one version');
+  const dated = options.strategy === 'date';
+  if (options.pinnedVersion !== undefined) {
+    if (typeof options.pinnedVersion !== 'function') fail('pinnedVersion must be a function');
+    if (options.strategy === 'path')
+      fail('pinnedVersion has no use with the path strategy: every path names its version');
+  }
   const byVersion = new Map<string, CompiledVersion>();
   const seen = new Map<string, string>();
   for (const entry of options.versions) {
-    const version = compileVersion(normalizeDefinition(entry));
+    const version = compileVersion(normalizeDefinition(entry), dated);
     const key = `${version.parsed.major}.${version.parsed.minor ?? 0}`;
     const clash = seen.get(key);
     if (clash !== undefined)
@@ -504,7 +564,9 @@ export function createVersionPolicy(options: VersionPolicyOptions): VersionPolic
     public: publicPolicy,
     strategy: options.strategy,
     byVersion: new Map(sorted.map((entry) => [entry.version, entry])),
-    lookup: buildLookup(sorted),
+    lookup: buildLookup(sorted, dated),
+    pinned: options.pinnedVersion,
+    sorted,
     defaultVersion,
     enforceSunset,
     now: options.now ?? Date.now,

@@ -38,6 +38,8 @@ export interface VersioningInput {
   readonly headers?: HeaderBag;
   /** The path the app is mounted below, for the derived successor link. Default `''`. */
   readonly basePath?: string;
+  /** The framework's request object (Express `req`, Fastify `request`, Hono `c`), passed to `pinnedVersion`. */
+  readonly context?: unknown;
 }
 
 /**
@@ -88,7 +90,7 @@ function outcomeFor(
   if (isNeutral(input.path)) return { kind: 'neutral', headers: phase.common };
   let resolved: ResolvedVersion | undefined;
   try {
-    resolved = resolveAt(policy, input, now, input.basePath);
+    resolved = resolveAt(policy, input, now, input.basePath, input.context);
   } catch (error) {
     const headers = policy.vary === undefined ? phase.common : { ...phase.common, Vary: policy.vary };
     return { kind: 'error', error, headers };

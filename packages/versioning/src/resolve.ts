@@ -11,7 +11,7 @@ import {
   type VersionPolicy,
 } from './policy.js';
 import { type HeaderBag, type Reading, readAccept, readHeader, readPath, readQuery } from './readers.js';
-import { parseVersion } from './version.js';
+import { isDateVersion, parseVersion } from './version.js';
 
 /**
  * The parts of a request a strategy reads. Pass what you have; only the configured strategy's part
@@ -50,7 +50,47 @@ export interface ResolvedVersion {
   readonly matchedPath: string | undefined;
 }
 
-const UNSUPPORTED_STATUS = { path: 404, query: 400, header: 400, 'media-type': 406 } as const;
+const UNSUPPORTED_STATUS = { path: 404, query: 400, header: 400, 'media-type': 406, date: 400 } as const;
+
+/** Who asks: the request parts and the framework's request object, for `pinnedVersion`. */
+interface Asker {
+  readonly request: VersionRequest;
+  readonly context: unknown;
+}
+
+// The newest supported date version on or before `date` (ISO dates order as strings).
+function onOrBefore(policy: CompiledPolicy, date: string): CompiledVersion | undefined {
+  const { sorted } = policy;
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]!.version <= date) low = middle + 1;
+    else high = middle;
+  }
+  return low === 0 ? undefined : sorted[low - 1];
+}
+
+// A request that names no version: the client's pinned version, else the policy's default.
+function fallback(policy: CompiledPolicy, asker: Asker): CompiledVersion {
+  if (policy.pinned === undefined) return policy.defaultVersion;
+  const pinned = policy.pinned(asker.request, asker.context);
+  if (pinned === undefined) return policy.defaultVersion;
+  const entry =
+    typeof pinned !== 'string'
+      ? undefined
+      : policy.strategy === 'date'
+        ? isDateVersion(pinned)
+          ? onOrBefore(policy, pinned)
+          : undefined
+        : policy.lookup.get(pinned);
+  if (entry === undefined) {
+    throw new TypeError(
+      `@plumbline/versioning: pinnedVersion gave ${JSON.stringify(pinned)}, which selects no supported version (${policy.public.versions.join(', ')})`,
+    );
+  }
+  return entry;
+}
 
 function unsupported(policy: CompiledPolicy, phase: Phase, version: string): HttpError {
   // A 406 lists what can be served (docs/design.md#d-errors), here as vendor media types.
@@ -118,9 +158,10 @@ function fromReading(
   phase: Phase,
   reading: Reading,
   now: number,
+  asker: Asker,
   place: RequestPlace = {},
 ): ResolvedVersion {
-  if (reading.kind === 'absent') return select(policy, phase, policy.defaultVersion, undefined, now);
+  if (reading.kind === 'absent') return select(policy, phase, fallback(policy, asker), undefined, now);
   if (reading.kind === 'malformed') throw malformed(phase, reading.raw);
   const requested = reading.values[0]!;
   const entry = policy.lookup.get(requested);
@@ -136,6 +177,26 @@ function fromReading(
   return select(policy, phase, entry, requested, now, reading.matchedPath, place);
 }
 
+// A date names the API as it was that day: the newest version not after it serves it. Only a
+// date before the first version has nothing to serve it.
+function fromDate(
+  policy: CompiledPolicy,
+  phase: Phase,
+  reading: Reading,
+  now: number,
+  asker: Asker,
+): ResolvedVersion {
+  if (reading.kind === 'absent') return select(policy, phase, fallback(policy, asker), undefined, now);
+  if (reading.kind === 'malformed') throw malformed(phase, reading.raw);
+  for (const value of reading.values) if (!isDateVersion(value)) throw malformed(phase, value);
+  const entries = reading.values.map((value) => onOrBefore(policy, value));
+  if (new Set(entries).size > 1) throw ambiguous(phase);
+  const requested = reading.values[0]!;
+  const entry = entries[0];
+  if (entry === undefined) throw unsupported(policy, phase, requested);
+  return select(policy, phase, entry, requested, now);
+}
+
 // Accept is a negotiation, not a single value: ranges the server cannot serve are passed over,
 // the highest q among the servable ones wins, and q=0 refuses a version outright. Only a tie at
 // the top between two different versions leaves nothing to choose by.
@@ -144,9 +205,10 @@ function fromAccept(
   phase: Phase,
   headers: HeaderBag | undefined,
   now: number,
+  asker: Asker,
 ): ResolvedVersion {
   const candidates = readAccept(policy, headers);
-  if (candidates.length === 0) return select(policy, phase, policy.defaultVersion, undefined, now);
+  if (candidates.length === 0) return select(policy, phase, fallback(policy, asker), undefined, now);
   const only = candidates.length === 1 ? candidates[0]! : undefined;
   const direct = only !== undefined && only.q > 0 ? policy.lookup.get(only.raw) : undefined;
   if (direct !== undefined) return select(policy, phase, direct, only!.raw, now);
@@ -163,8 +225,9 @@ function fromAccept(
     } else wanted.push({ raw, q, entry });
   }
   if (wanted.length === 0) {
-    if (refused.has(policy.defaultVersion)) throw unsupported(policy, phase, policy.defaultVersion.version);
-    return select(policy, phase, policy.defaultVersion, undefined, now);
+    const chosen = fallback(policy, asker);
+    if (refused.has(chosen)) throw unsupported(policy, phase, chosen.version);
+    return select(policy, phase, chosen, undefined, now);
   }
   const servable = wanted.filter((item) => item.entry !== undefined && !refused.has(item.entry));
   if (servable.length === 0) {
@@ -184,35 +247,39 @@ export function resolveAt(
   request: VersionRequest,
   now: number,
   basePath = '',
+  context?: unknown,
 ): ResolvedVersion | undefined {
   const phase = phaseAt(policy, now);
+  const asker: Asker = { request, context };
   switch (policy.strategy) {
     case 'path': {
       const reading = readPath(policy, request.path);
       return reading.kind === 'absent'
         ? undefined
-        : fromReading(policy, phase, reading, now, { path: request.path, basePath });
+        : fromReading(policy, phase, reading, now, asker, { path: request.path, basePath });
     }
     case 'query':
-      return fromReading(policy, phase, readQuery(policy, request.query), now);
+      return fromReading(policy, phase, readQuery(policy, request.query), now, asker);
     case 'header':
-      return fromReading(policy, phase, readHeader(policy, request.headers), now);
+      return fromReading(policy, phase, readHeader(policy, request.headers), now, asker);
     case 'media-type':
-      return fromAccept(policy, phase, request.headers, now);
+      return fromAccept(policy, phase, request.headers, now, asker);
+    case 'date':
+      return fromDate(policy, phase, readHeader(policy, request.headers), now, asker);
   }
 }
 
 /**
  * Finds the version a request asks for under the policy's strategy, or throws the `HttpError`
- * to answer with. Errors carry `API-Supported-Versions` (and `API-Deprecated-Versions`) headers.
+ * to answer with. `context` is handed to the policy's `pinnedVersion` (a request object, a principal). Errors carry `API-Supported-Versions` (and `API-Deprecated-Versions`) headers.
  *
- * | situation | path | query / header | media type |
- * |---|---|---|---|
- * | no version | 404 `not_found` | default version | default version |
- * | unknown version | 404 `unsupported_api_version` | 400 `unsupported_api_version` | 406 `unsupported_api_version` |
- * | malformed (`v2`, `2.x`, empty) | 400 `invalid_api_version` | 400 `invalid_api_version` | 400 `invalid_api_version` |
- * | two different versions | n/a | 400 `ambiguous_api_version` | 400 at equal q |
- * | after `sunsetAt` (enforced) | 410 `api_version_sunset` | 410 | 410 |
+ * | situation | path | query / header | media type | date |
+ * |---|---|---|---|---|
+ * | no version | 404 `not_found` | pinned or default version | pinned or default version | pinned or default version |
+ * | unknown version | 404 `unsupported_api_version` | 400 `unsupported_api_version` | 406 `unsupported_api_version` | newest version not after it; 400 `unsupported_api_version` before the first |
+ * | malformed (`v2`, `2.x`, empty; not a calendar date) | 400 `invalid_api_version` | 400 `invalid_api_version` | 400 `invalid_api_version` | 400 `invalid_api_version` |
+ * | two different versions | n/a | 400 `ambiguous_api_version` | 400 at equal q | 400 `ambiguous_api_version` |
+ * | after `sunsetAt` (enforced) | 410 `api_version_sunset` | 410 | 410 | 410 |
  *
  * @example
  * ```ts
@@ -220,10 +287,14 @@ export function resolveAt(
  * resolveVersion(headerPolicy, { headers: { 'x-api-version': '2.1' } }).version; // '2.1'
  * ```
  */
-export function resolveVersion(policy: VersionPolicy, request: VersionRequest): ResolvedVersion {
+export function resolveVersion(
+  policy: VersionPolicy,
+  request: VersionRequest,
+  context?: unknown,
+): ResolvedVersion {
   const compiled = internals(policy);
   const now = compiled.now();
-  const resolved = resolveAt(compiled, request, now);
+  const resolved = resolveAt(compiled, request, now, '', context);
   if (resolved === undefined) throw new HttpError('not_found', { headers: phaseAt(compiled, now).common });
   return resolved;
 }

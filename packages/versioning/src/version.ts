@@ -1,4 +1,11 @@
-/** A version number as the policy and the readers understand it: `major` or `major.minor`. */
+/**
+ * A version number as the policy and the readers understand it: `major` or `major.minor`.
+ *
+ * @example
+ * ```ts
+ * const parsed: ParsedVersion = { major: 2, minor: 1 }; // '2.1'
+ * ```
+ */
 export interface ParsedVersion {
   readonly major: number;
   readonly minor: number | undefined;
@@ -34,4 +41,22 @@ export function parseVersion(text: string): ParsedVersion | undefined {
  */
 export function compareVersions(a: ParsedVersion, b: ParsedVersion): number {
   return a.major - b.major || (a.minor ?? 0) - (b.minor ?? 0);
+}
+
+const DATE_VERSION = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * True for a date version `YYYY-MM-DD` that names a real calendar day.
+ *
+ * @example
+ * ```ts
+ * isDateVersion('2026-11-01'); // true
+ * isDateVersion('2026-02-30'); // false
+ * ```
+ */
+export function isDateVersion(text: string): boolean {
+  const match = DATE_VERSION.exec(text);
+  if (match === null) return false;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return date.toISOString().slice(0, 10) === text;
 }

@@ -92,3 +92,92 @@ describe('README Hono example (header strategy)', async () => {
     expect([outcome.status, outcome.body, outcome.headers['vary']]).toEqual([200, { ok: true }, undefined]);
   });
 });
+
+describe('README version changes example (core)', async () => {
+  const code = readmeBlock(readme, '## Version changes');
+  const example = await runReadmeExample<Record<string, unknown>>(here, 'versioning-changes', code, [
+    'input',
+    'page',
+    'problem',
+    'notes',
+    'markdown',
+  ]);
+
+  it('migrates the request up, the page and the problem down, as the comments say', () => {
+    expect(example['input']).toEqual({ title: 'Roof', budget: { amount: 1200, currency: 'EUR' } });
+    expect(example['page']).toEqual({
+      data: [{ id: 1, name: 'Roof', status: 'active', budget: 1200 }],
+      next_cursor: null,
+    });
+    expect(example['problem']).toEqual({ status: 422, errors: [{ pointer: '/budget' }] });
+  });
+
+  it('writes the changelog from the same declarations', () => {
+    expect(example['notes']).toEqual([
+      {
+        version: '3',
+        changes: [
+          {
+            kind: 'field-renamed',
+            description: 'Project: the field `name` was renamed to `title`.',
+            affects: ['Project'],
+          },
+          {
+            kind: 'enum-value-added',
+            description: 'Project: the field `status` can be "paused" (older versions see "active").',
+            affects: ['Project'],
+          },
+        ],
+      },
+      {
+        version: '2',
+        changes: [
+          {
+            kind: 'custom',
+            description: 'Project.budget devient { amount, currency }.',
+            affects: ['Project'],
+          },
+        ],
+      },
+    ]);
+    expect(example['markdown']).toBe(
+      '## 3\n\n- Project: the field `name` was renamed to `title`. (Project)\n' +
+        '- Project: the field `status` can be "paused" (older versions see "active"). (Project)\n\n' +
+        '## 2\n\n- Project.budget is now { amount, currency }. (Project)\n',
+    );
+  });
+});
+
+describe('README date versions example (Hono, date strategy, pinned keys)', async () => {
+  const code = readmeBlock(readme, '### Date versions and pinned clients');
+  const { server } = await runReadmeExample<{ server: Server }>(
+    here,
+    'versioning-dates',
+    code,
+    ['server'],
+    [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+  );
+  if (!server.listening) await once(server, 'listening');
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  const port = (server.address() as AddressInfo).port;
+  const OLD = { id: 7, name: 'Roof', budget: 1200 };
+  const NEW = { id: 7, name: 'Roof', budget: { amount: 1200, currency: 'EUR' } };
+
+  it.each([
+    [{ 'Acme-Version': '2025-06-30' }, 200, OLD],
+    [{ 'Acme-Version': '2026-11-01' }, 200, NEW],
+    [{ 'Acme-Version': '2030-01-01' }, 200, NEW],
+    [{ 'X-API-Key': 'key-from-2025' }, 200, OLD],
+    [{ 'X-API-Key': 'key-from-2025', 'Acme-Version': '2026-11-01' }, 200, NEW],
+    [{}, 200, NEW],
+    [{ 'Acme-Version': '2024-12-31' }, 400, 'unsupported_api_version'],
+    [{ 'Acme-Version': 'yesterday' }, 400, 'invalid_api_version'],
+  ])('GET /projects/7 with %j', async (headers, status, body) => {
+    const outcome = await send(port, { path: '/projects/7', headers });
+    expect(outcome.status).toBe(status);
+    if (typeof body === 'string') expect((outcome.body as { error_code: string }).error_code).toBe(body);
+    else expect(outcome.body).toEqual(body);
+    expect(outcome.headers['api-supported-versions']).toBe('2025-01-15, 2026-11-01');
+    expect(outcome.headers['vary']?.split(', ')).toContain('Acme-Version');
+  });
+});
