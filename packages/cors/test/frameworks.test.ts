@@ -46,6 +46,14 @@ const POLICIES = {
 type Policy = keyof typeof POLICIES;
 
 const project = { id: 1, name: 'Apollo' };
+// What @plumbline/rate-limit and @plumbline/negotiation throw, rendered by the errors adapters.
+const limited = () =>
+  new HttpError('rate_limited', { headers: { 'Retry-After': '30' }, params: { retry_after: 30 } });
+const THROWN: Readonly<Record<string, () => HttpError>> = {
+  '/private': () => new HttpError('unauthorized'),
+  '/limited': limited,
+  '/report': () => new HttpError('not_acceptable'),
+};
 
 function apps(options: CorsOptions): FrameworkApps {
   return {
@@ -66,9 +74,11 @@ function apps(options: CorsOptions): FrameworkApps {
           res.json(project);
         })
         .all(expressMethodNotAllowed(ROUTES['/projects/1']!));
-      app.get('/private', (_req: Request, _res: Response, next: NextFunction) => {
-        next(new HttpError('unauthorized'));
-      });
+      for (const [path, error] of Object.entries(THROWN)) {
+        app.get(path, (_req: Request, _res: Response, next: NextFunction) => {
+          next(error());
+        });
+      }
       app.use((_req: Request, _res: Response, next: NextFunction) => {
         next(new HttpError('not_found'));
       });
@@ -86,9 +96,11 @@ function apps(options: CorsOptions): FrameworkApps {
       });
       app.patch('/projects/1', async () => project);
       app.delete('/projects/1', async () => project);
-      app.get('/private', async () => {
-        throw new HttpError('unauthorized');
-      });
+      for (const [path, error] of Object.entries(THROWN)) {
+        app.get(path, async () => {
+          throw error();
+        });
+      }
       return app;
     },
     hono: () => {
@@ -106,9 +118,11 @@ function apps(options: CorsOptions): FrameworkApps {
       });
       app.patch('/projects/1', (c) => c.json(project));
       app.all('/projects/1', honoMethodNotAllowed(ROUTES['/projects/1']!));
-      app.get('/private', () => {
-        throw new HttpError('unauthorized');
-      });
+      for (const [path, error] of Object.entries(THROWN)) {
+        app.get(path, () => {
+          throw error();
+        });
+      }
       return app;
     },
   };
@@ -335,6 +349,24 @@ const cases: Case[] = [
       vary: 'Accept, Accept-Language, Origin',
     },
     body: 'method_not_allowed',
+  },
+  {
+    name: 'a 429 problem carries the CORS headers, and Retry-After is exposed to the page',
+    policy: 'app',
+    path: '/limited',
+    headers: { Origin: APP },
+    status: 429,
+    expect: { ...allowedFor(APP), 'retry-after': '30', vary: 'Accept, Accept-Language, Origin' },
+    body: 'rate_limited',
+  },
+  {
+    name: 'a 406 problem still carries the CORS headers',
+    policy: 'app',
+    path: '/report',
+    headers: { Origin: PREVIEW },
+    status: 406,
+    expect: { ...allowedFor(PREVIEW), vary: 'Accept, Accept-Language, Origin' },
+    body: 'not_acceptable',
   },
   {
     name: "a 404 problem on '*' carries Allow-Origin: *",
