@@ -1,7 +1,7 @@
 /**
  * Hono adapter for @plumbline/cors (Node, Bun, Deno, Workers). @packageDocumentation
  */
-import { withResponseHeaders } from '@plumbline/errors/hono';
+import { setResponseHeaders, withResponseHeaders } from '@plumbline/errors/hono';
 import type { MiddlewareHandler } from 'hono';
 import { type Cors, type CorsOptions, createCors } from './cors.js';
 
@@ -26,7 +26,11 @@ export function cors(policy: Cors | CorsOptions): MiddlewareHandler {
       accessControlRequestMethod: c.req.header('access-control-request-method'),
       accessControlRequestHeaders: c.req.header('access-control-request-headers'),
     });
-    if (decision.preflight) return c.body(null, decision.status, decision.headers);
+    if (decision.preflight) {
+      // Merged with what earlier middleware set (Vary), as on every other response.
+      setResponseHeaders(c, decision.headers);
+      return c.body(null, decision.status);
+    }
     await withResponseHeaders(c, decision.headers, next);
     return undefined;
   };

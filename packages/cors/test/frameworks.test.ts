@@ -7,7 +7,11 @@
 import { HttpError } from '@plumbline/errors';
 import { errorHandler, methodNotAllowed as expressMethodNotAllowed } from '@plumbline/errors/express';
 import { plumblineErrors } from '@plumbline/errors/fastify';
-import { methodNotAllowed as honoMethodNotAllowed, problemDetails } from '@plumbline/errors/hono';
+import {
+  methodNotAllowed as honoMethodNotAllowed,
+  problemDetails,
+  setResponseHeaders,
+} from '@plumbline/errors/hono';
 import {
   describeAdapters,
   FRAMEWORKS,
@@ -46,6 +50,8 @@ const POLICIES = {
 type Policy = keyof typeof POLICIES;
 
 const project = { id: 1, name: 'Apollo' };
+// A request with this header gets `Vary: Accept-Encoding` from a middleware that runs before CORS.
+const EARLY = 'x-early-vary';
 // What @plumbline/rate-limit and @plumbline/negotiation throw, rendered by the errors adapters.
 const limited = () =>
   new HttpError('rate_limited', { headers: { 'Retry-After': '30' }, params: { retry_after: 30 } });
@@ -59,6 +65,10 @@ function apps(options: CorsOptions): FrameworkApps {
   return {
     express: (express) => {
       const app = express();
+      app.use((req: Request, res: Response, next: NextFunction) => {
+        if (req.headers[EARLY] !== undefined) res.vary('Accept-Encoding');
+        next();
+      });
       app.use(ex.cors(options));
       app.get('/projects', (_req: Request, res: Response) => {
         res.json([project]);
@@ -88,6 +98,9 @@ function apps(options: CorsOptions): FrameworkApps {
     fastify: async () => {
       const app = Fastify();
       await app.register(plumblineErrors, { onError: () => {}, requestId: false });
+      app.addHook('onRequest', async (request, reply) => {
+        if (request.headers[EARLY] !== undefined) reply.header('Vary', 'Accept-Encoding');
+      });
       await app.register(fa.cors, options);
       app.get('/projects', async () => [project]);
       app.get('/projects/1', async (_request, reply) => {
@@ -109,6 +122,10 @@ function apps(options: CorsOptions): FrameworkApps {
       app.use(problems.middleware);
       app.onError(problems.onError);
       app.notFound(problems.notFound);
+      app.use(async (c, next) => {
+        if (c.req.header(EARLY) !== undefined) setResponseHeaders(c, { Vary: 'Accept-Encoding' });
+        await next();
+      });
       app.use(ho.cors(options));
       app.get('/projects', (c) => c.json([project]));
       app.get('/projects/1', (c) => {
@@ -249,6 +266,30 @@ const cases: Case[] = [
     status: 200,
     expect: { ...allowedFor(APP), vary: 'Accept, Origin', etag: '"v1"' },
     body: project,
+  },
+  {
+    name: 'Vary: a member set before the CORS middleware is kept',
+    policy: 'app',
+    path: '/projects',
+    headers: { Origin: APP, [EARLY]: '1' },
+    status: 200,
+    expect: { ...allowedFor(APP), vary: 'Accept-Encoding, Origin' },
+    body: [project],
+  },
+  {
+    name: 'Vary: a member set before the CORS middleware is kept on a preflight',
+    policy: 'app',
+    method: 'OPTIONS',
+    path: '/projects',
+    headers: { ...preflight('POST', 'content-type'), [EARLY]: '1' },
+    status: 204,
+    expect: {
+      'access-control-allow-origin': APP,
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-max-age': '600',
+      vary: `Accept-Encoding, ${PREFLIGHT_VARY}`,
+    },
+    body: '',
   },
   {
     name: 'preflight PATCH with If-Match and Content-Type (merge-patch): 204, the route’s methods, Max-Age',
