@@ -12,7 +12,8 @@ const text = (value: string | string[] | undefined): string | undefined =>
  * Express middleware applying a CORS policy (a {@link Cors} or the options of `createCors`): it
  * answers preflights with 204 and, on every other request, sets the headers before the route runs,
  * so they are on every response, problem responses from `@plumbline/errors/express`'s
- * `errorHandler` included. `Vary` is merged with the one set so far. Mount it first.
+ * `errorHandler` included. `Vary` is merged with the one set so far, and again when the head is
+ * written (a route's `res.setHeader('Vary', ...)` keeps `Origin`). Mount it first.
  *
  * @example
  * ```ts
@@ -36,7 +37,21 @@ export function cors(policy: Cors | CorsOptions): RequestHandler {
       const current = name === 'Vary' ? res.getHeader('Vary') : undefined;
       res.setHeader(name, current === undefined ? value : mergeVary(String(current), value));
     }
-    if (!decision.preflight) return next();
+    if (!decision.preflight) {
+      const vary = decision.headers['Vary'];
+      // A route's res.setHeader('Vary', ...) replaces the Vary set above: merged back when the
+      // head is written (as the on-headers package does).
+      if (vary !== undefined) {
+        const writeHead = res.writeHead;
+        res.writeHead = function (this: typeof res, ...args: unknown[]) {
+          const current = this.getHeader('Vary');
+          if (!this.headersSent)
+            this.setHeader('Vary', current === undefined ? vary : mergeVary(String(current), vary));
+          return (writeHead as (...rest: unknown[]) => typeof res).apply(this, args);
+        } as typeof res.writeHead;
+      }
+      return next();
+    }
     res.statusCode = decision.status;
     res.setHeader('Content-Length', '0');
     res.end();

@@ -76,7 +76,7 @@ function apps(options: CorsOptions): FrameworkApps {
       app
         .route('/projects/1')
         .get((_req: Request, res: Response) => {
-          res.vary('Accept');
+          res.setHeader('Vary', 'Accept');
           res.setHeader('ETag', '"v1"');
           res.json(project);
         })
