@@ -52,8 +52,8 @@ export function cors(policy: Cors | CorsOptions): RequestHandler {
       }
       return next();
     }
+    // 204: no body and no Content-Length (RFC 9110, 8.6).
     res.statusCode = decision.status;
-    res.setHeader('Content-Length', '0');
     res.end();
   };
 }

@@ -305,6 +305,8 @@ const cases: Case[] = [
       'access-control-allow-headers': ALLOW_HEADERS,
       'access-control-max-age': '600',
       'access-control-expose-headers': undefined,
+      'content-length': undefined,
+      'content-type': undefined,
       vary: PREFLIGHT_VARY,
     },
     body: '',
