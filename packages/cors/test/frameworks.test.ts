@@ -26,7 +26,7 @@ import { expect } from 'vitest';
 import * as ex from '../src/express.js';
 import * as fa from '../src/fastify.js';
 import * as ho from '../src/hono.js';
-import { type CorsOptions, DEFAULT_EXPOSE_HEADERS } from '../src/index.js';
+import { type Cors, type CorsOptions, createCors, DEFAULT_EXPOSE_HEADERS } from '../src/index.js';
 
 const APP = 'https://app.example.com';
 const PREVIEW = 'https://pr-7.preview.example.com';
@@ -61,7 +61,8 @@ const THROWN: Readonly<Record<string, () => HttpError>> = {
   '/report': () => new HttpError('not_acceptable'),
 };
 
-function apps(options: CorsOptions): FrameworkApps {
+// The `app` apps take the options, the `public` ones a policy built once by createCors.
+function apps(options: CorsOptions, policy?: Cors): FrameworkApps {
   return {
     express: (express) => {
       const app = express();
@@ -69,7 +70,7 @@ function apps(options: CorsOptions): FrameworkApps {
         if (req.headers[EARLY] !== undefined) res.vary('Accept-Encoding');
         next();
       });
-      app.use(ex.cors(options));
+      app.use(ex.cors(policy ?? options));
       app.get('/projects', (_req: Request, res: Response) => {
         res.json([project]);
       });
@@ -101,7 +102,7 @@ function apps(options: CorsOptions): FrameworkApps {
       app.addHook('onRequest', async (request, reply) => {
         if (request.headers[EARLY] !== undefined) reply.header('Vary', 'Accept-Encoding');
       });
-      await app.register(fa.cors, options);
+      await app.register(fa.cors, policy ? { policy } : options);
       app.get('/projects', async () => [project]);
       app.get('/projects/1', async (_request, reply) => {
         reply.header('Vary', 'Accept').header('ETag', '"v1"');
@@ -126,7 +127,7 @@ function apps(options: CorsOptions): FrameworkApps {
         if (c.req.header(EARLY) !== undefined) setResponseHeaders(c, { Vary: 'Accept-Encoding' });
         await next();
       });
-      app.use(ho.cors(options));
+      app.use(ho.cors(policy ?? options));
       app.get('/projects', (c) => c.json([project]));
       app.get('/projects/1', (c) => {
         c.header('Vary', 'Accept');
@@ -412,6 +413,22 @@ const cases: Case[] = [
     body: 'not_acceptable',
   },
   {
+    name: "a preflight on '*': *, no Allow-Credentials, Vary without Origin",
+    policy: 'public',
+    method: 'OPTIONS',
+    path: '/projects/1',
+    headers: preflight('DELETE', 'authorization', 'https://anyone.test'),
+    status: 204,
+    expect: {
+      'access-control-allow-origin': '*',
+      'access-control-allow-credentials': undefined,
+      'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
+      'access-control-max-age': '600',
+      vary: 'Access-Control-Request-Headers, Access-Control-Request-Method',
+    },
+    body: '',
+  },
+  {
     name: "a 404 problem on '*' carries Allow-Origin: *",
     policy: 'public',
     path: '/nope',
@@ -428,7 +445,7 @@ const cases: Case[] = [
 
 const senders = {
   app: frameworkSenders(apps(POLICIES.app)),
-  public: frameworkSenders(apps(POLICIES.public)),
+  public: frameworkSenders(apps(POLICIES.public, createCors(POLICIES.public))),
 };
 
 // Vary and Allow as sets: frameworks put the route's members (and HEAD) in their own order.
