@@ -116,6 +116,20 @@ export const CORE_USES: Readonly<Record<string, string>> = {
     assert.deepEqual([second.exceeded, second.error.status, second.error.code], [true, 429, 'rate_limited']);
     assert.deepEqual(second.error.extensions, { 'violated-policies': ['1-in-1min'] });
   `,
+  cors: `
+    const { createCors } = await load('@plumbline/cors');
+    const cors = createCors({ origins: ['https://app.example.com'], credentials: true });
+    const preflight = cors.decide({
+      method: 'OPTIONS',
+      origin: 'https://app.example.com',
+      accessControlRequestMethod: 'PATCH',
+      accessControlRequestHeaders: 'content-type,if-match',
+    });
+    assert.deepEqual([preflight.preflight, preflight.status, preflight.headers['Access-Control-Max-Age']], [true, 204, '600']);
+    const evil = cors.decide({ method: 'GET', origin: 'https://app.example.com.evil.com' });
+    assert.deepEqual([evil.allowed, evil.headers], [false, { Vary: 'Origin' }]);
+    assert.throws(() => createCors({ origins: '*', credentials: true }), TypeError);
+  `,
   conformance: `
     const { lint } = await load('@plumbline/conformance');
     const { createRuleset } = await load('@plumbline/conformance/ruleset');
@@ -291,6 +305,24 @@ export const EXPRESS_APPS: Readonly<Record<string, string>> = {
     assert.deepEqual([first.status, first.headers.ratelimit], [200, '"1-in-1min"; r=0; t=60']);
     const refused = await request(app, { path: '/projects' });
     assert.deepEqual([refused.status, refused.headers['retry-after'], refused.json.error_code], [429, '60', 'rate_limited']);
+  `,
+  cors: `
+    const { cors } = await load('@plumbline/cors/express');
+    const { errorHandler, notFoundHandler } = await load('@plumbline/errors/express');
+    const app = express();
+    app.use(cors({ origins: ['https://app.example.com'], credentials: true }));
+    app.get('/projects', (req, res) => res.json([]));
+    app.use(notFoundHandler());
+    app.use(errorHandler({ onError: () => {} }));
+    const preflight = await request(app, {
+      method: 'OPTIONS',
+      path: '/projects',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'if-match' },
+    });
+    assert.deepEqual([preflight.status, preflight.headers['access-control-allow-origin'], preflight.headers['access-control-max-age']], [204, 'https://app.example.com', '600']);
+    const missing = await request(app, { path: '/nope', headers: { origin: 'https://app.example.com' } });
+    assert.deepEqual([missing.status, missing.headers['access-control-allow-credentials'], missing.json.error_code], [404, 'true', 'not_found']);
+    assert.match(missing.headers['access-control-expose-headers'], /ETag/);
   `,
 };
 
@@ -618,5 +650,31 @@ import { createIssuer } from '@plumbline/auth/issuer';`,
       assert.deepEqual([first.status, first.headers['ratelimit']], [200, '"1-in-1min"; r=0; t=60']);
       const refused = await call(address, { path: '/projects', headers: { 'x-client': '203.0.113.7' } });
       assert.deepEqual([refused.status, refused.headers['retry-after'], refused.json.error_code], [429, '60', 'rate_limited']);`,
+  },
+  cors: {
+    imports: "import { createCors } from '@plumbline/cors';",
+    setup: `
+    const policy = createCors({ origins: ['https://app.example.com'], credentials: true });`,
+    fastify: {
+      imports: "import { cors } from '@plumbline/cors/fastify';",
+      build: `
+    await app.register(cors, { policy });
+    app.get('/projects', async () => []);`,
+    },
+    hono: {
+      imports: "import { cors } from '@plumbline/cors/hono';",
+      build: `
+    app.use(cors(policy));
+    app.get('/projects', (c) => c.json([]));`,
+    },
+    checks: `
+      const preflight = await call(address, {
+        method: 'OPTIONS',
+        path: '/projects',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'if-match' },
+      });
+      assert.deepEqual([preflight.status, preflight.headers['access-control-allow-origin'], preflight.headers['access-control-max-age']], [204, 'https://app.example.com', '600']);
+      const missing = await call(address, { path: '/nope', headers: { origin: 'https://app.example.com' } });
+      assert.deepEqual([missing.status, missing.headers['access-control-allow-credentials'], missing.json.error_code], [404, 'true', 'not_found']);`,
   },
 };
