@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { checkOpenApi, readOpenApi } from './document.js';
 import {
   BudgetExhausted,
   type ClientLimits,
@@ -223,16 +224,8 @@ export function pageQuery(style: PaginationStyle, size: number): string {
 
 async function loadOpenApi(run: Run): Promise<unknown> {
   const { openapi, collections, openapiPath } = run.options;
-  if (typeof openapi === 'string') {
-    try {
-      return JSON.parse(openapi) as unknown;
-    } catch {
-      throw new ProbeConfigError(
-        'the OpenAPI document is not valid JSON (load YAML yourself and pass the object)',
-      );
-    }
-  }
-  if (openapi !== undefined) return openapi;
+  if (typeof openapi === 'string') return readOpenApi(openapi, 'the OpenAPI document');
+  if (openapi !== undefined) return checkOpenApi(openapi, 'the OpenAPI document');
   if (collections !== undefined && collections.length > 0) return undefined;
   const exchange = await run.get(openapiPath ?? '/openapi.json');
   const json = exchange.response ? jsonBody(exchange.response) : undefined;
@@ -244,7 +237,7 @@ async function loadOpenApi(run: Run): Promise<unknown> {
           ? 'it needs credentials: pass --api-key or --token (or --openapi <file>)'
           : 'pass --openapi or --collection'),
     );
-  return json;
+  return checkOpenApi(json, openapiPath ?? '/openapi.json');
 }
 
 function firstId(json: unknown): string | undefined {
@@ -473,7 +466,12 @@ async function probeQueryValidation(run: Run, target: Target): Promise<void> {
   expect400(run, 'probe-limit-over-max-400', limit, 'a page size of 100000');
 
   if (target.query !== undefined && !target.query.includes('q'))
-    run.note('probe-search-too-short-400', 'skip', undefined, `${target.template} documents no q parameter`);
+    run.note(
+      'probe-search-too-short-400',
+      'not-applicable',
+      undefined,
+      `not applicable: ${target.template} documents no q parameter`,
+    );
   else {
     const search = await run.get(withQuery(target.path, 'q=a'));
     expect400(run, 'probe-search-too-short-400', search, 'a one-character search');
@@ -797,7 +795,8 @@ function checkAllResponses(run: Run): void {
 function outcomeOf(observations: readonly Observation[]): Outcome {
   if (observations.some((o) => o.outcome === 'fail')) return 'fail';
   if (observations.some((o) => o.outcome === 'pass')) return 'pass';
-  return 'skip';
+  if (observations.some((o) => o.outcome === 'skip')) return 'skip';
+  return 'not-applicable';
 }
 
 function summarize(
@@ -811,17 +810,15 @@ function summarize(
     let outcome = outcomeOf(observations);
     let evidence = observations.filter((o) => o.outcome === outcome).map((o) => o.evidence);
     if (observations.length === 0) {
-      outcome = 'skip';
-      evidence = [
-        {
-          note:
-            rule.writes && skippedWrites
-              ? 'not run: write probe; pass --allow-writes'
-              : run.needsCredentials
-                ? NEEDS_CREDENTIALS
-                : (budgetNote ?? 'nothing to check (no applicable response)'),
-        },
-      ];
+      // Not run (writes off, no credentials, budget spent) is a skip; ran with nothing to judge is not.
+      const why =
+        rule.writes && skippedWrites
+          ? 'not run: write probe; pass --allow-writes'
+          : run.needsCredentials
+            ? NEEDS_CREDENTIALS
+            : budgetNote;
+      outcome = why === undefined ? 'not-applicable' : 'skip';
+      evidence = [{ note: why ?? 'not applicable: no response it applies to' }];
     }
     return ruleResult(rule, outcome, evidence.slice(0, outcome === 'pass' ? 3 : 5));
   });
