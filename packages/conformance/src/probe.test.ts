@@ -153,7 +153,7 @@ describe('probe: the deliberately wrong fixture', () => {
     ],
     [
       'probe-idempotent-replay',
-      'the retry differs from the first result (200)',
+      'the retry differs from the first result: a different body',
       'POST /api/v2/items',
       'HTTP 200',
     ],

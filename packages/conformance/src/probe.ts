@@ -21,6 +21,7 @@ import {
   nextLink,
   pageHasMore,
   pageItems,
+  pageMetadata,
   stackTraceIn,
 } from './inspect.js';
 import {
@@ -144,7 +145,10 @@ export const UNSERVABLE = 'application/x-plumbline-unservable';
 
 class Run {
   readonly observations = new Map<string, Observation[]>();
+  /** Locations of what the write probes created, deleted at the end. */
   readonly created: string[] = [];
+  /** What the write probes created without a way to find it again (no Location, no id). */
+  readonly unlocated: { location: string; reason: string }[] = [];
   /** Set when the API answered 401/403 to a run without credentials. */
   needsCredentials = false;
   /** How the document says the version travels, when not in the path. */
@@ -444,9 +448,19 @@ function checkFirstPage(run: Run, target: Target, exchange: Exchange): void {
   if (items === undefined) run.note(rule, 'fail', exchange, 'no item array found in the body', ['link']);
   else if (items.length > max)
     run.note(rule, 'fail', exchange, `${items.length} items (more than ${max})`, ['link']);
-  else if (!hasPaginationMetadata(response.headers, json))
-    run.note(rule, 'fail', exchange, `${items.length} items but no Link header or page metadata`, ['link']);
-  else run.note(rule, 'pass', exchange, `${items.length} items with pagination metadata`, ['link']);
+  else if (!hasPaginationMetadata(response.headers, json)) {
+    const unknown = pageMetadata(response.headers, json).unrecognised;
+    if (unknown.length > 0)
+      run.note(
+        rule,
+        'skip',
+        exchange,
+        `${items.length} items; page metadata not recognised (${unknown.join(', ')}): not judged`,
+        ['link'],
+      );
+    else
+      run.note(rule, 'fail', exchange, `${items.length} items but no Link header or page metadata`, ['link']);
+  } else run.note(rule, 'pass', exchange, `${items.length} items with pagination metadata`, ['link']);
   versionHeaders(run, target, exchange);
 }
 
@@ -487,11 +501,19 @@ async function probePagination(run: Run, target: Target, unpagedCount: number): 
   }
   const json = jsonBody(first.response);
   const items = pageItems(json) ?? [];
-  const next = nextLink(first.response.headers, json, first.request.url);
+  const next = nextLink(first.response.headers, json, first.request.url, target.query ?? []);
   if (next === undefined) {
     const more = pageHasMore(json);
     if (more === true)
       run.note(rule, 'fail', first, 'the page says more items follow but has no next link', ['link']);
+    else if (items.length > 1)
+      run.note(
+        rule,
+        'skip',
+        first,
+        `asked for a page of 1 item, got ${items.length} and no next link: the page size was not applied, so there is no next page to follow`,
+        ['link'],
+      );
     else if (unpagedCount > items.length)
       run.note(
         rule,
@@ -500,12 +522,20 @@ async function probePagination(run: Run, target: Target, unpagedCount: number): 
         `${unpagedCount} items exist but a page of ${items.length} has no next link`,
         ['link'],
       );
-    else
+    else if (pageMetadata(first.response.headers, json).unrecognised.length > 0)
       run.note(
         rule,
         'skip',
         first,
-        `${target.template} has fewer than 2 items; create some (or use --allow-writes)`,
+        `page metadata not recognised (${pageMetadata(first.response.headers, json).unrecognised.join(', ')}): no next link found to follow`,
+        ['link'],
+      );
+    else
+      run.note(
+        rule,
+        'not-applicable',
+        first,
+        `not applicable: ${target.template} has ${unpagedCount} item${unpagedCount === 1 ? '' : 's'}, a next page needs at least 2; create some (or use --allow-writes)`,
         ['link'],
       );
     return;
@@ -606,14 +636,64 @@ function forbidden(run: Run, rule: string, exchange: Exchange): boolean {
   return true;
 }
 
-async function create(run: Run, target: Target, body: unknown, key = randomUUID()): Promise<Exchange> {
+/** Where a created resource is: its Location, else the body's `self` link or `id` under the collection. */
+function createdLocation(target: Target, exchange: Exchange): { location?: string; from?: string } {
+  const header = exchange.response?.headers.get('location');
+  if (header) return { location: header, from: 'Location' };
+  const json = exchange.response ? jsonBody(exchange.response) : undefined;
+  const body = isObject(json) && isObject(json['data']) ? json['data'] : json;
+  if (!isObject(body)) return {};
+  const links = isObject(body['links']) ? body['links'] : isObject(body['_links']) ? body['_links'] : {};
+  for (const self of [body['self'], links['self']]) {
+    const href = typeof self === 'string' ? self : isObject(self) ? self['href'] : undefined;
+    if (typeof href === 'string' && href !== '') return { location: href, from: "the body's self link" };
+  }
+  const id = body['id'];
+  if (typeof id === 'string' || typeof id === 'number')
+    return { location: `${target.path}/${encodeURIComponent(String(id))}`, from: "the body's id" };
+  return {};
+}
+
+/**
+ * Records what a POST created (any 2xx) so the cleanup deletes it, whatever the status and headers;
+ * without a Location or an id in the body it is reported as possibly left behind.
+ */
+function track(run: Run, target: Target, exchange: Exchange, what: string): string | undefined {
+  if (!is2xx(exchange)) return undefined;
+  const { location } = createdLocation(target, exchange);
+  if (location !== undefined) run.created.push(location);
+  else
+    run.unlocated.push({
+      location: `${what}: POST ${target.path} (${status(exchange)})`,
+      reason: 'answered 2xx without a Location header or an id in the body; it may be left behind',
+    });
+  return location;
+}
+
+async function create(
+  run: Run,
+  target: Target,
+  body: unknown,
+  key: string = randomUUID(),
+  what = 'create',
+): Promise<Exchange> {
   const exchange = await run.post(target.path, JSON.stringify(body), {
     'Content-Type': 'application/json',
     [run.options.idempotencyHeader ?? 'Idempotency-Key']: key,
   });
-  const location = exchange.response?.headers.get('location');
-  if (is2xx(exchange) && location) run.created.push(location);
+  track(run, target, exchange, what);
   return exchange;
+}
+
+/** How two answers to a POST differ: status, `Location`, body; empty when they are the same. */
+function differences(first: Exchange, second: Exchange): string[] {
+  const found: string[] = [];
+  if (status(first) !== status(second)) found.push(`status ${status(first)} then ${status(second)}`);
+  const a = first.response?.headers.get('location') ?? null;
+  const b = second.response?.headers.get('location') ?? null;
+  if (a !== b) found.push(`Location ${a ?? '(none)'} then ${b ?? '(none)'}`);
+  if (first.response?.body !== second.response?.body) found.push('a different body');
+  return found;
 }
 
 async function probeReplay(
@@ -623,31 +703,47 @@ async function probeReplay(
   key: string,
   original: Exchange,
 ): Promise<void> {
-  const keyHeader = run.options.idempotencyHeader ?? 'Idempotency-Key';
-  const replay = await run.post(target.path, JSON.stringify(body), {
-    'Content-Type': 'application/json',
-    [keyHeader]: key,
-  });
-  const same =
-    is2xx(original) &&
-    status(replay) === status(original) &&
-    replay.response?.headers.get('location') === original.response?.headers.get('location') &&
-    replay.response?.body === original.response?.body;
-  run.note(
-    'probe-idempotent-replay',
-    same ? 'pass' : 'fail',
-    replay,
-    same
-      ? 'the retry replayed the first result'
-      : `the retry differs from the first result (${status(original)})`,
-    ['location', 'idempotent-replayed'],
-  );
-  const replayLocation = replay.response?.headers.get('location');
-  if (!same && is2xx(replay) && replayLocation) run.created.push(replayLocation);
-  const reused = await run.post(target.path, JSON.stringify(changed(body)), {
-    'Content-Type': 'application/json',
-    [keyHeader]: key,
-  });
+  const rule = 'probe-idempotent-replay';
+  const shown = ['location', 'idempotent-replayed'];
+  const replay = await create(run, target, body, key, 'idempotent retry');
+  const changedAnswer = differences(original, replay);
+  if (changedAnswer.length > 0)
+    run.note(
+      rule,
+      'fail',
+      replay,
+      `the retry differs from the first result: ${changedAnswer.join(', ')}`,
+      shown,
+    );
+  else {
+    // The same answer twice proves a replay only if a POST with another key answers differently:
+    // a service that ignores the key (or answers every POST alike) would repeat itself here too.
+    const control = await create(run, target, body, randomUUID(), 'control POST with another key');
+    const location = createdLocation(target, original).location;
+    const exists =
+      location !== undefined && run.client.resolve(location) !== undefined
+        ? await run.get(location)
+        : undefined;
+    if (differences(original, control).length === 0)
+      run.note(
+        rule,
+        'fail',
+        control,
+        'a POST with another Idempotency-Key got the very same answer: the key is not what made the retry identical',
+        shown,
+      );
+    else if (exists !== undefined && !is2xx(exists))
+      run.note(rule, 'fail', exists, `the replayed resource ${location} does not answer 2xx`, shown);
+    else
+      run.note(
+        rule,
+        'pass',
+        replay,
+        `the retry replayed the first result (same status, body and Location${location === undefined ? '' : `, one resource at ${location}`}); a POST with another key answered ${status(control)}`,
+        shown,
+      );
+  }
+  const reused = await create(run, target, changed(body), key, 'key reuse with another body');
   run.note(
     'probe-idempotency-key-reuse-422',
     status(reused) === 422 ? 'pass' : 'fail',
@@ -672,15 +768,25 @@ async function probeWrites(run: Run, target: Target): Promise<void> {
       unsupported,
       ok ? '415 for text/plain' : 'expected 415',
     );
-    const location = unsupported.response?.headers.get('location');
-    if (is2xx(unsupported) && location) run.created.push(location);
+    track(run, target, unsupported, 'text/plain POST');
   }
 
   const body = createBody(run, target);
   const first = await create(run, target, body);
   if (forbidden(run, 'probe-create-201-location', first)) return;
   const location = first.response?.headers.get('location');
-  if (status(first) !== 201 || !location) {
+  if (status(first) === 201 && !location) {
+    const derived = createdLocation(target, first);
+    run.note(
+      'probe-create-201-location',
+      'fail',
+      first,
+      derived.location === undefined
+        ? '201 without a Location header, and no id in the body: the resource may be left behind'
+        : `201 without a Location header; ${derived.from} gives ${derived.location}, deleted at the end`,
+      ['location'],
+    );
+  } else if (status(first) !== 201 || !location) {
     run.note('probe-create-201-location', 'fail', first, 'expected 201 with a Location header', ['location']);
   } else if (run.client.resolve(location) === undefined) {
     run.note('probe-create-201-location', 'fail', first, `Location ${location} leaves the API's origin`, [
@@ -736,7 +842,7 @@ async function probeWrites(run: Run, target: Target): Promise<void> {
 async function cleanup(run: Run): Promise<Cleanup> {
   const created = [...new Set(run.created.splice(0))];
   const deleted: string[] = [];
-  const notDeleted: { location: string; reason: string }[] = [];
+  const notDeleted: { location: string; reason: string }[] = [...run.unlocated];
   for (const location of created) {
     if (run.client.resolve(location) === undefined) {
       notDeleted.push({ location, reason: 'outside the base URL origin' });
@@ -751,7 +857,7 @@ async function cleanup(run: Run): Promise<Cleanup> {
         reason: exchange.response ? `DELETE answered ${code}` : (exchange.error ?? 'no response'),
       });
   }
-  return { created: created.length, deleted, notDeleted };
+  return { created: created.length + run.unlocated.length, deleted, notDeleted };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -896,7 +1002,8 @@ export async function probe(options: ProbeOptions): Promise<Scorecard> {
       if (!(error instanceof BudgetExhausted)) throw error;
       budgetNote = `${error.message}; raise --max-requests`;
     } finally {
-      if (options.allowWrites || run.created.length > 0) cleaned = await cleanup(run);
+      if (options.allowWrites || run.created.length > 0 || run.unlocated.length > 0)
+        cleaned = await cleanup(run);
     }
   } catch (error) {
     if (!(error instanceof NoResponse)) throw error;
