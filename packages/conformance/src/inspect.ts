@@ -139,7 +139,7 @@ const TOKEN_PARAMS = [
  * @example
  * ```ts
  * pageMetadata(new Headers(), { data: [], meta: { nextCursor: 'abc', total: 9 } });
- * // { token: { key: 'nextCursor', value: 'abc' }, total: 9 }
+ * // { recognised: true, token: { key: 'nextCursor', value: 'abc' }, total: 9, unrecognised: [] }
  * ```
  */
 export interface PageMetadata {
@@ -151,9 +151,24 @@ export interface PageMetadata {
   readonly hasMore?: boolean;
   /** The total number of items (`total`, `totalCount`, `total_count`, ...). */
   readonly total?: number;
+  /** True when the page has a member the probe knows as page metadata (even `null`: the last page). */
+  readonly recognised: boolean;
   /** Body members besides the items that the probe does not recognise as page metadata. */
   readonly unrecognised: readonly string[];
 }
+
+/** Every member name the probe reads as page metadata. */
+const KNOWN_KEYS = new Set([
+  ...META_CONTAINERS,
+  ...TOKEN_KEYS,
+  ...MORE_KEYS,
+  ...TOTAL_KEYS,
+  'links',
+  '_links',
+  'next',
+  'prev',
+  'previous',
+]);
 
 function containers(json: JsonObject): JsonObject[] {
   const nested = META_CONTAINERS.map((key) => json[key]).filter(isObject);
@@ -170,7 +185,12 @@ function containers(json: JsonObject): JsonObject[] {
  */
 export function pageMetadata(headers: Headers, json: unknown): PageMetadata {
   const fromHeader = parseLinkHeader(headers.get('link')).get('next');
-  if (!isObject(json)) return { ...(fromHeader === undefined ? {} : { next: fromHeader }), unrecognised: [] };
+  if (!isObject(json))
+    return {
+      recognised: fromHeader !== undefined,
+      ...(fromHeader === undefined ? {} : { next: fromHeader }),
+      unrecognised: [],
+    };
   const links = isObject(json['links'])
     ? json['links']
     : isObject(json['_links'])
@@ -192,19 +212,11 @@ export function pageMetadata(headers: Headers, json: unknown): PageMetadata {
       if (total === undefined && typeof container[key] === 'number') total = container[key] as number;
   }
   const items = pageItems(json);
-  const known = new Set([
-    ...META_CONTAINERS,
-    ...TOKEN_KEYS,
-    ...MORE_KEYS,
-    ...TOTAL_KEYS,
-    'links',
-    '_links',
-    'next',
-    'prev',
-    'previous',
-  ]);
-  const unrecognised = Object.keys(json).filter((key) => json[key] !== items && !known.has(key));
+  const unrecognised = Object.keys(json).filter((key) => json[key] !== items && !KNOWN_KEYS.has(key));
   return {
+    recognised:
+      fromHeader !== undefined ||
+      containers(json).some((container) => Object.keys(container).some((key) => KNOWN_KEYS.has(key))),
     ...(next === undefined ? {} : { next }),
     ...(token === undefined ? {} : { token }),
     ...(hasMore === undefined ? {} : { hasMore }),
@@ -225,11 +237,7 @@ export function pageMetadata(headers: Headers, json: unknown): PageMetadata {
  */
 export function hasPaginationMetadata(headers: Headers, json: unknown): boolean {
   if (/rel\s*=/i.test(headers.get('link') ?? '')) return true;
-  if (!isObject(json)) return false;
-  const meta = pageMetadata(headers, json);
-  if (meta.next !== undefined || meta.token !== undefined || meta.hasMore !== undefined) return true;
-  if (meta.total !== undefined) return true;
-  return ['page', 'links', '_links', 'meta', 'pagination', 'paging'].some((key) => key in json);
+  return isObject(json) && pageMetadata(headers, json).recognised;
 }
 
 /**
