@@ -68,10 +68,10 @@ export interface LintOptions {
  * findings.notApplicable['plumbline-delete-204']; // 'no DELETE operation' when there is none
  * ```
  */
-export interface LintFindings extends Array<Finding> {
+export type LintFindings = Finding[] & {
   /** Rule id → why the document gives it nothing to judge; {@link scoreFindings} reports them "not applicable". */
   readonly notApplicable: Readonly<Record<string, string>>;
-}
+};
 
 /**
  * Lints an OpenAPI 3.x document (object, JSON text or YAML text) with the Plumbline ruleset.
