@@ -7,6 +7,7 @@ import { compliantApp } from './__fixtures__/compliant-app.js';
 import { listen, type Started } from './__fixtures__/listen.js';
 import { goodOpenApi } from './__fixtures__/openapi.js';
 import { DocumentError, type DocumentErrorCode, readOpenApi, SWAGGER_2_HINT } from './document.js';
+import { formatHtml, formatJson, formatJunit, formatSarif } from './format.js';
 import { lint, scoreFindings } from './lint.js';
 import { probe } from './probe.js';
 import { EXIT, runCli } from './run-cli.js';
@@ -231,5 +232,38 @@ describe('a document with nothing to judge', () => {
       code: EXIT.usage,
       stderr: `plumbline-conformance: ${file}: no score, no rule had anything to judge; --min-score 90 cannot be met\n`,
     });
+  });
+
+  it('every format shows not applicable as its own status', async () => {
+    const card = scoreFindings(await lint(NO_PATHS), 'no-paths.json');
+    const json = JSON.parse(formatJson(card)) as {
+      percent: unknown;
+      notApplicable: number;
+      results: { outcome: string }[];
+    };
+    expect([json.percent, json.notApplicable, json.results[7]?.outcome]).toEqual([
+      null,
+      15,
+      'not-applicable',
+    ]);
+    expect(formatJunit(card)).toContain(
+      '<testcase classname="plumbline-conformance.lint" name="plumbline-delete-204: DELETE documents 204 No Content as its success response">\n' +
+        '      <skipped message="not applicable: no DELETE operation"/>',
+    );
+    const sarif = JSON.parse(formatSarif(card)) as { runs: { results: Record<string, unknown>[] }[] };
+    expect(sarif.runs[0]?.results[8]).toEqual({
+      ruleId: 'plumbline-delete-204',
+      ruleIndex: 8,
+      kind: 'notApplicable',
+      level: 'none',
+      message: { text: 'not applicable: no DELETE operation' },
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'no-paths.json' } } }],
+    });
+    expect(formatHtml(card)).toContain(
+      '<section class="rule not-applicable" id="plumbline-delete-204"><h3><span class="badge">N/A</span>',
+    );
+    expect(formatHtml(card)).toContain(
+      '<strong>no score (nothing to judge)</strong>: 0 passed, 0 failed, 0 skipped, 15 not applicable. OK',
+    );
   });
 });

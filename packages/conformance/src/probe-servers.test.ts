@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probe } from './probe.js';
+import { EXIT, runCli } from './run-cli.js';
 import type { Scorecard } from './scorecard.js';
 
 interface Widget {
@@ -326,6 +327,27 @@ describe('write probes against real servers', () => {
     });
     // The server does hold them: the report does not pretend otherwise.
     expect(server.widgets.size).toBe(SEED + 4);
+  });
+
+  it('the CLI report lists what was left behind', async () => {
+    const server = await widgetServer({ created: 'nothing' });
+    let stdout = '';
+    const code = await runCli(['probe', server.url, '--allow-writes', '--rps', '1000'], {
+      stdout: (text) => (stdout += text),
+      stderr: () => undefined,
+      env: {},
+    });
+    expect(code).toBe(EXIT.failed);
+    const reason = 'answered 2xx without a Location header or an id in the body; it may be left behind';
+    expect(stdout).toContain(
+      [
+        'cleanup: created 4, deleted 0',
+        `  NOT DELETED create: POST /v1/widgets (201): ${reason}`,
+        `  NOT DELETED create: POST /v1/widgets (201): ${reason}`,
+        `  NOT DELETED control POST with another key: POST /v1/widgets (201): ${reason}`,
+        `  NOT DELETED create: POST /v1/widgets (201): ${reason}`,
+      ].join('\n'),
+    );
   });
 });
 
