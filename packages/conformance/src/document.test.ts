@@ -1,4 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +169,46 @@ describe('input that cannot be scored', () => {
       });
     },
   );
+});
+
+describe('a document the probe fetches from <base-url>/openapi.json', () => {
+  it.each([
+    [
+      'Swagger 2.0',
+      SWAGGER_JSON,
+      'swagger-2',
+      `/openapi.json: a Swagger 2.0 document, not OpenAPI 3.x; ${SWAGGER_2_HINT}`,
+    ],
+    [
+      'OpenAPI 4',
+      '{"openapi":"4.0.0"}',
+      'unsupported-version',
+      '/openapi.json: openapi "4.0.0" is not supported (OpenAPI 3.0 and 3.1 are)',
+    ],
+    [
+      'no openapi member',
+      '{"info":{}}',
+      'not-openapi',
+      '/openapi.json: not an OpenAPI document (no "openapi" member)',
+    ],
+  ])('%s is refused like a file', async (_, text, code, message) => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(text);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await expect(probe({ baseUrl: url })).rejects.toMatchObject({ name: 'DocumentError', code, message });
+      expect(await cli(['probe', url])).toEqual({
+        code: EXIT.usage,
+        stdout: '',
+        stderr: `plumbline-conformance: ${message}\n`,
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
 
 describe('a UTF-8 byte-order mark', () => {
