@@ -677,6 +677,76 @@ const CHECKS: Record<string, Check> = {
   'plumbline-sunset-header': deprecationCheck('Sunset'),
 };
 
+const noResourcePaths = (context: Context): string | undefined =>
+  resourcePaths(context).length === 0 ? 'the document has no resource paths' : undefined;
+
+/** For each rule, why a document gives it nothing to judge (`undefined`: something to judge). */
+const NOTHING_TO_JUDGE: Record<string, (context: Context) => string | undefined> = {
+  'plumbline-path-plural-nouns': noResourcePaths,
+  'plumbline-path-no-verbs': noResourcePaths,
+  'plumbline-path-casing': noResourcePaths,
+  'plumbline-path-nesting': noResourcePaths,
+  'plumbline-path-no-extensions': noResourcePaths,
+  'plumbline-path-no-filter-subpaths': noResourcePaths,
+  'plumbline-path-identifiers': noResourcePaths,
+  'plumbline-post-201-location': (context) =>
+    resourceOperations(context).some((op) => op.method === 'post' && isCollection(context, op.path))
+      ? undefined
+      : 'no POST to a collection',
+  'plumbline-delete-204': (context) =>
+    resourceOperations(context).some((op) => op.method === 'delete') ? undefined : 'no DELETE operation',
+  'plumbline-error-responses': (context) =>
+    resourceOperations(context).length > 0 ? undefined : 'no operation on a resource path',
+  'plumbline-collection-pagination': (context) =>
+    resourceOperations(context).some((op) => op.method === 'get' && isCollection(context, op.path))
+      ? undefined
+      : 'no GET on a collection',
+  'plumbline-security-headers-only': (context) => {
+    const document = context.document;
+    const components = isObject(document) ? deref(document, document['components']) : undefined;
+    const schemes = isObject(components) ? deref(document, components['securitySchemes']) : undefined;
+    const hasSchemes = isObject(schemes) && Object.keys(schemes).length > 0;
+    return hasSchemes || operationsOf(document).length > 0
+      ? undefined
+      : 'no security scheme and no operation';
+  },
+  'plumbline-version-consistent': noResourcePaths,
+  'plumbline-deprecation-header': (context) =>
+    operationsOf(context.document).some((op) => op.operation['deprecated'] === true)
+      ? undefined
+      : 'no deprecated operation',
+  'plumbline-sunset-header': (context) =>
+    operationsOf(context.document).some((op) => op.operation['deprecated'] === true)
+      ? undefined
+      : 'no deprecated operation',
+};
+
+/**
+ * The rules that have nothing to judge in a document, each with the reason (no POST to a
+ * collection, no deprecated operation, ...), plus the rules `options.disable` leaves out. A rule
+ * listed here reports "not applicable", never "pass", and does not count towards the score.
+ *
+ * @example
+ * ```ts
+ * notApplicableRules({ openapi: '3.1.0', paths: {} })['plumbline-delete-204']; // 'no DELETE operation'
+ * ```
+ */
+export function notApplicableRules(
+  document: unknown,
+  options: Pick<RulesetOptions, 'ignorePaths' | 'disable'> = {},
+): Record<string, string> {
+  const context: Context = { document, ignored: [...DEFAULT_IGNORED_PATHS, ...(options.ignorePaths ?? [])] };
+  const disabled = new Set(options.disable ?? []);
+  const reasons: Record<string, string> = {};
+  for (const rule of LINT_RULES) {
+    const reason = disabled.has(rule.id)
+      ? 'disabled by the ruleset options'
+      : NOTHING_TO_JUDGE[rule.id]?.(context);
+    if (reason !== undefined) reasons[rule.id] = reason;
+  }
+  return reasons;
+}
+
 /** A rule in Spectral's ruleset format (a subset of `RuleDefinition`). */
 export interface SpectralRule {
   readonly description: string;

@@ -6,6 +6,7 @@ describe('public exports', () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'BudgetExhausted',
       'DEFAULT_IGNORED_PATHS',
+      'DocumentError',
       'EXIT',
       'LINT_RULES',
       'PROBE_RULES',
@@ -15,6 +16,7 @@ describe('public exports', () => {
       'RULES',
       'USAGE',
       'buildScorecard',
+      'checkOpenApi',
       'createRuleset',
       'discoverCollections',
       'formatHtml',
@@ -25,17 +27,24 @@ describe('public exports', () => {
       'formatTable',
       'lint',
       'loadDocument',
+      'notApplicableRules',
       'planProbe',
       'probe',
+      'readOpenApi',
       'ruleLink',
       'runCli',
       'scoreFindings',
+      'stripBom',
     ]);
   });
 
   it('@plumbline/conformance/ruleset', async () => {
     const module = await import('./create-ruleset.js');
-    expect(Object.keys(module).sort()).toEqual(['DEFAULT_IGNORED_PATHS', 'createRuleset']);
+    expect(Object.keys(module).sort()).toEqual([
+      'DEFAULT_IGNORED_PATHS',
+      'createRuleset',
+      'notApplicableRules',
+    ]);
   });
 
   it('dist/ruleset.mjs (the file for spectral --ruleset) has a default export only', async () => {

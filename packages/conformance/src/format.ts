@@ -20,7 +20,17 @@ export interface TableOptions {
   readonly verbose?: boolean;
 }
 
-const LABEL = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
+const LABEL = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', 'not-applicable': 'N/A' } as const;
+
+/** `, 2 not applicable`, or nothing when every rule had something to judge. */
+function notApplicable(card: Scorecard): string {
+  return card.notApplicable === 0 ? '' : `, ${card.notApplicable} not applicable`;
+}
+
+/** The score as shown: `87%`, or `no score` when no rule passed or failed. */
+function scoreText(card: Scorecard): string {
+  return card.percent === null ? 'no score (nothing to judge)' : `${card.percent}%`;
+}
 
 function headline(card: Scorecard): string {
   const requests = card.requests === undefined ? '' : `, ${card.requests} requests`;
@@ -29,8 +39,8 @@ function headline(card: Scorecard): string {
   ).length;
   const credentials = notRun === 0 ? '' : ` (${notRun} rules not run: needs credentials)`;
   return (
-    `plumbline-conformance ${card.mode} ${card.target}: ${card.percent}% ` +
-    `(${card.passed} passed, ${card.failed} failed, ${card.skipped} skipped${requests}) ` +
+    `plumbline-conformance ${card.mode} ${card.target}: ${scoreText(card)} ` +
+    `(${card.passed} passed, ${card.failed} failed, ${card.skipped} skipped${notApplicable(card)}${requests}) ` +
     (card.ok ? 'OK' : 'FAILED') +
     credentials
   );
@@ -97,7 +107,8 @@ export function formatTable(card: Scorecard, options: TableOptions = {}): string
     );
     const show = result.outcome === 'fail' || options.verbose;
     if (show) for (const evidence of result.evidence) rows.push(evidenceLines(evidence));
-    else if (result.outcome === 'skip' && result.evidence[0]) rows.push(`      - ${result.evidence[0].note}`);
+    else if ((result.outcome === 'skip' || result.outcome === 'not-applicable') && result.evidence[0])
+      rows.push(`      - ${result.evidence[0].note}`);
     if (result.outcome === 'fail') rows.push(`      fix: ${result.fix}`, `      rule: ${result.link}`);
   }
   rows.push(...footer(card));
@@ -160,7 +171,7 @@ export function formatJunit(card: Scorecard): string {
   const cases = card.results.map((result) => {
     const open = `    <testcase classname="${xml(suite)}" name="${xml(`${result.id}: ${result.title}`)}">`;
     if (result.outcome === 'pass') return `${open.slice(0, -1)}/>`;
-    if (result.outcome === 'skip')
+    if (result.outcome === 'skip' || result.outcome === 'not-applicable')
       return `${open}\n      <skipped message="${xml(result.evidence[0]?.note ?? 'skipped')}"/>\n    </testcase>`;
     const message = `[${result.severity}] docs/conventions.md ${reference(result)}: ${result.evidence[0]?.note ?? 'failed'}`;
     const body = `${evidenceText(result)}\n\nfix: ${result.fix}\nrule: ${result.link}`;
@@ -234,31 +245,42 @@ export function formatSarif(card: Scorecard, version?: string): string {
     defaultConfiguration: { level: sarifLevel(result) },
     properties: { kind: result.kind, section: result.section },
   }));
-  const results = card.results.flatMap((result, ruleIndex) =>
-    result.outcome !== 'fail'
-      ? []
-      : result.evidence.map((evidence) => {
-          const line = /\(line (\d+)\)$/.exec(evidence.location ?? '')?.[1];
-          const region = line === undefined ? {} : { region: { startLine: Number(line) } };
-          return {
+  const results = card.results.flatMap((result, ruleIndex): Record<string, unknown>[] =>
+    result.outcome === 'not-applicable'
+      ? [
+          {
             ruleId: result.id,
             ruleIndex,
-            level: sarifLevel(result),
-            message: { text: `${evidenceMessage(evidence)}\nfix: ${result.fix}` },
-            locations: [
-              {
-                physicalLocation: { artifactLocation: { uri: card.target }, ...region },
-                ...(evidence.location === undefined
-                  ? {}
-                  : {
-                      logicalLocations: [
-                        { fullyQualifiedName: evidence.location.replace(/ \(line \d+\)$/, '') },
-                      ],
-                    }),
-              },
-            ],
-          };
-        }),
+            kind: 'notApplicable',
+            level: 'none',
+            message: { text: result.evidence[0]?.note ?? 'not applicable' },
+            locations: [{ physicalLocation: { artifactLocation: { uri: card.target } } }],
+          },
+        ]
+      : result.outcome !== 'fail'
+        ? []
+        : result.evidence.map((evidence) => {
+            const line = /\(line (\d+)\)$/.exec(evidence.location ?? '')?.[1];
+            const region = line === undefined ? {} : { region: { startLine: Number(line) } };
+            return {
+              ruleId: result.id,
+              ruleIndex,
+              level: sarifLevel(result),
+              message: { text: `${evidenceMessage(evidence)}\nfix: ${result.fix}` },
+              locations: [
+                {
+                  physicalLocation: { artifactLocation: { uri: card.target }, ...region },
+                  ...(evidence.location === undefined
+                    ? {}
+                    : {
+                        logicalLocations: [
+                          { fullyQualifiedName: evidence.location.replace(/ \(line \d+\)$/, '') },
+                        ],
+                      }),
+                },
+              ],
+            };
+          }),
   );
   const log = {
     $schema: SARIF_SCHEMA,
@@ -335,7 +357,8 @@ export function formatHtml(card: Scorecard): string {
     const passed = results.filter((r) => r.outcome === 'pass').length;
     const failed = results.filter((r) => r.outcome === 'fail').length;
     const score = passed + failed === 0 ? '-' : `${Math.floor((passed * 100) / (passed + failed))}%`;
-    return `<tr><td>${html(area)} ${html(AREA_NAMES[area] ?? '')}</td><td>${score}</td><td>${passed}</td><td>${failed}</td><td>${results.length - passed - failed}</td></tr>`;
+    const na = results.filter((r) => r.outcome === 'not-applicable').length;
+    return `<tr><td>${html(area)} ${html(AREA_NAMES[area] ?? '')}</td><td>${score}</td><td>${passed}</td><td>${failed}</td><td>${results.length - passed - failed - na}</td><td>${na}</td></tr>`;
   });
   const rules = card.results.map((result) => {
     const evidence = result.evidence
@@ -344,7 +367,7 @@ export function formatHtml(card: Scorecard): string {
           `<li><p>${html(item.note)}</p>${item.location ? `<p>at <code>${html(item.location)}</code></p>` : ''}${item.request ? `<pre class="req">${html(item.request)}</pre>` : ''}${item.response ? `<pre class="res">${html(item.response)}</pre>` : ''}</li>`,
       )
       .join('');
-    return `<section class="rule ${result.outcome}" id="${html(result.id)}"><h3><span class="badge">${result.outcome.toUpperCase()}</span> ${html(result.id)} <small>${html(result.severity)} · <a href="${html(result.link)}">${html(reference(result))}</a></small></h3><p>${html(result.title)}</p>${result.outcome === 'fail' ? `<p class="fix">fix: ${html(result.fix)}</p>` : ''}${evidence ? `<ul>${evidence}</ul>` : ''}</section>`;
+    return `<section class="rule ${result.outcome}" id="${html(result.id)}"><h3><span class="badge">${LABEL[result.outcome]}</span> ${html(result.id)} <small>${html(result.severity)} · <a href="${html(result.link)}">${html(reference(result))}</a></small></h3><p>${html(result.title)}</p>${result.outcome === 'fail' ? `<p class="fix">fix: ${html(result.fix)}</p>` : ''}${evidence ? `<ul>${evidence}</ul>` : ''}</section>`;
   });
   const extra = footer(card)
     .filter((line) => line !== '')
@@ -355,14 +378,14 @@ export function formatHtml(card: Scorecard): string {
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d2330}
 h1{font-size:1.4rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccd;padding:.3rem .6rem;text-align:left}
-.rule{border-left:.35rem solid #999;padding:.2rem 1rem;margin:1rem 0;background:#f7f8fa}.rule.pass{border-color:#2a7}.rule.fail{border-color:#c33}.rule.skip{border-color:#bb8}
+.rule{border-left:.35rem solid #999;padding:.2rem 1rem;margin:1rem 0;background:#f7f8fa}.rule.pass{border-color:#2a7}.rule.fail{border-color:#c33}.rule.skip{border-color:#bb8}.rule.not-applicable{border-color:#ccc}
 .badge{font-size:.75rem;padding:.1rem .4rem;border-radius:.2rem;background:#dde}.fail .badge{background:#fcc}.pass .badge{background:#cfe}
 pre{background:#fff;border:1px solid #dde;padding:.5rem;overflow-x:auto;white-space:pre-wrap}.fix{font-weight:600}small{font-weight:400;color:#556}
 </style></head><body>
 <h1>plumbline-conformance ${html(card.mode)}: ${html(card.target)}</h1>
-<p><strong>${card.percent}%</strong>: ${card.passed} passed, ${card.failed} failed, ${card.skipped} skipped. ${card.ok ? 'OK' : 'FAILED'}</p>
+<p><strong>${html(scoreText(card))}</strong>: ${card.passed} passed, ${card.failed} failed, ${card.skipped} skipped${notApplicable(card)}. ${card.ok ? 'OK' : 'FAILED'}</p>
 <h2>Score per area</h2>
-<table><thead><tr><th>area</th><th>score</th><th>passed</th><th>failed</th><th>skipped</th></tr></thead><tbody>${areaRows.join('')}</tbody></table>
+<table><thead><tr><th>area</th><th>score</th><th>passed</th><th>failed</th><th>skipped</th><th>not applicable</th></tr></thead><tbody>${areaRows.join('')}</tbody></table>
 <h2>Rules</h2>
 ${rules.join('\n')}
 ${extra.join('\n')}

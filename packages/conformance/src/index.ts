@@ -5,7 +5,19 @@
  * @packageDocumentation
  */
 
-export { createRuleset, type RulesetOptions, type SpectralRuleset } from './create-ruleset.js';
+export {
+  createRuleset,
+  notApplicableRules,
+  type RulesetOptions,
+  type SpectralRuleset,
+} from './create-ruleset.js';
+export {
+  checkOpenApi,
+  DocumentError,
+  type DocumentErrorCode,
+  readOpenApi,
+  stripBom,
+} from './document.js';
 export {
   type Format,
   formatHtml,
@@ -24,7 +36,14 @@ export {
   type ReceivedResponse,
   type SentRequest,
 } from './http.js';
-export { type Finding, type LintOptions, lint, loadDocument, scoreFindings } from './lint.js';
+export {
+  type Finding,
+  type LintFindings,
+  type LintOptions,
+  lint,
+  loadDocument,
+  scoreFindings,
+} from './lint.js';
 export {
   type CollectionInfo,
   DEFAULT_IGNORED_PATHS,

@@ -44,9 +44,29 @@ describe('inspect', () => {
     ['_links.next.href (HAL)', {}, { _links: { next: { href: '/n2' } } }, '/n2'],
     ['next', {}, { next: '/n3' }, '/n3'],
     ['page.next_cursor', {}, { page: { next_cursor: 'abc' } }, '/v2/projects?limit=1&cursor=abc'],
+    ['meta.nextCursor', {}, { meta: { nextCursor: 'c' } }, '/v2/projects?limit=1&cursor=c'],
+    ['continuationToken', {}, { continuationToken: 't' }, '/v2/projects?limit=1&cursor=t'],
+    ['nextPageToken', {}, { nextPageToken: 'p' }, '/v2/projects?limit=1&cursor=p'],
+    [
+      'pageInfo.hasNextPage',
+      {},
+      { data: [1], pageInfo: { hasNextPage: true } },
+      '/v2/projects?limit=1&offset=1',
+    ],
+    ['hasMore', {}, { data: [1], hasMore: true }, '/v2/projects?limit=1&offset=1'],
+    ['a total beyond the page', {}, { data: [1], total: 3 }, '/v2/projects?limit=1&offset=1'],
+    ['hasMore false', {}, { data: [1], hasMore: false }, undefined],
     ['none', {}, { data: [] }, undefined],
   ])('nextLink from %s', (_label, headers, json, expected) => {
     expect(nextLink(new Headers(headers), json, here)).toBe(expected);
+  });
+
+  it.each([
+    [['limit', 'page_token'], '/v2/projects?limit=1&page_token=x'],
+    [['limit', 'continuationToken'], '/v2/projects?limit=1&continuationToken=x'],
+    [['limit'], '/v2/projects?limit=1&cursor=x'],
+  ])('a next_page_token goes in the documented query parameter %j', (query, expected) => {
+    expect(nextLink(new Headers(), { next_page_token: 'x' }, here, query)).toBe(expected);
   });
 
   it.each([
@@ -68,6 +88,10 @@ describe('inspect', () => {
     [{}, { data: [], page: {} }, true],
     [{}, { data: [] }, false],
     [{}, [], false],
+    [{}, { data: [], next: null }, true],
+    [{}, { items: [], nextPageToken: '' }, true],
+    [{}, { data: [], totalCount: 0 }, true],
+    [{}, { data: [], window: {} }, false],
   ])('hasPaginationMetadata(%j, %j)', (headers, json, expected) => {
     expect(hasPaginationMetadata(new Headers(headers), json)).toBe(expected);
   });

@@ -83,30 +83,161 @@ export function pageItems(json: unknown): unknown[] | undefined {
   return arrays.length === 1 ? arrays[0] : undefined;
 }
 
-const PAGE_KEYS = [
+/** Members that hold a page's metadata: the body itself, or one of these objects in it. */
+const META_CONTAINERS = [
   'page',
-  'links',
   'meta',
   'pagination',
-  'next',
+  'paging',
+  'page_info',
+  'pageInfo',
+  'response_metadata',
+];
+/** Body members that carry the token for the next page, by how common they are. */
+const TOKEN_KEYS = [
+  'nextCursor',
   'next_cursor',
   'cursor',
-  'has_more',
-  '_links',
+  'endCursor',
+  'continuationToken',
+  'continuation_token',
+  'nextPageToken',
+  'next_page_token',
+  'nextToken',
+  'next_token',
+];
+/** Body members that say whether another page follows. */
+const MORE_KEYS = ['hasNextPage', 'has_next_page', 'hasMore', 'has_more', 'more'];
+/** Body members that give the total number of items. */
+const TOTAL_KEYS = [
+  'total',
+  'totalCount',
+  'total_count',
+  'totalItems',
+  'total_items',
+  'totalResults',
+  'total_results',
+  'count',
+];
+/** Query parameters that take a next-page token, in the order they are preferred when documented. */
+const TOKEN_PARAMS = [
+  'cursor',
+  'page_token',
+  'pageToken',
+  'continuationToken',
+  'continuation_token',
+  'next_page_token',
+  'nextPageToken',
+  'after',
+  'starting_after',
 ];
 
 /**
- * True when the page describes its pagination: an RFC 8288 `Link` header with a relation, or a
- * page/links/meta/pagination/next member in the body.
+ * What a collection page says about its pagination, from the `Link` header and the body (the body
+ * itself or its `page`, `meta`, `pagination`, `paging`, `page_info` or `response_metadata` member).
  *
  * @example
  * ```ts
- * hasPaginationMetadata(new Headers({ link: '</x?offset=20>; rel="next"' }), [{}]); // true
+ * pageMetadata(new Headers(), { data: [], meta: { nextCursor: 'abc', total: 9 } });
+ * // { recognised: true, token: { key: 'nextCursor', value: 'abc' }, total: 9, unrecognised: [] }
+ * ```
+ */
+export interface PageMetadata {
+  /** The next-page link (`Link rel="next"`, `links.next`, `_links.next.href` or `next`). */
+  readonly next?: string;
+  /** A token for the next page (`nextCursor`, `continuationToken`, `next_page_token`, ...). */
+  readonly token?: { readonly key: string; readonly value: string };
+  /** Whether another page follows (`hasNextPage`, `hasMore`, `has_more`, ...). */
+  readonly hasMore?: boolean;
+  /** The total number of items (`total`, `totalCount`, `total_count`, ...). */
+  readonly total?: number;
+  /** True when the page has a member the probe knows as page metadata (even `null`: the last page). */
+  readonly recognised: boolean;
+  /** Body members besides the items that the probe does not recognise as page metadata. */
+  readonly unrecognised: readonly string[];
+}
+
+/** Every member name the probe reads as page metadata. */
+const KNOWN_KEYS = new Set([
+  ...META_CONTAINERS,
+  ...TOKEN_KEYS,
+  ...MORE_KEYS,
+  ...TOTAL_KEYS,
+  'links',
+  '_links',
+  'next',
+  'prev',
+  'previous',
+]);
+
+function containers(json: JsonObject): JsonObject[] {
+  const nested = META_CONTAINERS.map((key) => json[key]).filter(isObject);
+  return [json, ...nested, ...nested.map((inner) => inner['pagination']).filter(isObject)];
+}
+
+/**
+ * Reads the pagination metadata of a page (see {@link PageMetadata}).
+ *
+ * @example
+ * ```ts
+ * pageMetadata(new Headers({ link: '</p?offset=1>; rel="next"' }), []).next; // '/p?offset=1'
+ * ```
+ */
+export function pageMetadata(headers: Headers, json: unknown): PageMetadata {
+  const fromHeader = parseLinkHeader(headers.get('link')).get('next');
+  if (!isObject(json))
+    return {
+      recognised: fromHeader !== undefined,
+      ...(fromHeader === undefined ? {} : { next: fromHeader }),
+      unrecognised: [],
+    };
+  const links = isObject(json['links'])
+    ? json['links']
+    : isObject(json['_links'])
+      ? json['_links']
+      : undefined;
+  let next = fromHeader ?? linkValue(links?.['next']);
+  let token: PageMetadata['token'];
+  let hasMore: boolean | undefined;
+  let total: number | undefined;
+  for (const container of containers(json)) {
+    next ??= linkValue(container['next']);
+    for (const key of TOKEN_KEYS) {
+      const value = container[key];
+      if (token === undefined && typeof value === 'string' && value !== '') token = { key, value };
+    }
+    for (const key of MORE_KEYS)
+      if (hasMore === undefined && typeof container[key] === 'boolean') hasMore = container[key] as boolean;
+    for (const key of TOTAL_KEYS)
+      if (total === undefined && typeof container[key] === 'number') total = container[key] as number;
+  }
+  const items = pageItems(json);
+  const unrecognised = Object.keys(json).filter((key) => json[key] !== items && !KNOWN_KEYS.has(key));
+  return {
+    recognised:
+      fromHeader !== undefined ||
+      containers(json).some((container) => Object.keys(container).some((key) => KNOWN_KEYS.has(key))),
+    ...(next === undefined ? {} : { next }),
+    ...(token === undefined ? {} : { token }),
+    ...(hasMore === undefined ? {} : { hasMore }),
+    ...(total === undefined ? {} : { total }),
+    unrecognised,
+  };
+}
+
+/**
+ * True when the page describes its pagination in a shape the probe recognises: an RFC 8288 `Link`
+ * header with a relation, a next link, a next-page token, a has-more flag, a total, or a
+ * `page`/`meta`/`pagination`/`links` member.
+ *
+ * @example
+ * ```ts
+ * hasPaginationMetadata(new Headers(), { items: [], hasNextPage: false }); // true
  * ```
  */
 export function hasPaginationMetadata(headers: Headers, json: unknown): boolean {
   if (/rel\s*=/i.test(headers.get('link') ?? '')) return true;
-  return isObject(json) && PAGE_KEYS.some((key) => key in json);
+  return isObject(json) && pageMetadata(headers, json).recognised;
 }
 
 /**
@@ -135,8 +266,11 @@ function linkValue(value: unknown): string | undefined {
 }
 
 /**
- * Where the next page is: `Link rel="next"`, `links.next`, `_links.next.href`, `next`, or a
- * `next_cursor` (turned into a `cursor=` query on the current URL).
+ * Where the next page is: `Link rel="next"`, `links.next`, `_links.next.href`, `next`; else a
+ * next-page token (`nextCursor`, `continuationToken`, `next_page_token`, ...) sent in the query
+ * parameter the collection documents for it (`query`, e.g. `page_token`; default `cursor`); else,
+ * when the page says more follow (`hasNextPage`, `hasMore`) or its total is beyond it, the
+ * following `offset` or `page` of the current URL.
  *
  * @example
  * ```ts
@@ -144,31 +278,38 @@ function linkValue(value: unknown): string | undefined {
  * // '/v2/projects?offset=1&limit=1'
  * ```
  */
-export function nextLink(headers: Headers, json: unknown, current: URL): string | undefined {
-  const fromHeader = parseLinkHeader(headers.get('link')).get('next');
-  if (fromHeader !== undefined) return fromHeader;
-  if (!isObject(json)) return undefined;
-  const links = isObject(json['links'])
-    ? json['links']
-    : isObject(json['_links'])
-      ? json['_links']
-      : undefined;
-  const fromBody = linkValue(links?.['next']) ?? linkValue(json['next']);
-  if (fromBody !== undefined) return fromBody;
-  const page = isObject(json['page']) ? json['page'] : isObject(json['meta']) ? json['meta'] : json;
-  const cursor = page['next_cursor'];
-  if (typeof cursor === 'string' && cursor !== '') {
-    const url = new URL(current);
-    url.searchParams.set('cursor', cursor);
+export function nextLink(
+  headers: Headers,
+  json: unknown,
+  current: URL,
+  query: readonly string[] = [],
+): string | undefined {
+  const meta = pageMetadata(headers, json);
+  if (meta.next !== undefined) return meta.next;
+  const url = new URL(current);
+  if (meta.token !== undefined) {
+    const param = TOKEN_PARAMS.find((name) => query.includes(name)) ?? 'cursor';
+    url.searchParams.set(param, meta.token.value);
     url.searchParams.delete('offset');
     url.searchParams.delete('page');
     return `${url.pathname}${url.search}`;
   }
-  return undefined;
+  if (pageHasMore(json) !== true) return undefined;
+  const page = Number(url.searchParams.get('page'));
+  if (url.searchParams.has('page') && Number.isInteger(page)) url.searchParams.set('page', String(page + 1));
+  else {
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    url.searchParams.set(
+      'offset',
+      String((Number.isFinite(offset) ? offset : 0) + (pageItems(json)?.length ?? 0)),
+    );
+  }
+  return `${url.pathname}${url.search}`;
 }
 
 /**
- * Whether the page says more items follow (`has_more`, or `total` beyond the page), if it says.
+ * Whether the page says more items follow (`hasNextPage`, `hasMore`, `has_more`, ..., or a total
+ * beyond the page), if it says.
  *
  * @example
  * ```ts
@@ -177,14 +318,10 @@ export function nextLink(headers: Headers, json: unknown, current: URL): string 
  */
 export function pageHasMore(json: unknown): boolean | undefined {
   if (!isObject(json)) return undefined;
-  const page: JsonObject = isObject(json['page'])
-    ? json['page']
-    : isObject(json['meta'])
-      ? json['meta']
-      : json;
-  if (typeof page['has_more'] === 'boolean') return page['has_more'];
+  const meta = pageMetadata(new Headers(), json);
+  if (meta.hasMore !== undefined) return meta.hasMore;
   const items = pageItems(json);
-  if (typeof page['total'] === 'number' && items !== undefined) return page['total'] > items.length;
+  if (meta.total !== undefined && items !== undefined) return meta.total > items.length;
   return undefined;
 }
 

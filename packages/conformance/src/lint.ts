@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Document, Spectral } from '@stoplight/spectral-core';
 // A CommonJS package whose named exports Node's ESM loader cannot detect: use the default export.
 import parsers from '@stoplight/spectral-parsers';
-import { createRuleset, type RulesetOptions } from './create-ruleset.js';
+import { createRuleset, notApplicableRules, type RulesetOptions } from './create-ruleset.js';
+import { checkOpenApi, looksLikeJson, readOpenApi, stripBom } from './document.js';
 import { LINT_RULES, type Severity } from './rules.js';
 import {
   buildScorecard,
@@ -57,13 +58,26 @@ export interface LintOptions {
   readonly onProgress?: (phase: string) => void;
 }
 
-function looksLikeJson(text: string, source: string | undefined): boolean {
-  if (source !== undefined && /\.ya?ml$/i.test(source)) return false;
-  return /^\s*[{[]/.test(text);
-}
+/**
+ * What {@link lint} returns: the findings, an array as before, carrying (not enumerable, so
+ * equality checks on the array are unchanged) the rules that had nothing to judge in the document.
+ *
+ * @example
+ * ```ts
+ * const findings: LintFindings = await lint(text);
+ * findings.notApplicable['plumbline-delete-204']; // 'no DELETE operation' when there is none
+ * ```
+ */
+export type LintFindings = Finding[] & {
+  /** Rule id → why the document gives it nothing to judge; {@link scoreFindings} reports them "not applicable". */
+  readonly notApplicable: Readonly<Record<string, string>>;
+};
 
 /**
  * Lints an OpenAPI 3.x document (object, JSON text or YAML text) with the Plumbline ruleset.
+ * Text is read with {@link readOpenApi} (a byte-order mark is dropped); empty, unparsable and
+ * non-OpenAPI-3 input (Swagger 2.0, `openapi: 4.0.0`, no `openapi` member) throws
+ * {@link DocumentError} before any rule runs.
  *
  * @example
  * ```ts
@@ -71,9 +85,10 @@ function looksLikeJson(text: string, source: string | undefined): boolean {
  * findings.filter((f) => f.severity === 'error').length; // 0 for a conforming document
  * ```
  */
-export async function lint(document: string | object, options: LintOptions = {}): Promise<Finding[]> {
-  const text = typeof document === 'string' ? document : JSON.stringify(document, null, 2);
+export async function lint(document: string | object, options: LintOptions = {}): Promise<LintFindings> {
   const source = options.source ?? 'openapi';
+  const text = typeof document === 'string' ? stripBom(document) : JSON.stringify(document, null, 2);
+  const data = typeof document === 'string' ? readOpenApi(text, source) : checkOpenApi(document, source);
   const spectral = new Spectral();
   const onProgress = options.onProgress;
   const rulesetOptions: RulesetOptions =
@@ -92,22 +107,7 @@ export async function lint(document: string | object, options: LintOptions = {})
     ? new Document(text, parsers.Json, source)
     : new Document(text, parsers.Yaml, source);
   const results = await spectral.run(parsed);
-  const data: unknown = parsed.data;
-  const notOpenApi: Finding[] =
-    typeof data === 'object' && data !== null && typeof (data as { openapi?: unknown }).openapi === 'string'
-      ? []
-      : [
-          {
-            rule: 'document-valid',
-            severity: 'error',
-            section: '-',
-            link: documentRule().link,
-            message: 'not an OpenAPI 3.x document (no "openapi" version member)',
-            path: [],
-            fix: documentRule().fix,
-          },
-        ];
-  return results
+  const findings = results
     .map((result): Finding => {
       const rule = ruleInfo(String(result.code));
       return {
@@ -121,8 +121,12 @@ export async function lint(document: string | object, options: LintOptions = {})
         fix: rule.fix,
       };
     })
-    .concat(notOpenApi)
     .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule));
+  Object.defineProperty(findings, 'notApplicable', {
+    value: notApplicableRules(data, options.ruleset),
+    enumerable: false,
+  });
+  return findings as LintFindings;
 }
 
 function location(finding: Finding): string {
@@ -131,8 +135,10 @@ function location(finding: Finding): string {
 }
 
 /**
- * Turns findings into a scorecard: every rule of the ruleset passes or fails; findings from the
- * parser or the `$ref` resolver fail an extra `document-valid` rule.
+ * Turns findings into a scorecard: every rule of the ruleset passes or fails, or is "not
+ * applicable" when the document gave it nothing to judge (read from {@link lint}'s
+ * `notApplicable`); findings from the parser or the `$ref` resolver fail an extra
+ * `document-valid` rule.
  *
  * @example
  * ```ts
@@ -140,10 +146,14 @@ function location(finding: Finding): string {
  * card.ok; // false when an error-severity rule has findings
  * ```
  */
-export function scoreFindings(findings: readonly Finding[], target: string): Scorecard {
+export function scoreFindings(findings: readonly Finding[] | LintFindings, target: string): Scorecard {
   const evidence = (finding: Finding): Evidence => ({ location: location(finding), note: finding.message });
+  const nothing = 'notApplicable' in findings ? findings.notApplicable : {};
   const results = LINT_RULES.map((rule) => {
     const mine = findings.filter((finding) => finding.rule === rule.id);
+    const reason = nothing[rule.id];
+    if (mine.length === 0 && reason !== undefined)
+      return ruleResult(rule, 'not-applicable', [{ note: `not applicable: ${reason}` }]);
     return ruleResult(rule, mine.length === 0 ? 'pass' : 'fail', mine.map(evidence));
   });
   const foreign = findings.filter((finding) => ruleInfo(finding.rule).id === 'document-valid');
@@ -153,7 +163,8 @@ export function scoreFindings(findings: readonly Finding[], target: string): Sco
 }
 
 /**
- * Reads an OpenAPI document from a file path or an http(s) URL.
+ * Reads the text of an OpenAPI document from a file path or an http(s) URL, without a leading
+ * byte-order mark. Parse it with {@link readOpenApi} (as `lint` does).
  *
  * @example
  * ```ts
@@ -168,7 +179,7 @@ export async function loadDocument(location: string, timeoutMs = 10_000): Promis
       redirect: 'error',
     });
     if (!response.ok) throw new Error(`GET ${location} answered ${response.status}`);
-    return response.text();
+    return stripBom(await response.text());
   }
-  return readFile(location, 'utf8');
+  return stripBom(await readFile(location, 'utf8'));
 }

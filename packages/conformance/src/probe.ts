@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { checkOpenApi, readOpenApi } from './document.js';
 import {
   BudgetExhausted,
   type ClientLimits,
@@ -20,6 +21,7 @@ import {
   nextLink,
   pageHasMore,
   pageItems,
+  pageMetadata,
   stackTraceIn,
 } from './inspect.js';
 import {
@@ -143,7 +145,10 @@ export const UNSERVABLE = 'application/x-plumbline-unservable';
 
 class Run {
   readonly observations = new Map<string, Observation[]>();
+  /** Locations of what the write probes created, deleted at the end. */
   readonly created: string[] = [];
+  /** What the write probes created without a way to find it again (no Location, no id). */
+  readonly unlocated: { location: string; reason: string }[] = [];
   /** Set when the API answered 401/403 to a run without credentials. */
   needsCredentials = false;
   /** How the document says the version travels, when not in the path. */
@@ -223,16 +228,8 @@ export function pageQuery(style: PaginationStyle, size: number): string {
 
 async function loadOpenApi(run: Run): Promise<unknown> {
   const { openapi, collections, openapiPath } = run.options;
-  if (typeof openapi === 'string') {
-    try {
-      return JSON.parse(openapi) as unknown;
-    } catch {
-      throw new ProbeConfigError(
-        'the OpenAPI document is not valid JSON (load YAML yourself and pass the object)',
-      );
-    }
-  }
-  if (openapi !== undefined) return openapi;
+  if (typeof openapi === 'string') return readOpenApi(openapi, 'the OpenAPI document');
+  if (openapi !== undefined) return checkOpenApi(openapi, 'the OpenAPI document');
   if (collections !== undefined && collections.length > 0) return undefined;
   const exchange = await run.get(openapiPath ?? '/openapi.json');
   const json = exchange.response ? jsonBody(exchange.response) : undefined;
@@ -244,7 +241,7 @@ async function loadOpenApi(run: Run): Promise<unknown> {
           ? 'it needs credentials: pass --api-key or --token (or --openapi <file>)'
           : 'pass --openapi or --collection'),
     );
-  return json;
+  return checkOpenApi(json, openapiPath ?? '/openapi.json');
 }
 
 function firstId(json: unknown): string | undefined {
@@ -451,9 +448,19 @@ function checkFirstPage(run: Run, target: Target, exchange: Exchange): void {
   if (items === undefined) run.note(rule, 'fail', exchange, 'no item array found in the body', ['link']);
   else if (items.length > max)
     run.note(rule, 'fail', exchange, `${items.length} items (more than ${max})`, ['link']);
-  else if (!hasPaginationMetadata(response.headers, json))
-    run.note(rule, 'fail', exchange, `${items.length} items but no Link header or page metadata`, ['link']);
-  else run.note(rule, 'pass', exchange, `${items.length} items with pagination metadata`, ['link']);
+  else if (!hasPaginationMetadata(response.headers, json)) {
+    const unknown = pageMetadata(response.headers, json).unrecognised;
+    if (unknown.length > 0)
+      run.note(
+        rule,
+        'skip',
+        exchange,
+        `${items.length} items; page metadata not recognised (${unknown.join(', ')}): not judged`,
+        ['link'],
+      );
+    else
+      run.note(rule, 'fail', exchange, `${items.length} items but no Link header or page metadata`, ['link']);
+  } else run.note(rule, 'pass', exchange, `${items.length} items with pagination metadata`, ['link']);
   versionHeaders(run, target, exchange);
 }
 
@@ -473,7 +480,12 @@ async function probeQueryValidation(run: Run, target: Target): Promise<void> {
   expect400(run, 'probe-limit-over-max-400', limit, 'a page size of 100000');
 
   if (target.query !== undefined && !target.query.includes('q'))
-    run.note('probe-search-too-short-400', 'skip', undefined, `${target.template} documents no q parameter`);
+    run.note(
+      'probe-search-too-short-400',
+      'not-applicable',
+      undefined,
+      `not applicable: ${target.template} documents no q parameter`,
+    );
   else {
     const search = await run.get(withQuery(target.path, 'q=a'));
     expect400(run, 'probe-search-too-short-400', search, 'a one-character search');
@@ -489,11 +501,27 @@ async function probePagination(run: Run, target: Target, unpagedCount: number): 
   }
   const json = jsonBody(first.response);
   const items = pageItems(json) ?? [];
-  const next = nextLink(first.response.headers, json, first.request.url);
+  const next = nextLink(first.response.headers, json, first.request.url, target.query ?? []);
   if (next === undefined) {
     const more = pageHasMore(json);
     if (more === true)
       run.note(rule, 'fail', first, 'the page says more items follow but has no next link', ['link']);
+    else if (items.length > 1)
+      run.note(
+        rule,
+        'skip',
+        first,
+        `asked for a page of 1 item, got ${items.length} and no next link: the page size was not applied, so there is no next page to follow`,
+        ['link'],
+      );
+    else if (pageMetadata(first.response.headers, json).unrecognised.length > 0)
+      run.note(
+        rule,
+        'skip',
+        first,
+        `page metadata not recognised (${pageMetadata(first.response.headers, json).unrecognised.join(', ')}): no next link found to follow`,
+        ['link'],
+      );
     else if (unpagedCount > items.length)
       run.note(
         rule,
@@ -505,9 +533,9 @@ async function probePagination(run: Run, target: Target, unpagedCount: number): 
     else
       run.note(
         rule,
-        'skip',
+        'not-applicable',
         first,
-        `${target.template} has fewer than 2 items; create some (or use --allow-writes)`,
+        `not applicable: ${target.template} has ${unpagedCount} item${unpagedCount === 1 ? '' : 's'}, a next page needs at least 2; create some (or use --allow-writes)`,
         ['link'],
       );
     return;
@@ -608,14 +636,64 @@ function forbidden(run: Run, rule: string, exchange: Exchange): boolean {
   return true;
 }
 
-async function create(run: Run, target: Target, body: unknown, key = randomUUID()): Promise<Exchange> {
+/** Where a created resource is: its Location, else the body's `self` link or `id` under the collection. */
+function createdLocation(target: Target, exchange: Exchange): { location?: string; from?: string } {
+  const header = exchange.response?.headers.get('location');
+  if (header) return { location: header, from: 'Location' };
+  const json = exchange.response ? jsonBody(exchange.response) : undefined;
+  const body = isObject(json) && isObject(json['data']) ? json['data'] : json;
+  if (!isObject(body)) return {};
+  const links = isObject(body['links']) ? body['links'] : isObject(body['_links']) ? body['_links'] : {};
+  for (const self of [body['self'], links['self']]) {
+    const href = typeof self === 'string' ? self : isObject(self) ? self['href'] : undefined;
+    if (typeof href === 'string' && href !== '') return { location: href, from: "the body's self link" };
+  }
+  const id = body['id'];
+  if (typeof id === 'string' || typeof id === 'number')
+    return { location: `${target.path}/${encodeURIComponent(String(id))}`, from: "the body's id" };
+  return {};
+}
+
+/**
+ * Records what a POST created (any 2xx) so the cleanup deletes it, whatever the status and headers;
+ * without a Location or an id in the body it is reported as possibly left behind.
+ */
+function track(run: Run, target: Target, exchange: Exchange, what: string): string | undefined {
+  if (!is2xx(exchange)) return undefined;
+  const { location } = createdLocation(target, exchange);
+  if (location !== undefined) run.created.push(location);
+  else
+    run.unlocated.push({
+      location: `${what}: POST ${target.path} (${status(exchange)})`,
+      reason: 'answered 2xx without a Location header or an id in the body; it may be left behind',
+    });
+  return location;
+}
+
+async function create(
+  run: Run,
+  target: Target,
+  body: unknown,
+  key: string = randomUUID(),
+  what = 'create',
+): Promise<Exchange> {
   const exchange = await run.post(target.path, JSON.stringify(body), {
     'Content-Type': 'application/json',
     [run.options.idempotencyHeader ?? 'Idempotency-Key']: key,
   });
-  const location = exchange.response?.headers.get('location');
-  if (is2xx(exchange) && location) run.created.push(location);
+  track(run, target, exchange, what);
   return exchange;
+}
+
+/** How two answers to a POST differ: status, `Location`, body; empty when they are the same. */
+function differences(first: Exchange, second: Exchange): string[] {
+  const found: string[] = [];
+  if (status(first) !== status(second)) found.push(`status ${status(first)} then ${status(second)}`);
+  const a = first.response?.headers.get('location') ?? null;
+  const b = second.response?.headers.get('location') ?? null;
+  if (a !== b) found.push(`Location ${a ?? '(none)'} then ${b ?? '(none)'}`);
+  if (first.response?.body !== second.response?.body) found.push('a different body');
+  return found;
 }
 
 async function probeReplay(
@@ -625,31 +703,52 @@ async function probeReplay(
   key: string,
   original: Exchange,
 ): Promise<void> {
-  const keyHeader = run.options.idempotencyHeader ?? 'Idempotency-Key';
+  const rule = 'probe-idempotent-replay';
+  const shown = ['location', 'idempotent-replayed'];
   const replay = await run.post(target.path, JSON.stringify(body), {
     'Content-Type': 'application/json',
-    [keyHeader]: key,
+    [run.options.idempotencyHeader ?? 'Idempotency-Key']: key,
   });
-  const same =
-    is2xx(original) &&
-    status(replay) === status(original) &&
-    replay.response?.headers.get('location') === original.response?.headers.get('location') &&
-    replay.response?.body === original.response?.body;
-  run.note(
-    'probe-idempotent-replay',
-    same ? 'pass' : 'fail',
-    replay,
-    same
-      ? 'the retry replayed the first result'
-      : `the retry differs from the first result (${status(original)})`,
-    ['location', 'idempotent-replayed'],
-  );
-  const replayLocation = replay.response?.headers.get('location');
-  if (!same && is2xx(replay) && replayLocation) run.created.push(replayLocation);
-  const reused = await run.post(target.path, JSON.stringify(changed(body)), {
-    'Content-Type': 'application/json',
-    [keyHeader]: key,
-  });
+  const changedAnswer = differences(original, replay);
+  // An identical answer names the first resource (tracked already); any other may be a second one.
+  if (changedAnswer.length > 0) track(run, target, replay, 'idempotent retry');
+  if (changedAnswer.length > 0)
+    run.note(
+      rule,
+      'fail',
+      replay,
+      `the retry differs from the first result: ${changedAnswer.join(', ')}`,
+      shown,
+    );
+  else {
+    // The same answer twice proves a replay only if a POST with another key answers differently:
+    // a service that ignores the key (or answers every POST alike) would repeat itself here too.
+    const control = await create(run, target, body, randomUUID(), 'control POST with another key');
+    const location = createdLocation(target, original).location;
+    const exists =
+      location !== undefined && run.client.resolve(location) !== undefined
+        ? await run.get(location)
+        : undefined;
+    if (differences(original, control).length === 0)
+      run.note(
+        rule,
+        'fail',
+        control,
+        'a POST with another Idempotency-Key got the very same answer: the key is not what made the retry identical',
+        shown,
+      );
+    else if (exists !== undefined && !is2xx(exists))
+      run.note(rule, 'fail', exists, `the replayed resource ${location} does not answer 2xx`, shown);
+    else
+      run.note(
+        rule,
+        'pass',
+        replay,
+        `the retry replayed the first result (same status, body and Location${location === undefined ? '' : `, one resource at ${location}`}); a POST with another key answered ${status(control)}`,
+        shown,
+      );
+  }
+  const reused = await create(run, target, changed(body), key, 'key reuse with another body');
   run.note(
     'probe-idempotency-key-reuse-422',
     status(reused) === 422 ? 'pass' : 'fail',
@@ -674,15 +773,25 @@ async function probeWrites(run: Run, target: Target): Promise<void> {
       unsupported,
       ok ? '415 for text/plain' : 'expected 415',
     );
-    const location = unsupported.response?.headers.get('location');
-    if (is2xx(unsupported) && location) run.created.push(location);
+    track(run, target, unsupported, 'text/plain POST');
   }
 
   const body = createBody(run, target);
   const first = await create(run, target, body);
   if (forbidden(run, 'probe-create-201-location', first)) return;
   const location = first.response?.headers.get('location');
-  if (status(first) !== 201 || !location) {
+  if (status(first) === 201 && !location) {
+    const derived = createdLocation(target, first);
+    run.note(
+      'probe-create-201-location',
+      'fail',
+      first,
+      derived.location === undefined
+        ? '201 without a Location header, and no id in the body: the resource may be left behind'
+        : `201 without a Location header; ${derived.from} gives ${derived.location}, deleted at the end`,
+      ['location'],
+    );
+  } else if (status(first) !== 201 || !location) {
     run.note('probe-create-201-location', 'fail', first, 'expected 201 with a Location header', ['location']);
   } else if (run.client.resolve(location) === undefined) {
     run.note('probe-create-201-location', 'fail', first, `Location ${location} leaves the API's origin`, [
@@ -738,7 +847,7 @@ async function probeWrites(run: Run, target: Target): Promise<void> {
 async function cleanup(run: Run): Promise<Cleanup> {
   const created = [...new Set(run.created.splice(0))];
   const deleted: string[] = [];
-  const notDeleted: { location: string; reason: string }[] = [];
+  const notDeleted: { location: string; reason: string }[] = [...run.unlocated];
   for (const location of created) {
     if (run.client.resolve(location) === undefined) {
       notDeleted.push({ location, reason: 'outside the base URL origin' });
@@ -753,7 +862,7 @@ async function cleanup(run: Run): Promise<Cleanup> {
         reason: exchange.response ? `DELETE answered ${code}` : (exchange.error ?? 'no response'),
       });
   }
-  return { created: created.length, deleted, notDeleted };
+  return { created: created.length + run.unlocated.length, deleted, notDeleted };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -797,7 +906,8 @@ function checkAllResponses(run: Run): void {
 function outcomeOf(observations: readonly Observation[]): Outcome {
   if (observations.some((o) => o.outcome === 'fail')) return 'fail';
   if (observations.some((o) => o.outcome === 'pass')) return 'pass';
-  return 'skip';
+  if (observations.some((o) => o.outcome === 'skip')) return 'skip';
+  return 'not-applicable';
 }
 
 function summarize(
@@ -811,17 +921,15 @@ function summarize(
     let outcome = outcomeOf(observations);
     let evidence = observations.filter((o) => o.outcome === outcome).map((o) => o.evidence);
     if (observations.length === 0) {
-      outcome = 'skip';
-      evidence = [
-        {
-          note:
-            rule.writes && skippedWrites
-              ? 'not run: write probe; pass --allow-writes'
-              : run.needsCredentials
-                ? NEEDS_CREDENTIALS
-                : (budgetNote ?? 'nothing to check (no applicable response)'),
-        },
-      ];
+      // Not run (writes off, no credentials, budget spent) is a skip; ran with nothing to judge is not.
+      const why =
+        rule.writes && skippedWrites
+          ? 'not run: write probe; pass --allow-writes'
+          : run.needsCredentials
+            ? NEEDS_CREDENTIALS
+            : budgetNote;
+      outcome = why === undefined ? 'not-applicable' : 'skip';
+      evidence = [{ note: why ?? 'not applicable: no response it applies to' }];
     }
     return ruleResult(rule, outcome, evidence.slice(0, outcome === 'pass' ? 3 : 5));
   });
@@ -899,7 +1007,8 @@ export async function probe(options: ProbeOptions): Promise<Scorecard> {
       if (!(error instanceof BudgetExhausted)) throw error;
       budgetNote = `${error.message}; raise --max-requests`;
     } finally {
-      if (options.allowWrites || run.created.length > 0) cleaned = await cleanup(run);
+      if (options.allowWrites || run.created.length > 0 || run.unlocated.length > 0)
+        cleaned = await cleanup(run);
     }
   } catch (error) {
     if (!(error instanceof NoResponse)) throw error;

@@ -410,9 +410,9 @@ describe('ruleset: single cases', () => {
     expect(Object.keys(createRuleset({ disable: ['plumbline-delete-204'] }).rules)).toHaveLength(14);
   });
 
-  it('reports a document that is not OpenAPI', async () => {
-    expect(await rulesOf({ swagger: '2.0', paths: {} })).toEqual(['document-valid']);
-    expect(await rulesOf({})).toEqual(['document-valid']);
+  it('refuses a document that is not OpenAPI 3 before any rule runs', async () => {
+    await expect(rulesOf({ swagger: '2.0', paths: {} })).rejects.toMatchObject({ code: 'swagger-2' });
+    await expect(rulesOf({})).rejects.toMatchObject({ code: 'not-openapi' });
   });
 });
 
@@ -430,7 +430,8 @@ describe('scoreFindings', () => {
   });
 
   it('fails the rules with findings and puts a document-valid failure first', async () => {
-    const card = scoreFindings(await lint({}), 'empty.json');
+    const broken = { ...goodOpenApi(), components: { schemas: { Problem: { $ref: '#/nowhere' } } } };
+    const card = scoreFindings(await lint(broken), 'broken.json');
     expect(card.results[0]).toMatchObject({ id: 'document-valid', outcome: 'fail' });
     expect(card.ok).toBe(false);
   });

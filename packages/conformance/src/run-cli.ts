@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
+import { DocumentError, readOpenApi } from './document.js';
 import { FORMATS, type Format, formatScorecard } from './format.js';
 import { lint, loadDocument, scoreFindings } from './lint.js';
 import { type PlannedRequest, planProbe } from './plan.js';
@@ -147,9 +147,14 @@ Probe options:
   --rps <n>                     requests per second (default 10)
   --max-page-size <n>           largest acceptable default page (default 100)
 
+Documents: OpenAPI 3.x, JSON or YAML (a UTF-8 byte-order mark is fine). Empty, unparsable and
+Swagger 2.0 (convert it: npx swagger2openapi) documents are refused with exit 2.
+Rules with nothing to judge are N/A: not passed, not in the score.
+
 Exit codes: 0 all required rules pass (or the score reaches --min-score), 1 a required rule
-failed (or the score is below --min-score), 2 usage or configuration error, or the service
-cannot be reached or stopped answering.
+failed (or the score is below --min-score), 2 usage or configuration error, a document that
+is refused, no score under --min-score (nothing to judge), or the service cannot be reached
+or stopped answering.
 `;
 
 const OPTIONS = {
@@ -182,11 +187,12 @@ function positiveNumber(name: string, value: string | undefined): number | undef
   return number;
 }
 
-function parseDocument(text: string, source: string): object {
-  const value: unknown = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text);
-  if (typeof value !== 'object' || value === null)
-    throw new UsageError(`${source} is not an OpenAPI document`);
-  return value;
+async function readText(location: string): Promise<string> {
+  return loadDocument(location).catch((error: unknown) => {
+    throw new UsageError(
+      `cannot read ${location}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
 }
 
 /**
@@ -216,11 +222,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
     let card: Awaited<ReturnType<typeof probe>>;
     if (command === 'lint') {
-      const text = await loadDocument(target).catch((error: unknown) => {
-        throw new UsageError(
-          `cannot read ${target}: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      });
+      const text = await readText(target);
       const megabytes = Buffer.byteLength(text) / 1_048_576;
       progress.start(`linting ${target} (${megabytes.toFixed(1)} MB)`, megabytes >= 1);
       card = scoreFindings(
@@ -234,7 +236,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const openapi =
         values.openapi === undefined
           ? undefined
-          : parseDocument(await loadDocument(values.openapi), values.openapi);
+          : readOpenApi(await readText(values.openapi), values.openapi);
       const numbers = {
         timeoutMs: positiveNumber('timeout', values.timeout),
         maxRequests: positiveNumber('max-requests', values['max-requests']),
@@ -267,6 +269,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (values.output === undefined) io.stdout(report);
     else await writeFile(values.output, report);
     if (minScore !== undefined) {
+      if (card.percent === null) {
+        io.stderr(
+          `plumbline-conformance: ${target}: no score, no rule had anything to judge; --min-score ${minScore} cannot be met\n`,
+        );
+        return EXIT.usage;
+      }
       if (card.percent < minScore)
         io.stderr(`plumbline-conformance: score ${card.percent}% is below --min-score ${minScore}\n`);
       return card.percent >= minScore ? EXIT.ok : EXIT.failed;
@@ -278,6 +286,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         `plumbline-conformance: ${error.message}\nNot a conformance result: nothing was scored. Is the service running at that address?\n`,
       );
       return EXIT.unreachable;
+    }
+    if (error instanceof DocumentError) {
+      io.stderr(`plumbline-conformance: ${error.message}\n`);
+      return EXIT.usage;
     }
     if (error instanceof UsageError || error instanceof ProbeConfigError || isParseArgsError(error)) {
       io.stderr(`plumbline-conformance: ${(error as Error).message}\n\n${USAGE}`);

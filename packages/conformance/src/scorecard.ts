@@ -17,8 +17,13 @@ export interface Evidence {
   readonly note: string;
 }
 
-/** `skip`: the rule did not apply or could not be run (the evidence says why). */
-export type Outcome = 'pass' | 'fail' | 'skip';
+/**
+ * `skip`: the rule could not be run (no credentials, no `--allow-writes`, budget spent: the evidence
+ * says why). `not-applicable`: the rule ran but had nothing to judge (a POST rule on a document
+ * without POSTs, a pagination check on a collection with one page); it is never a pass and does
+ * not count towards the score.
+ */
+export type Outcome = 'pass' | 'fail' | 'skip' | 'not-applicable';
 
 /**
  * One rule's result in a scorecard.
@@ -88,8 +93,13 @@ export interface Scorecard {
   readonly passed: number;
   readonly failed: number;
   readonly skipped: number;
-  /** `passed / (passed + failed)` in percent, rounded down; 100 when nothing ran. */
-  readonly percent: number;
+  /** Rules that had nothing to judge (outcome `not-applicable`); not in the score. */
+  readonly notApplicable: number;
+  /**
+   * `passed / (passed + failed)` in percent, rounded down; `null` when no rule passed or failed
+   * (nothing was judged): there is no score, and the CLI exits 2 under `--min-score`.
+   */
+  readonly percent: number | null;
   /** HTTP requests sent (probe only). */
   readonly requests?: number;
   /** The bounds of the run (probe only). */
@@ -128,7 +138,7 @@ export function ruleResult(rule: RuleInfo, outcome: Outcome, evidence: readonly 
  *
  * @example
  * ```ts
- * buildScorecard('probe', 'http://127.0.0.1:3000', results, 42).percent; // e.g. 100
+ * buildScorecard('probe', 'http://127.0.0.1:3000', results, 42).percent; // e.g. 100 (null: nothing judged)
  * ```
  */
 export function buildScorecard(
@@ -141,7 +151,7 @@ export function buildScorecard(
   const passed = count('pass');
   const failed = count('fail');
   const ok = !results.some((result) => result.outcome === 'fail' && result.severity === 'error');
-  const percent = passed + failed === 0 ? 100 : Math.floor((passed * 100) / (passed + failed));
+  const percent = passed + failed === 0 ? null : Math.floor((passed * 100) / (passed + failed));
   return {
     mode,
     target,
@@ -149,6 +159,7 @@ export function buildScorecard(
     passed,
     failed,
     skipped: count('skip'),
+    notApplicable: count('not-applicable'),
     percent,
     ...(requests === undefined ? {} : { requests }),
     results,
