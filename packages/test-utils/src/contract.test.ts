@@ -181,6 +181,58 @@ describe('ContractValidator', () => {
       [],
     ],
     [
+      'a CORS preflight answered 204 by the CORS layer (no Allow), CORS headers unchecked',
+      {
+        method: 'OPTIONS',
+        url: '/items/1',
+        requestHeaders: { origin: 'https://app.example', 'access-control-request-method': 'PATCH' },
+        status: 204,
+        responseHeaders: {
+          'access-control-allow-origin': 'https://app.example',
+          'access-control-max-age': '600',
+        },
+        responseBody: '',
+      },
+      [],
+    ],
+    [
+      'an OPTIONS with Access-Control-Request-Method answered by the API is checked as an OPTIONS',
+      {
+        method: 'OPTIONS',
+        url: '/items/1',
+        requestHeaders: { 'access-control-request-method': 'PATCH' },
+        status: 204,
+        responseHeaders: { allow: 'GET, POST' },
+        responseBody: '',
+      },
+      ['OPTIONS Allow get,post ≠ documented get'],
+    ],
+    [
+      'an OPTIONS refused by authentication (401) before any method is looked at',
+      {
+        method: 'OPTIONS',
+        url: '/items/1',
+        status: 401,
+        responseHeaders: { 'content-type': 'application/problem+json' },
+        responseBody: '{"status":401}',
+      },
+      [],
+    ],
+    [
+      'CORS headers on an answer are not the API’s headers',
+      {
+        url: '/items/1',
+        responseHeaders: {
+          'content-type': 'application/json',
+          'x-request-id': 'r1',
+          'access-control-allow-origin': 'https://app.example',
+          'access-control-expose-headers': 'Link, ETag',
+        },
+        responseBody: '{"id":"1","name":"n"}',
+      },
+      [],
+    ],
+    [
       'OPTIONS * without Allow',
       { method: 'OPTIONS', url: '*', status: 204, responseHeaders: {}, responseBody: '' },
       ['OPTIONS * without an Allow header'],
