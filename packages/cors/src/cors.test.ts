@@ -310,7 +310,7 @@ const rows: Row[] = [
     headers: {
       ...actual(APP),
       'Access-Control-Expose-Headers':
-        'Link, ETag, Location, RateLimit, RateLimit-Policy, Retry-After, Deprecation, Content-Language, X-Request-Id, Idempotency-Key, X-Total-Count, API-Version',
+        'Link, ETag, Location, RateLimit, RateLimit-Policy, Retry-After, Deprecation, Content-Language, X-Request-Id, Idempotency-Key, Idempotent-Replayed, API-Supported-Versions, API-Deprecated-Versions, Accept-Post, Accept-Patch, X-Total-Count, API-Version',
     },
   },
   {

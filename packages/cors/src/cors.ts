@@ -166,7 +166,8 @@ export const DEFAULT_ALLOW_HEADERS: readonly string[] = Object.freeze([
 
 /**
  * The response headers of the conventions a page may read (plus `versionHeader`): pagination
- * links, validators, created resources, rate limits, deprecation, language and request ids.
+ * links, validators, created resources, rate limits, deprecation and the supported versions,
+ * language, request ids, idempotent replays, and the media types a 415 says a route accepts.
  *
  * @example
  * ```ts
@@ -185,6 +186,11 @@ export const DEFAULT_EXPOSE_HEADERS: readonly string[] = Object.freeze([
   'Content-Language',
   'X-Request-Id',
   'Idempotency-Key',
+  'Idempotent-Replayed',
+  'API-Supported-Versions',
+  'API-Deprecated-Versions',
+  'Accept-Post',
+  'Accept-Patch',
 ]);
 
 const MAX_AGE_LIMIT = 86_400;

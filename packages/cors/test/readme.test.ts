@@ -50,7 +50,7 @@ const PREFLIGHT = [
 const ACTUAL = [
   'Access-Control-Allow-Origin: https://app.example.com',
   'Access-Control-Allow-Credentials: true',
-  'Access-Control-Expose-Headers: Link, ETag, Location, RateLimit, RateLimit-Policy, Retry-After, Deprecation, Sunset, Content-Language, X-Request-Id, Idempotency-Key',
+  'Access-Control-Expose-Headers: Link, ETag, Location, RateLimit, RateLimit-Policy, Retry-After, Deprecation, Sunset, Content-Language, X-Request-Id, Idempotency-Key, Idempotent-Replayed, API-Supported-Versions, API-Deprecated-Versions, Accept-Post, Accept-Patch',
   'Vary: Origin',
 ];
 const CORS_NAMES = [
