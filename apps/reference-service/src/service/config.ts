@@ -2,6 +2,7 @@
  * Service configuration from environment variables, validated once at start: a bad value stops the
  * process with a message naming the variable. `--help` prints {@link CONFIG_HELP}.
  */
+import { createCors } from '@plumbline/cors';
 import { isProxyEntry, PROXY_RANGE_NAMES, type ProxyTrust } from './client-address.js';
 
 /**
@@ -52,6 +53,8 @@ export interface ServiceConfig {
   readonly cursorSecret: string | undefined;
   readonly rateLimitPerMinute: number;
   readonly bodyLimitBytes: number;
+  /** Origins whose browser apps may call the API and read its headers (`CORS_ORIGINS`); `undefined`: no CORS. */
+  readonly corsOrigins: readonly string[] | undefined;
   /**
    * Which peers are proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed
    * (`TRUST_PROXY`): how many there are, or their addresses; `{ hops: 0 }` (default) trusts none.
@@ -185,6 +188,11 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   ],
   ['RATE_LIMIT_PER_MINUTE', '300', 'requests per minute per principal (per IP when anonymous)'],
   ['BODY_LIMIT_BYTES', '1048576', 'largest accepted request body; larger ones get 413'],
+  [
+    'CORS_ORIGINS',
+    '(unset: no CORS headers)',
+    'origins whose browser apps may call the API and read its headers, comma-separated, exactly as browsers send them (https://app.example.com,http://localhost:5173), or * for any origin; credentials travel in headers, not cookies',
+  ],
   [
     'TRUST_PROXY',
     'false',
@@ -346,6 +354,24 @@ function trustProxy(env: Env): ProxyTrust {
   return { proxies };
 }
 
+/** `*` alone allows every origin; otherwise the list of exact origins (CORS_ORIGINS). */
+export function corsOrigins(origins: readonly string[]): '*' | readonly string[] {
+  return origins.length === 1 && origins[0] === '*' ? '*' : origins;
+}
+
+/** CORS_ORIGINS: a comma-separated list checked by @plumbline/cors at start-up (a typo stops the service). */
+function corsOriginList(env: Env): readonly string[] | undefined {
+  const raw = read(env, 'CORS_ORIGINS');
+  if (raw === undefined) return undefined;
+  const origins = raw.split(',').map((origin) => origin.trim());
+  try {
+    createCors({ origins: corsOrigins(origins) });
+  } catch (error) {
+    throw new ConfigError(`CORS_ORIGINS: ${(error as Error).message}`);
+  }
+  return origins;
+}
+
 function cursorSecret(env: Env): string | undefined {
   const raw = read(env, 'CURSOR_SECRET');
   if (raw !== undefined && Buffer.byteLength(raw) < 32) {
@@ -417,6 +443,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     cursorSecret: cursorSecret(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 100 * 1_048_576),
+    corsOrigins: corsOriginList(env),
     trustProxy: trustProxy(env),
     tls: cert && key ? { certFile: cert, keyFile: key } : undefined,
     logLevel: oneOf(

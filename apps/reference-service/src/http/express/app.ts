@@ -21,6 +21,7 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/express';
+import { cors } from '@plumbline/cors/express';
 import {
   errorHandler,
   getRequestId,
@@ -41,6 +42,7 @@ import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import type { AppContext } from '../../service/context.js';
+import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
@@ -80,6 +82,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const clientIp = (req: Request) =>
     proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
 
+  const { api } = ctx;
+  const openapi = documentForStrategy(api, buildOpenApi(ctx));
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(metricsMiddleware(metrics));
@@ -87,7 +91,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
   // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
   // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
-  const { api } = ctx;
   const earlyVersioning = versioning(api.policy);
   app.use((req, res, next) => earlyVersioning(req, res, () => next()));
   app.use(serverWideOptions);
@@ -98,6 +101,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       next();
     });
   }
+  // CORS_ORIGINS (service/cors.ts): preflights are answered here; every later answer, a refusal
+  // included, carries the CORS headers.
+  const corsPolicy = serviceCors(ctx, openapi);
+  if (corsPolicy) app.use(cors(corsPolicy));
   app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
   app.use(limitQueryString);
 
@@ -131,7 +138,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       res.json({ status: 'ready', checks: readiness.checks });
     })
     .all(methodNotAllowed(['GET']));
-  const openapi = documentForStrategy(api, buildOpenApi(ctx));
   neutral
     .route('/openapi.json')
     .get((_req, res) => {

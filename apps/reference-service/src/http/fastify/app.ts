@@ -27,6 +27,7 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/fastify';
+import { cors } from '@plumbline/cors/fastify';
 import { HttpError } from '@plumbline/errors';
 import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
@@ -53,6 +54,7 @@ import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import type { AppContext } from '../../service/context.js';
+import { serviceCors } from '../../service/cors.js';
 import {
   checkQueryLength,
   createServiceLimiters,
@@ -206,6 +208,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     });
   }
+  // CORS_ORIGINS (service/cors.ts): preflights are answered here; every later answer, a refusal
+  // included, carries the CORS headers.
+  const corsPolicy = serviceCors(ctx, openapi);
+  if (corsPolicy) await app.register(cors, { policy: corsPolicy });
   const clientIp = (request: FastifyRequest) =>
     proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
   app.addHook(

@@ -19,6 +19,7 @@ import {
   revocationEndpoint,
   tokenEndpoint,
 } from '@plumbline/auth/hono';
+import { cors } from '@plumbline/cors/hono';
 import {
   getRequestId,
   methodNotAllowed,
@@ -45,6 +46,7 @@ import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import type { AppContext } from '../../service/context.js';
+import { serviceCors } from '../../service/cors.js';
 import {
   checkQueryLength,
   createServiceLimiters,
@@ -199,6 +201,10 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     await next();
   });
   if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
+  // CORS_ORIGINS (service/cors.ts): preflights are answered here; every later answer, a refusal
+  // included, carries the CORS headers.
+  const corsPolicy = serviceCors(ctx, openapi);
+  if (corsPolicy) app.use(cors(corsPolicy));
   app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
   app.use(async (c, next) => {
     checkQueryLength(c.env.incoming.url ?? '');
