@@ -1,8 +1,39 @@
+import { HttpError } from '@plumbline/errors';
 import { type ApiKeyOptions, verifyApiKey } from './api-keys.js';
 import { authError } from './challenge.js';
 import { type CredentialInput, compileCredentialOptions, extractWith } from './credentials.js';
+import { type CsrfOptions, checkCsrf, compileCsrf, isUnsafeMethod } from './csrf.js';
 import { createJwtVerifier, fastVerify, type JwtVerifier, type JwtVerifierOptions } from './jwt.js';
 import type { Principal } from './principal.js';
+import type { RevocationStore } from './revocation.js';
+import {
+  checkCookieName,
+  DEFAULT_SESSION_COOKIE,
+  type SessionClaims,
+  SessionRejectedError,
+  type SessionSealer,
+} from './session-cookie.js';
+
+/**
+ * The `cookie` option of {@link AuthenticateOptions}: a sealed session cookie as a credential.
+ *
+ * @example
+ * ```ts
+ * const cookie: AuthenticateCookieOptions = { sealer, revocation, csrf: { origins: ['https://app.example.com'] } };
+ * ```
+ */
+export interface AuthenticateCookieOptions {
+  /** Opens the cookie (see `createSessionSealer`). */
+  readonly sealer: SessionSealer;
+  /** The `jti` revocation list logout writes to; share it with the JWT verifier. Consulted on every request. */
+  readonly revocation: RevocationStore;
+  /** Cookie name, as given to `createSessionCookie`. Default `__Host-session`. */
+  readonly name?: string;
+  /** Accept a name without the `__Host-`/`__Secure-` prefix (see `createSessionCookie`). Default false. */
+  readonly allowInsecureName?: boolean;
+  /** The CSRF rule for unsafe methods (everything but GET, HEAD, OPTIONS) on cookie-authenticated requests. */
+  readonly csrf?: CsrfOptions;
+}
 
 /**
  * Options for {@link createAuthenticator} (and the Express `authenticate()`).
@@ -15,6 +46,12 @@ import type { Principal } from './principal.js';
 export interface AuthenticateOptions {
   /** Accept `X-API-Key`. Without it an API key header counts as no credential. */
   readonly apiKeys?: Omit<ApiKeyOptions, 'realm'>;
+  /**
+   * Accept a sealed session cookie: 401 `unauthorized` when it cannot be opened, is expired or
+   * revoked; 403 `csrf_rejected` on an unsafe method without the CSRF proofs; 400 when it comes
+   * together with a bearer token or an API key.
+   */
+  readonly cookie?: AuthenticateCookieOptions;
   /** Accept bearer JWTs: verifier options, or a verifier shared with other routes. */
   readonly jwt?: JwtVerifierOptions | JwtVerifier;
   /** A request without credentials passes with no principal (invalid credentials still fail). Default false. */
@@ -55,8 +92,8 @@ export interface AuthenticatorCore extends Authenticator {
 }
 
 /**
- * Combines credential extraction, API keys and bearer JWTs into one check. Either mechanism
- * authenticates; a request carrying both is refused.
+ * Combines credential extraction, API keys, bearer JWTs and a sealed session cookie into one check.
+ * Any one mechanism authenticates; a request carrying two is refused with 400.
  *
  * @example
  * ```ts
@@ -71,14 +108,21 @@ export function createAuthenticator(options: AuthenticateOptions): Authenticator
 
 /** {@link createAuthenticator} for the adapters, with the synchronous {@link AuthenticatorCore.resolve}. */
 export function createAuthenticatorCore(options: AuthenticateOptions): AuthenticatorCore {
-  if (options.apiKeys === undefined && options.jwt === undefined) {
-    throw new TypeError('configure apiKeys, jwt or both');
+  if (options.apiKeys === undefined && options.jwt === undefined && options.cookie === undefined) {
+    throw new TypeError('configure apiKeys, jwt, cookie or several');
   }
+  const cookie = options.cookie;
+  const cookieName =
+    cookie === undefined
+      ? undefined
+      : checkCookieName(cookie.name ?? DEFAULT_SESSION_COOKIE, cookie.allowInsecureName === true);
+  const csrf = cookie === undefined ? undefined : compileCsrf(cookie.csrf);
   const realm = options.realm ?? 'plumbline';
   const extractOptions = compileCredentialOptions({
     realm,
     ...(options.queryParameters ? { queryParameters: options.queryParameters } : {}),
     ...(options.apiKeyHeader ? { apiKeyHeader: options.apiKeyHeader } : {}),
+    ...(cookieName !== undefined ? { cookieName } : {}),
   });
   const verify =
     options.jwt === undefined
@@ -100,6 +144,11 @@ export function createAuthenticatorCore(options: AuthenticateOptions): Authentic
     if (credentials.type === 'bearer' && verify !== undefined) return verify(credentials.token);
     if (credentials.type === 'api_key' && apiKeys !== undefined)
       return verifyApiKey(credentials.key, apiKeys);
+    if (credentials.type === 'cookie' && cookie !== undefined) {
+      // CSRF first: a forged cross-site request is refused before any decryption.
+      if (isUnsafeMethod(input.method)) checkCsrf(input.rawHeaders, csrf!);
+      return fromCookie(credentials.value, cookie);
+    }
     if (credentials.type === 'bearer') {
       // A bearer token on a route that only takes API keys: not a usable credential (RFC 6750 3.1).
       throw authError('invalid_token', {
@@ -110,6 +159,41 @@ export function createAuthenticatorCore(options: AuthenticateOptions): Authentic
     }
     if (optional) return undefined;
     throw authError('unauthorized', { realm });
+  }
+
+  // No bearer token was sent, so no RFC 6750 error code: the bare challenge, as for an API key.
+  const rejectCookie = (reason: string, cause?: unknown) =>
+    authError(
+      'unauthorized',
+      { realm },
+      { detail: 'The session is not valid or has ended; sign in again.', params: { reason }, cause },
+    );
+
+  async function fromCookie(
+    value: string,
+    { sealer, revocation }: AuthenticateCookieOptions,
+  ): Promise<Principal> {
+    let claims: SessionClaims;
+    try {
+      claims = await sealer.open(value);
+    } catch (cause) {
+      if (cause instanceof SessionRejectedError) throw rejectCookie(cause.reason, cause);
+      throw cause;
+    }
+    let revoked: boolean;
+    try {
+      revoked = await revocation.isRevoked(claims.jti);
+    } catch (cause) {
+      throw cause instanceof HttpError ? cause : new HttpError('service_unavailable', { cause });
+    }
+    if (revoked) throw rejectCookie('revoked');
+    return Object.freeze({
+      type: 'session',
+      clientId: claims.client_id,
+      subject: claims.sub,
+      scopes: Object.freeze(claims.scope.split(' ').filter((s) => s !== '')),
+      claims: Object.freeze({ ...claims }),
+    });
   }
 
   return {

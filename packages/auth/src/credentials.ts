@@ -27,7 +27,8 @@ export const DEFAULT_QUERY_CREDENTIALS: readonly string[] = Object.freeze([
 export type Credentials =
   | { readonly type: 'none' }
   | { readonly type: 'bearer'; readonly token: string }
-  | { readonly type: 'api_key'; readonly key: string };
+  | { readonly type: 'api_key'; readonly key: string }
+  | { readonly type: 'cookie'; readonly value: string };
 
 /**
  * What {@link extractCredentials} reads: Node-style raw headers (name, value, name, value, ...) so
@@ -42,6 +43,8 @@ export interface CredentialInput {
   readonly rawHeaders: readonly string[];
   /** The query string without `?`; may be empty. */
   readonly query?: string;
+  /** The request method; with a session cookie, a missing method counts as unsafe (CSRF-checked). */
+  readonly method?: string;
 }
 
 /**
@@ -59,12 +62,15 @@ export interface ExtractCredentialsOptions {
   readonly queryParameters?: readonly string[];
   /** API key header name (case-insensitive). Default `X-API-Key`. */
   readonly apiKeyHeader?: string;
+  /** Session cookie name (case-sensitive). Default: cookies are not read. */
+  readonly cookieName?: string;
 }
 
 /**
  * Reads the credential from raw request headers and refuses ambiguous or unsafe requests:
  * credentials in the query (400 `credentials_in_query`), two `Authorization` lines, two API keys,
- * an API key together with a bearer token, or an empty or malformed bearer token
+ * an API key together with a bearer token, two credentials of any kind (bearer token, API key,
+ * session cookie), a session cookie sent twice, or an empty or malformed bearer token
  * (400 `invalid_request`). Schemes other than `Bearer` are ignored (another middleware may own them).
  *
  * @example
@@ -84,6 +90,7 @@ interface CompiledCredentialOptions {
   readonly realm: string;
   readonly queryNames: ReadonlySet<string>;
   readonly apiKeyHeader: string;
+  readonly cookieName: string | undefined;
   /**
    * The last `Authorization` line that held a valid bearer token, and that token (the same string
    * object each time, so its hash is computed once for the verified-token cache). A line equal to it,
@@ -98,6 +105,7 @@ export function compileCredentialOptions(options: ExtractCredentialsOptions = {}
     realm: options.realm ?? 'plumbline',
     queryNames: new Set((options.queryParameters ?? DEFAULT_QUERY_CREDENTIALS).map((n) => n.toLowerCase())),
     apiKeyHeader: (options.apiKeyHeader ?? 'x-api-key').toLowerCase(),
+    cookieName: options.cookieName,
     last: { line: undefined, token: undefined },
   };
 }
@@ -246,6 +254,9 @@ export function extractWith(input: CredentialInput, options: CompiledCredentialO
   let apiKey: string | undefined;
   let authorizations = 0;
   let apiKeys = 0;
+  let cookie: string | undefined;
+  let cookies = 0;
+  const cookieName = options.cookieName;
   const raw = input.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
@@ -253,10 +264,14 @@ export function extractWith(input: CredentialInput, options: CompiledCredentialO
       if (authorizations++ === 0) authorization = raw[i + 1]!;
     } else if (isHeader(name, apiKeyHeader)) {
       if (apiKeys++ === 0) apiKey = raw[i + 1]!;
+    } else if (cookieName !== undefined && isHeader(name, 'cookie')) {
+      // HTTP/2 may split cookies over several lines; every pair counts.
+      for (const value of cookieValues(raw[i + 1]!, cookieName)) if (cookies++ === 0) cookie = value;
     }
   }
   if (authorizations > 1) throw invalid(realm, 'more than one Authorization header');
   if (apiKeys > 1) throw invalid(realm, 'more than one API key header');
+  if (cookies > 1) throw invalid(realm, 'more than one session cookie');
 
   let token: string | undefined;
   const last = options.last;
@@ -274,12 +289,29 @@ export function extractWith(input: CredentialInput, options: CompiledCredentialO
   const key = apiKey?.trim();
   if (token !== undefined && key !== undefined)
     throw invalid(realm, 'send either an API key or a bearer token, not both');
+  if (cookie !== undefined && (token !== undefined || key !== undefined))
+    throw invalid(realm, 'send either a session cookie or a bearer token or API key, not both');
   if (token !== undefined) return { type: 'bearer', token };
   if (key !== undefined) {
     if (key === '') throw invalid(realm, 'the API key is empty');
     return { type: 'api_key', key };
   }
+  if (cookie !== undefined) return { type: 'cookie', value: cookie };
   return { type: 'none' };
+}
+
+/** The values of every `name=value` pair named `name` in one `Cookie` line (RFC 6265 5.4). */
+function cookieValues(line: string, name: string): string[] {
+  const values: string[] = [];
+  if (!line.includes(name)) return values;
+  for (const pair of line.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0 || pair.slice(0, eq).trim() !== name) continue;
+    // An emptied cookie (a logout the browser has not applied yet) is no credential.
+    const value = pair.slice(eq + 1).trim();
+    if (value !== '') values.push(value);
+  }
+  return values;
 }
 
 /**

@@ -27,9 +27,10 @@ import {
 } from './token-endpoint.js';
 
 /**
- * Authenticates every request by API key or bearer JWT; the result is read with
+ * Authenticates every request by API key, bearer JWT or session cookie; the result is read with
  * {@link getPrincipal}. Failures go to `next(err)`: 400 `invalid_request` / `credentials_in_query`,
- * 401 `unauthorized` / `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
+ * 401 `unauthorized` / `invalid_token` (with `WWW-Authenticate`), 403 `csrf_rejected` (session cookie),
+ * 503 `service_unavailable`.
  *
  * @example
  * ```ts
@@ -42,7 +43,7 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
   const realm = authenticator.realm;
   return (req, _res, next) => {
     const query = queryOf(req.originalUrl ?? req.url ?? '');
-    const result = authenticator.resolve({ rawHeaders: req.rawHeaders, query });
+    const result = authenticator.resolve({ rawHeaders: req.rawHeaders, query, method: req.method });
     // A cache hit answers synchronously: no promise, no closure.
     if (!isPending(result)) return authenticated(req, { principal: result, realm }, next);
     result.then((principal) => authenticated(req, { principal, realm }, next), next);

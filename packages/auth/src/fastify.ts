@@ -37,9 +37,9 @@ declare module 'fastify' {
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /**
- * An `onRequest` hook that authenticates by API key or bearer JWT and sets `request.principal`.
+ * An `onRequest` hook that authenticates by API key, bearer JWT or session cookie and sets `request.principal`.
  * Failures are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
- * `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
+ * `invalid_token` (with `WWW-Authenticate`), 403 `csrf_rejected` (session cookie), 503 `service_unavailable`.
  * @example
  * ```ts
  * app.register(async (api) => {
@@ -52,7 +52,11 @@ export function authenticate(options: AuthenticateOptions): AuthHook {
   const authenticator = createAuthenticatorCore(options);
   const realm = authenticator.realm;
   return async function authenticateHook(request) {
-    const result = authenticator.resolve({ rawHeaders: request.raw.rawHeaders, query: queryOf(request.url) });
+    const result = authenticator.resolve({
+      rawHeaders: request.raw.rawHeaders,
+      query: queryOf(request.url),
+      method: request.method,
+    });
     // A cache hit answers synchronously: nothing more to await.
     request.principal = isPending(result) ? await result : result;
     setRealm(request, realm);

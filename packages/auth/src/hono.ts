@@ -36,9 +36,9 @@ function rawHeaders(c: Context, apiKeyHeader: string): readonly string[] {
 }
 
 /**
- * Middleware that authenticates by API key or bearer JWT and sets `c.get('principal')`. Failures
+ * Middleware that authenticates by API key, bearer JWT or session cookie and sets `c.get('principal')`. Failures
  * are thrown: 400 `invalid_request` / `credentials_in_query`, 401 `unauthorized` /
- * `invalid_token` (with `WWW-Authenticate`), 503 `service_unavailable`.
+ * `invalid_token` (with `WWW-Authenticate`), 403 `csrf_rejected` (session cookie), 503 `service_unavailable`.
  * @example
  * ```ts
  * app.use('/v1/*', authenticate({ jwt: { issuers: [{ issuer, audience, jwks }] } }));
@@ -53,6 +53,7 @@ export function authenticate(options: AuthenticateOptions): MiddlewareHandler {
     const result = authenticator.resolve({
       rawHeaders: rawHeaders(c, apiKeyHeader),
       query: queryOf(c.req.url),
+      method: c.req.method,
     });
     // A cache hit answers synchronously: nothing more to await before the handler.
     c.set('principal', isPending(result) ? await result : result);

@@ -16,7 +16,12 @@ export {
   MemoryApiKeyStore,
   verifyApiKey,
 } from './api-keys.js';
-export { type AuthenticateOptions, type Authenticator, createAuthenticator } from './authenticate.js';
+export {
+  type AuthenticateCookieOptions,
+  type AuthenticateOptions,
+  type Authenticator,
+  createAuthenticator,
+} from './authenticate.js';
 export {
   authError,
   type BearerChallenge,
@@ -35,6 +40,7 @@ export {
   redactQuery,
   redactUrl,
 } from './credentials.js';
+export type { CsrfOptions } from './csrf.js';
 export {
   isLoopback,
   isSecureRequest,
@@ -67,3 +73,19 @@ export {
   type RedisTransaction,
   type RevocationStore,
 } from './revocation.js';
+export {
+  createSessionCookie,
+  createSessionSealer,
+  DEFAULT_SESSION_COOKIE,
+  MAX_SESSION_COOKIE_BYTES,
+  type SealedSession,
+  type SessionClaims,
+  type SessionCookie,
+  type SessionCookieOptions,
+  type SessionInput,
+  type SessionKey,
+  SessionRejectedError,
+  type SessionRejectionReason,
+  type SessionSealer,
+  type SessionSealerOptions,
+} from './session-cookie.js';

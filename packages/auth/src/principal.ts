@@ -3,7 +3,8 @@ import type { JWTPayload } from 'jose';
 import { authError } from './challenge.js';
 
 /**
- * Who made the request, the same shape for both mechanisms.
+ * Who made the request, the same shape for every mechanism: `api_key`, `jwt` (bearer token) or
+ * `session` (a sealed session cookie, its claims in `claims`).
  *
  * @example
  * ```ts
@@ -11,7 +12,7 @@ import { authError } from './challenge.js';
  * ```
  */
 export interface Principal {
-  readonly type: 'api_key' | 'jwt';
+  readonly type: 'api_key' | 'jwt' | 'session';
   readonly clientId: string;
   readonly subject?: string;
   readonly scopes: readonly string[];
@@ -77,7 +78,7 @@ export interface AssertScopesOptions extends HasScopesOptions {
 /**
  * Throws unless the principal holds the scopes: no principal → 401 `unauthorized`; missing scope →
  * 403 `insufficient_scope`, for a JWT with `WWW-Authenticate: Bearer realm=..., error="insufficient_scope", scope="..."`,
- * for an API key without a challenge (`insufficient_scope` is a Bearer token error).
+ * for an API key or a session cookie without a challenge (`insufficient_scope` is a Bearer token error).
  *
  * @example
  * ```ts
@@ -92,9 +93,9 @@ export function assertScopes(
   const realm = options.realm ?? 'plumbline';
   if (principal === undefined) throw authError('unauthorized', { realm });
   if (hasScopes(principal, required, options)) return;
-  // insufficient_scope is a Bearer token error (RFC 6750 3.1); an API key is not a bearer token, and
-  // a 403 needs no challenge, so an API-key caller gets none.
-  if (principal.type === 'api_key') {
+  // insufficient_scope is a Bearer token error (RFC 6750 3.1); an API key or a session cookie is not
+  // a bearer token, and a 403 needs no challenge, so such a caller gets none.
+  if (principal.type !== 'jwt') {
     throw new HttpError('insufficient_scope', { params: { scopes: required.join(' ') } });
   }
   throw authError(

@@ -1,5 +1,5 @@
 // The README's Fastify and Hono examples run as written (only the port is made ephemeral).
-import { readmeFrameworkExamples, send } from '@plumbline/test-utils';
+import { readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const here = new URL('.', import.meta.url);
@@ -34,5 +34,18 @@ describe.each(examples)('README %s example', (_name, start) => {
       outcome.headers['www-authenticate'],
       (outcome.body as { error_code: string }).error_code,
     ]).toEqual([401, 'Bearer realm="plumbline"', 'unauthorized']);
+  });
+});
+
+// The "Browser apps" example runs as written: login, a read, a forged cross-site POST, logout, a replay.
+describe('README session cookie example', () => {
+  it('answers login, read, forged POST, logout and replay as its comment shows', async () => {
+    const { statuses } = await runReadmeExample<{ statuses: number[] }>(
+      here,
+      'auth-session-cookie',
+      readmeBlock(readme, '### Session cookie example'),
+      ['statuses'],
+    );
+    expect(statuses).toEqual([204, 200, 403, 204, 401]);
   });
 });

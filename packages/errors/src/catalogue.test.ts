@@ -26,6 +26,7 @@ describe('catalogue', () => {
       invalid_token: 401,
       insufficient_scope: 403,
       https_required: 403,
+      csrf_rejected: 403,
       not_found: 404,
       method_not_allowed: 405,
       not_acceptable: 406,

@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   insufficient_scope: 403,
   https_required: 403,
+  csrf_rejected: 403,
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,

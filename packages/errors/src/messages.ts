@@ -129,6 +129,10 @@ const en: Record<ErrorCode, readonly string[]> = {
     'The access token lacks the required scope.',
   ],
   https_required: ['Requests must use HTTPS.'],
+  csrf_rejected: [
+    'The request was refused as a possible cross-site request forgery: {reason}.',
+    'The request was refused as a possible cross-site request forgery.',
+  ],
   not_found: ['The requested resource does not exist.'],
   method_not_allowed: [
     'Method {method} is not allowed here; allowed: {allowed}.',
@@ -277,6 +281,10 @@ const de: Record<ErrorCode, readonly string[]> = {
     'Dem Zugriffstoken fehlt der erforderliche Scope.',
   ],
   https_required: ['Anfragen müssen HTTPS verwenden.'],
+  csrf_rejected: [
+    'Die Anfrage wurde als mögliche websiteübergreifende Anfragefälschung abgewiesen: {reason}.',
+    'Die Anfrage wurde als mögliche websiteübergreifende Anfragefälschung abgewiesen.',
+  ],
   not_found: ['Die angeforderte Ressource existiert nicht.'],
   method_not_allowed: [
     'Die Methode {method} ist hier nicht erlaubt; erlaubt: {allowed}.',
