@@ -46,7 +46,7 @@ describe('catalogue', () => {
       service_unavailable: 503,
       gateway_timeout: 504,
     });
-    expect(ERROR_CODES).toHaveLength(50);
+    expect(ERROR_CODES).toHaveLength(51);
   });
 
   it.each(ERROR_CODES)('%s has an English and a German message, the last needing no params', (code) => {
