@@ -110,10 +110,13 @@ export type ChangeKind = keyof typeof CHANGE_KINDS;
  * ```
  */
 export interface Change {
+  /** What changed; the SARIF rule id. */
   readonly kind: ChangeKind;
+  /** `error` breaking, `warning` breaking but excused, `info` not breaking. */
   readonly level: ChangeLevel;
   /** JSON-pointer-like location, e.g. `paths./projects/{id}.patch.requestBody.content.application/json.schema.properties.name`. */
   readonly location: string;
+  /** What changed, in words: `request property name became required`. */
   readonly message: string;
   /** Why a breaking change passes (level `warning`), e.g. `new API version v2 (no /v2 path in the old document)`. */
   readonly excuse?: string;
