@@ -248,6 +248,26 @@ const BREAKING: [string, (doc: Doc) => void, Expected[]][] = [
     ],
   ],
   [
+    'a response enum dropped (any value may now be sent)',
+    (d) => {
+      delete schemas(d).Project.properties.status.enum;
+    },
+    [
+      ['response-enum-value-added', 'error', `${LIST_BODY}.properties.status`],
+      ['response-enum-value-added', 'error', `${GET_BODY}.properties.status`],
+    ],
+  ],
+  [
+    'a response property made nullable through anyOf',
+    (d) => {
+      schemas(d).Project.properties.name = { anyOf: [{ type: 'string' }, { type: 'null' }] };
+    },
+    [
+      ['type-changed', 'error', `${LIST_BODY}.properties.name`],
+      ['type-changed', 'error', `${GET_BODY}.properties.name`],
+    ],
+  ],
+  [
     'a request media type dropped',
     (d) => {
       const body = d.paths['/projects/{id}'].patch.requestBody;
@@ -364,6 +384,20 @@ const NON_BREAKING: [string, (doc: Doc) => void, Expected[]][] = [
     [['response-status-added', 'info', `${GET}.responses.410`]],
   ],
   ['a path parameter renamed', (d) => renamePathParameter(d), []],
+  [
+    'a response type moved into oneOf with the same type',
+    (d) => {
+      schemas(d).Project.properties.name = { oneOf: [{ type: 'string', maxLength: 10 }, { type: 'string' }] };
+    },
+    [],
+  ],
+  [
+    'a request enum dropped',
+    (d) => {
+      delete schemas(d).ProjectPatch.properties.status.enum;
+    },
+    [['request-enum-value-added', 'info', `${PATCH_BODY}.properties.status`]],
+  ],
   [
     'a response wrapped in allOf with the same properties',
     (d) => {
@@ -690,6 +724,11 @@ describe('diff: output formats', () => {
       `| ℹ️ info | \`request-property-added\` | \`${PATCH_BODY}.properties.owner\` | optional request property owner was added |`,
       '',
     ]);
+    const widened = base();
+    schemas(widened).Project.properties.budget.type = ['number', 'string'];
+    expect(formatDiffMarkdown(diff(base(), widened)).split('\n')[4]).toBe(
+      `| ❌ breaking | \`type-changed\` | \`${LIST_BODY}.properties.budget\` | type changed from number to number\\|string |`,
+    );
     expect(formatDiffMarkdown(diff(base(), base()))).toBe(
       '**No unexcused breaking change** between `old` and `new`: 0 breaking, 0 excused, 0 info.\n',
     );

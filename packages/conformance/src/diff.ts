@@ -240,6 +240,25 @@ class Differ {
     return result;
   }
 
+  /**
+   * The types a schema allows: its `type` (with `nullable`), or else the union of its `oneOf` or
+   * `anyOf` branches (`anyOf: [{ type: string }, { type: 'null' }]` is `string|null`); undefined: any.
+   */
+  types(document: JsonObject, schema: JsonObject, depth = 0): Set<string> | undefined {
+    const own = typesOf(schema);
+    if (own !== undefined || depth > 8) return own;
+    const branches = Array.isArray(schema['oneOf']) ? schema['oneOf'] : schema['anyOf'];
+    if (!Array.isArray(branches) || branches.length === 0) return undefined;
+    const union = new Set<string>();
+    for (const branch of branches) {
+      const resolved = this.schema(document, branch);
+      const types = resolved === undefined ? undefined : this.types(document, resolved, depth + 1);
+      if (types === undefined) return undefined;
+      for (const type of types) union.add(type);
+    }
+    return union;
+  }
+
   /** Changes between two schemas as seen from `direction`, memoised per pair (cycles stop at the pair in progress). */
   compareSchemas(direction: Direction, oldSchema: JsonObject, newSchema: JsonObject): Found[] {
     const key = `${direction} ${this.id(oldSchema)} ${this.id(newSchema)}`;
@@ -267,7 +286,7 @@ class Differ {
     const add = (kind: ChangeKind, at: string, message: string): void => {
       found.push({ kind, at, message });
     };
-    typeChanges(direction, a, b, add);
+    typeChanges(direction, this.types(this.before, a), this.types(this.after, b), add);
     enumChanges(direction, a, b, add);
     if (direction === 'request') {
       for (const [key, kind] of [
@@ -358,12 +377,10 @@ function covered(inner: string, outer: Set<string>): boolean {
 
 function typeChanges(
   direction: Direction,
-  a: JsonObject,
-  b: JsonObject,
+  before: Set<string> | undefined,
+  after: Set<string> | undefined,
   add: (kind: ChangeKind, at: string, message: string) => void,
 ): void {
-  const before = typesOf(a);
-  const after = typesOf(b);
   if (before === undefined && after === undefined) return;
   const text = (types: Set<string> | undefined): string =>
     types === undefined ? 'any' : [...types].join('|');
@@ -392,7 +409,13 @@ function enumChanges(
   if (!Array.isArray(a['enum']) && !Array.isArray(b['enum'])) return;
   const before = new Set(list(a['enum']).map(show));
   const after = new Set(list(b['enum']).map(show));
-  if (!Array.isArray(b['enum'])) return; // enum dropped: any value, covered by the type check
+  if (!Array.isArray(b['enum'])) {
+    // The enum was dropped: a request accepts any value, a response may send any value.
+    if (direction === 'request')
+      add('request-enum-value-added', '', 'the enum was dropped: any value is accepted');
+    else add('response-enum-value-added', '', 'the enum was dropped: any value may be sent');
+    return;
+  }
   const removed = [...before].filter((value) => !after.has(value));
   const added = Array.isArray(a['enum']) ? [...after].filter((value) => !before.has(value)) : [];
   if (!Array.isArray(a['enum']) && direction === 'request') {
