@@ -581,6 +581,16 @@ describe('diff: security', () => {
       }
     expect(findings(a, b)).toEqual(expected);
   });
+
+  it('says which requirement is no longer enough, with scopes', () => {
+    const before = base();
+    before.paths['/projects/{id}'].get.security = [{ oauth: ['read'] }];
+    const after = base();
+    after.paths['/projects/{id}'].get.security = [{ oauth: ['read', 'write'] }, { bearer: [] }];
+    expect(diff(before, after).changes.map((change) => change.message)).toEqual([
+      'a client authenticating with oauth (read) is no longer enough; now: oauth (read, write) or bearer',
+    ]);
+  });
 });
 
 describe('diff: schemas', () => {

@@ -449,7 +449,6 @@ interface Operation {
 
 /** A parameter as the diff sees it. */
 interface Parameter {
-  readonly key: string;
   /** `query.limit`, `header.x-tenant` (header names lower-cased). */
   readonly location: string;
   readonly label: string;
@@ -476,7 +475,6 @@ function parameters(document: JsonObject, op: Operation): Map<string, Parameter>
           ? `path#${positions.indexOf(parameter['name'])}`
           : `${parameter['in']}.${name}`;
       byKey.set(key, {
-        key,
         location: `${parameter['in']}.${name}`,
         label: `${parameter['in']} parameter ${parameter['name']}`,
         required: parameter['required'] === true || parameter['in'] === 'path',
@@ -504,8 +502,18 @@ function security(document: JsonObject, operation: JsonObject): string[][] {
   );
 }
 
+/** `bearer`, `oauth2 (read, write) + apiKey`, or `none`. */
 function requirementText(tokens: readonly string[]): string {
-  return tokens.length === 0 ? 'none' : tokens.filter((t) => !t.includes(':')).join(' + ');
+  if (tokens.length === 0) return 'none';
+  return tokens
+    .filter((token) => !token.includes(':'))
+    .map((scheme) => {
+      const scopes = tokens
+        .filter((token) => token.startsWith(`${scheme}:`))
+        .map((t) => t.slice(scheme.length + 1));
+      return scopes.length === 0 ? scheme : `${scheme} (${scopes.join(', ')})`;
+    })
+    .join(' + ');
 }
 
 /** True when an operation declares a `Deprecation` or `Sunset` response header. */
@@ -650,30 +658,25 @@ function compareOperations(d: Differ, a: Operation, b: Operation, excuse: string
     if (!(status in oldResponses))
       d.add('response-status-added', `${at}.responses.${status}`, `response ${status} was added`);
 
-  // Security: every old alternative must still be met by some new alternative it covers.
+  // Security: every old alternative must still be met by a new alternative that asks for no more.
   const oldSecurity = security(d.before, a.operation);
   const newSecurity = security(d.after, b.operation);
-  for (const alternative of oldSecurity) {
-    const met = newSecurity.some((candidate) => candidate.every((token) => alternative.includes(token)));
-    if (!met)
-      d.add(
-        'security-added',
-        `${at}.security`,
-        `a client authenticating with ${requirementText(alternative)} is no longer enough; now: ${newSecurity.map(requirementText).join(' or ')}`,
-        excuse,
-      );
-  }
-  if (
-    newSecurity.some((candidate) => !oldSecurity.some((old) => old.join() === candidate.join())) &&
-    oldSecurity.every((alternative) =>
-      newSecurity.some((candidate) => candidate.every((token) => alternative.includes(token))),
-    )
-  )
+  const now = newSecurity.map(requirementText).join(' or ');
+  const unmet = oldSecurity.filter(
+    (alternative) =>
+      !newSecurity.some((candidate) => candidate.every((token) => alternative.includes(token))),
+  );
+  for (const alternative of unmet)
     d.add(
-      'security-relaxed',
+      'security-added',
       `${at}.security`,
-      `security is now: ${newSecurity.map(requirementText).join(' or ')}`,
+      `a client authenticating with ${requirementText(alternative)} is no longer enough; now: ${now}`,
+      excuse,
     );
+  const same = (x: string[][], y: string[][]): boolean =>
+    x.length === y.length && x.every((alternative) => y.some((other) => other.join() === alternative.join()));
+  if (unmet.length === 0 && !same(oldSecurity, newSecurity))
+    d.add('security-relaxed', `${at}.security`, `security is now: ${now}`);
 }
 
 /**
