@@ -5,7 +5,9 @@ describe('public exports', () => {
   it('@plumbline/conformance', async () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'BudgetExhausted',
+      'CHANGE_KINDS',
       'DEFAULT_IGNORED_PATHS',
+      'DIFF_FORMATS',
       'DocumentError',
       'EXIT',
       'LINT_RULES',
@@ -18,7 +20,12 @@ describe('public exports', () => {
       'buildScorecard',
       'checkOpenApi',
       'createRuleset',
+      'diff',
       'discoverCollections',
+      'formatDiff',
+      'formatDiffMarkdown',
+      'formatDiffSarif',
+      'formatDiffText',
       'formatHtml',
       'formatJson',
       'formatJunit',

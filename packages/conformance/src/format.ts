@@ -1,3 +1,4 @@
+import { CHANGE_KINDS, type Change, type ChangeKind, type DiffResult } from './diff.js';
 import { DOCS_BASE } from './rules.js';
 import type { Evidence, RuleResult, Scorecard } from './scorecard.js';
 
@@ -210,6 +211,8 @@ export function formatScorecard(card: Scorecard, format: Format, options: TableO
 /** The SARIF version written, and the schema it validates against (checked by a test). */
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
+const PACKAGE_URI = 'https://github.com/plumbline/plumbline/tree/main/packages/conformance';
+
 function sarifLevel(result: RuleResult): 'error' | 'warning' {
   return result.severity === 'error' ? 'error' : 'warning';
 }
@@ -282,6 +285,23 @@ export function formatSarif(card: Scorecard, version?: string): string {
             };
           }),
   );
+  return sarifLog({
+    rules,
+    results,
+    automationId: `plumbline-conformance/${card.mode}/`,
+    properties: { target: card.target, percent: card.percent, ok: card.ok },
+    ...(version === undefined ? {} : { version }),
+  });
+}
+
+/** One SARIF 2.1.0 run of plumbline-conformance, as written by every SARIF formatter. */
+function sarifLog(run: {
+  readonly rules: readonly Record<string, unknown>[];
+  readonly results: readonly Record<string, unknown>[];
+  readonly automationId: string;
+  readonly properties: Record<string, unknown>;
+  readonly version?: string;
+}): string {
   const log = {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
@@ -290,14 +310,14 @@ export function formatSarif(card: Scorecard, version?: string): string {
         tool: {
           driver: {
             name: 'plumbline-conformance',
-            informationUri: 'https://github.com/plumbline/plumbline/tree/main/packages/conformance',
-            ...(version === undefined ? {} : { semanticVersion: version }),
-            rules,
+            informationUri: PACKAGE_URI,
+            ...(run.version === undefined ? {} : { semanticVersion: run.version }),
+            rules: run.rules,
           },
         },
-        automationDetails: { id: `plumbline-conformance/${card.mode}/` },
-        results,
-        properties: { target: card.target, percent: card.percent, ok: card.ok },
+        automationDetails: { id: run.automationId },
+        results: run.results,
+        properties: run.properties,
       },
     ],
   };
@@ -391,4 +411,151 @@ ${rules.join('\n')}
 ${extra.join('\n')}
 </body></html>
 `;
+}
+
+// ---------------------------------------------------------------------------------------------
+// diff: breaking changes between two documents
+
+/** Output formats of `plumbline-conformance diff`. */
+export type DiffFormat = 'text' | 'json' | 'sarif' | 'markdown';
+
+/** Every `diff` format, in the order the CLI's help lists them. */
+export const DIFF_FORMATS: readonly DiffFormat[] = ['text', 'json', 'sarif', 'markdown'];
+
+/** Where the README explains the `diff` rules (the SARIF help link of every change kind). */
+const DIFF_DOCS = `${PACKAGE_URI}#breaking-changes-diff`;
+
+const DIFF_LABEL = { error: 'BREAKING', warning: 'EXCUSED', info: 'INFO' } as const;
+
+function diffSummary(result: DiffResult): string {
+  return (
+    `plumbline-conformance diff ${result.old} ${result.new}: ${result.breaking} breaking, ` +
+    `${result.excused} excused, ${result.info} info ${result.ok ? 'OK' : 'FAILED'}`
+  );
+}
+
+function changeText(change: Change): string {
+  return change.excuse === undefined ? change.message : `${change.message}; excused: ${change.excuse}`;
+}
+
+/**
+ * The diff as text: a summary line, then one line per change (breaking first): level, kind,
+ * location, what changed and, for an excused change, why it passes.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(formatDiffText(diff(before, after)));
+ * // BREAKING  path-removed  paths./v1/projects  path /v1/projects was removed
+ * ```
+ */
+export function formatDiffText(result: DiffResult): string {
+  const kindWidth = Math.max(4, ...result.changes.map((change) => change.kind.length));
+  const lines = [diffSummary(result)];
+  if (result.changes.length > 0) lines.push('');
+  for (const change of result.changes)
+    lines.push(
+      `${DIFF_LABEL[change.level].padEnd(8)}  ${change.kind.padEnd(kindWidth)}  ${change.location}  ${changeText(change)}`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+function markdownCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/**
+ * The diff as Markdown for a pull-request comment: a one-line summary, then a table of the changes,
+ * breaking first, then excused, then info.
+ *
+ * @example
+ * ```ts
+ * await writeFile('api-diff.md', formatDiffMarkdown(diff(before, after)));
+ * ```
+ */
+export function formatDiffMarkdown(result: DiffResult): string {
+  const icon = { error: '❌ breaking', warning: '⚠️ excused', info: 'ℹ️ info' } as const;
+  const summary = result.ok
+    ? `**No unexcused breaking change** between \`${markdownCell(result.old)}\` and \`${markdownCell(result.new)}\``
+    : `**${result.breaking} breaking change${result.breaking === 1 ? '' : 's'}** between \`${markdownCell(result.old)}\` and \`${markdownCell(result.new)}\``;
+  const lines = [`${summary}: ${result.breaking} breaking, ${result.excused} excused, ${result.info} info.`];
+  if (result.changes.length > 0)
+    lines.push(
+      '',
+      '| | change | location | details |',
+      '|---|---|---|---|',
+      ...result.changes.map(
+        (change) =>
+          `| ${icon[change.level]} | \`${change.kind}\` | \`${markdownCell(change.location)}\` | ${markdownCell(changeText(change))} |`,
+      ),
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The diff as a SARIF 2.1.0 log, like the lint SARIF: one rule per change kind (its id is the
+ * kind), one result per change: `error` breaking, `warning` excused, `note` info. Removals point
+ * at the old document, everything else at the new one; the logical location is the change's
+ * location.
+ *
+ * @example
+ * ```ts
+ * await writeFile('diff.sarif', formatDiffSarif(diff(before, after, { oldSource: 'main.yaml', newSource: 'openapi.yaml' })));
+ * ```
+ */
+export function formatDiffSarif(result: DiffResult, version?: string): string {
+  const kinds = Object.keys(CHANGE_KINDS) as ChangeKind[];
+  const rules = kinds.map((kind) => ({
+    id: kind,
+    name: kind,
+    shortDescription: { text: CHANGE_KINDS[kind].title },
+    helpUri: DIFF_DOCS,
+    defaultConfiguration: { level: CHANGE_KINDS[kind].breaking ? 'error' : 'note' },
+    properties: { breaking: CHANGE_KINDS[kind].breaking },
+  }));
+  const results = result.changes.map((change) => ({
+    ruleId: change.kind,
+    ruleIndex: kinds.indexOf(change.kind),
+    level: change.level === 'info' ? 'note' : change.level,
+    message: { text: changeText(change) },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: /-removed$/.test(change.kind) ? result.old : result.new },
+        },
+        logicalLocations: [{ fullyQualifiedName: change.location }],
+      },
+    ],
+    ...(change.excuse === undefined
+      ? {}
+      : { suppressions: [{ kind: 'external', justification: change.excuse }] }),
+  }));
+  return sarifLog({
+    rules,
+    results,
+    automationId: 'plumbline-conformance/diff/',
+    properties: {
+      old: result.old,
+      new: result.new,
+      breaking: result.breaking,
+      excused: result.excused,
+      info: result.info,
+      ok: result.ok,
+    },
+    ...(version === undefined ? {} : { version }),
+  });
+}
+
+/**
+ * Formats a diff in the given format (`json`: the {@link DiffResult} as indented JSON).
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(formatDiff(diff(before, after), 'markdown'));
+ * ```
+ */
+export function formatDiff(result: DiffResult, format: DiffFormat): string {
+  if (format === 'json') return `${JSON.stringify(result, null, 2)}\n`;
+  if (format === 'sarif') return formatDiffSarif(result);
+  if (format === 'markdown') return formatDiffMarkdown(result);
+  return formatDiffText(result);
 }

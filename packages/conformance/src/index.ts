@@ -12,6 +12,15 @@ export {
   type SpectralRuleset,
 } from './create-ruleset.js';
 export {
+  CHANGE_KINDS,
+  type Change,
+  type ChangeKind,
+  type ChangeLevel,
+  type DiffOptions,
+  type DiffResult,
+  diff,
+} from './diff.js';
+export {
   checkOpenApi,
   DocumentError,
   type DocumentErrorCode,
@@ -19,7 +28,13 @@ export {
   stripBom,
 } from './document.js';
 export {
+  DIFF_FORMATS,
+  type DiffFormat,
   type Format,
+  formatDiff,
+  formatDiffMarkdown,
+  formatDiffSarif,
+  formatDiffText,
   formatHtml,
   formatJson,
   formatJunit,

@@ -1,7 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { diff } from './diff.js';
 import { DocumentError, readOpenApi } from './document.js';
-import { FORMATS, type Format, formatScorecard } from './format.js';
+import {
+  DIFF_FORMATS,
+  type DiffFormat,
+  FORMATS,
+  type Format,
+  formatDiff,
+  formatScorecard,
+} from './format.js';
 import { lint, loadDocument, scoreFindings } from './lint.js';
 import { type PlannedRequest, planProbe } from './plan.js';
 import { ProbeConfigError, ProbeUnreachableError, probe } from './probe.js';
@@ -103,9 +111,10 @@ function formatPlan(target: string, plan: readonly PlannedRequest[]): string {
 }
 
 /**
- * Exit codes: every required rule passed (or the score reached `--min-score`); a required rule
- * failed (or the score is below `--min-score`); usage or configuration error, or the service could
- * not be reached (or stopped answering mid-run).
+ * Exit codes: every required rule passed (or the score reached `--min-score`, or `diff` found no
+ * unexcused breaking change); a required rule failed (or the score is below `--min-score`, or
+ * `diff` found an unexcused breaking change); usage or configuration error, a refused document, or
+ * the service could not be reached (or stopped answering mid-run).
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 2 } as const;
 
@@ -120,6 +129,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 2 } as const;
 export const USAGE = `Usage:
   plumbline-conformance lint <openapi.json|openapi.yaml|url> [options]
   plumbline-conformance probe <base-url> [options]
+  plumbline-conformance diff <old-openapi> <new-openapi> [--format text|json|sarif|markdown]
+                             [--output <file>]
 
 Common options:
   --format <table|json|junit|sarif|html>
@@ -131,6 +142,11 @@ Common options:
   --verbose                     table: show evidence for passing rules too
   --quiet                       no progress on stderr
   -h, --help                    show this help
+
+Diff: breaking changes from the old document to the new one (files or URLs). Formats: text
+(default), json, sarif, markdown (a pull-request comment). Exit 0 when every breaking change is
+excused (a new version prefix, or deprecated with a Deprecation/Sunset header), 1 on an
+unexcused breaking change, 2 when a document cannot be read or is refused.
 
 Probe options:
   --openapi <file|url>          OpenAPI document for discovery (default <base-url>/openapi.json)
@@ -211,6 +227,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT.ok;
     }
     const [command, target, ...rest] = positionals;
+    if (command === 'diff') return await runDiff(rest, target, values, io);
     if (command === undefined || target === undefined || rest.length > 0)
       throw new UsageError('expected a command and one target');
     const format = (values.format ?? 'table') as Format;
@@ -298,6 +315,32 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr(`plumbline-conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT.usage;
   }
+}
+
+/** `diff <old> <new>`: exit 1 on an unexcused breaking change, 0 otherwise. */
+async function runDiff(
+  rest: readonly string[],
+  oldTarget: string | undefined,
+  values: { readonly format?: string | undefined; readonly output?: string | undefined },
+  io: CliIo,
+): Promise<number> {
+  const [newTarget, ...extra] = rest;
+  if (oldTarget === undefined || newTarget === undefined || extra.length > 0)
+    throw new UsageError('diff expects two documents: diff <old> <new>');
+  const format = (values.format ?? 'text') as DiffFormat;
+  if (!DIFF_FORMATS.includes(format))
+    throw new UsageError(`unknown diff format ${format} (text, json, sarif or markdown)`);
+  const before = readOpenApi(await readText(oldTarget), oldTarget);
+  const after = readOpenApi(await readText(newTarget), newTarget);
+  const result = diff(before, after, { oldSource: oldTarget, newSource: newTarget });
+  const report = formatDiff(result, format);
+  if (values.output === undefined) io.stdout(report);
+  else await writeFile(values.output, report);
+  if (!result.ok)
+    io.stderr(
+      `plumbline-conformance: ${result.breaking} unexcused breaking change${result.breaking === 1 ? '' : 's'} from ${oldTarget} to ${newTarget}\n`,
+    );
+  return result.ok ? EXIT.ok : EXIT.failed;
 }
 
 function isParseArgsError(error: unknown): boolean {

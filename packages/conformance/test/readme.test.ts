@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CHANGE_KINDS } from '../src/diff.js';
 import { RULES } from '../src/rules.js';
 import { USAGE } from '../src/run-cli.js';
 
@@ -25,6 +26,15 @@ describe('README', () => {
     });
     const table = ['| id | kind | severity | section | checks | fix |', '|---|---|---|---|---|---|', ...rows];
     const section = /<!-- rules:start -->\n([\s\S]*?)\n<!-- rules:end -->/.exec(readme);
+    expect(section?.[1]).toBe(table.join('\n'));
+  });
+
+  it('lists every diff change kind as CHANGE_KINDS defines it', () => {
+    const rows = Object.entries(CHANGE_KINDS).map(
+      ([kind, info]) => `| \`${kind}\` | ${info.breaking ? 'yes' : 'no'} | ${info.title} |`,
+    );
+    const table = ['| kind | breaking | change |', '|---|---|---|', ...rows];
+    const section = /<!-- diff-kinds:start -->\n([\s\S]*?)\n<!-- diff-kinds:end -->/.exec(readme);
     expect(section?.[1]).toBe(table.join('\n'));
   });
 
