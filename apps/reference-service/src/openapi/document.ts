@@ -792,11 +792,13 @@ function buildDocument(ctx: AppContext): Json {
           type: 'object',
           required: ['has_more'],
           properties: {
-            // Read like the GET query's values: a number or its decimal string.
-            limit: { type: ['integer', 'string'] },
-            offset: { type: ['integer', 'string'] },
-            page: { type: ['integer', 'string'] },
-            size: { type: ['integer', 'string'] },
+            // What was served, as numbers, however the request wrote them (a search body may send
+            // "10"): only SearchBody takes strings. Widening these was a breaking change of v2's
+            // responses, found by `plumbline-conformance diff`.
+            limit: { type: 'integer' },
+            offset: { type: 'integer' },
+            page: { type: 'integer' },
+            size: { type: 'integer' },
             has_more: { type: 'boolean' },
             next_cursor: { type: 'string' },
             total: { type: 'integer' },
