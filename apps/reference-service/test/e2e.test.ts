@@ -665,6 +665,52 @@ describe.each(backends)('reference service on $name', (backend) => {
       expect(v1Wrong.status).toBe(400);
     });
 
+    it('a v1 create is migrated up (EUR) and its replay answers the same v1 body', async () => {
+      const key = randomUUID();
+      const body = { name: `V1 ${randomUUID()}`, budget: 12 };
+      const first = await call('POST', '/v1/projects', { body, headers: { 'idempotency-key': key } });
+      expect([first.status, first.body.budget]).toEqual([201, 12]);
+      const again = await call('POST', '/v1/projects', { body, headers: { 'idempotency-key': key } });
+      expect([again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([
+        201,
+        'true',
+        first.text,
+      ]);
+      const v2 = await call('GET', `/v2/projects/${first.body.id}`);
+      expect(v2.body.budget).toEqual({ amount: 12, currency: 'EUR' });
+    });
+
+    it('v1 field errors point at /budget; a v1 merge patch with budget null clears it', async () => {
+      const tooBig = await create('/v1/projects', { name: 'x', budget: 1e13 });
+      expect([tooBig.status, tooBig.body.errors]).toEqual([
+        400,
+        [{ pointer: '#/budget', error_code: 'invalid_value', detail: 'Must be at most 1000000000000.' }],
+      ]);
+      const created = await create('/v2/projects', {
+        name: `Versions ${randomUUID()}`,
+        budget: { amount: 3, currency: 'CHF' },
+      });
+      const id = created.body.id;
+      const cleared = await call('PATCH', `/v1/projects/${id}`, { body: { budget: null } });
+      expect([cleared.status, cleared.body.budget]).toEqual([200, null]);
+      const again = await call('PUT', `/v1/projects/${id}`, { body: { name: created.body.name, budget: 4 } });
+      expect([again.status, again.body.budget]).toEqual([200, 4]);
+      expect((await call('GET', `/v2/projects/${id}`)).body.budget).toEqual({ amount: 4, currency: 'EUR' });
+    });
+
+    it('v1 collections filter and sort on the amount, and show every item as v1', async () => {
+      const v1 = await call('GET', '/v1/projects?budget[gte]=1&sort=-budget&fields=name,budget&limit=50');
+      expect(v1.status).toBe(200);
+      expect(v1.body.data.length).toBeGreaterThan(0);
+      const amounts = v1.body.data.map((item: { budget: unknown }) => item.budget);
+      for (const amount of amounts) expect(typeof amount).toBe('number');
+      expect(amounts).toEqual([...amounts].sort((a: number, b: number) => b - a));
+      const search = await call('POST', '/v1/projects/search', { body: { sort: '-budget', limit: 50 } });
+      expect(search.status).toBe(200);
+      for (const item of search.body.data)
+        expect(item.budget === null || typeof item.budget === 'number').toBe(true);
+    });
+
     it('errors carry the version headers too', async () => {
       const reply = await call('GET', `/v1/projects/${randomUUID()}`);
       expect(reply.status).toBe(404);

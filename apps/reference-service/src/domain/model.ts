@@ -1,4 +1,4 @@
-/** Stored rows and their representations per API version. */
+/** Stored rows and their representations (in the newest API version's shape). */
 import { asXmlSchema } from './schema-name.js';
 
 export type ApiVersion = 1 | 2;
@@ -35,25 +35,22 @@ export interface CommentRow {
 }
 
 /**
- * The project as a client of `version` sees it. v1's budget is the bare amount; v2's is
- * `{ amount, currency }`. Both read the same row.
+ * The project in the newest version's shape (budget `{ amount, currency }`). Older versions get it
+ * migrated down by the declared changes (domain/versions.ts); the caller marks its XML schema.
  */
-export function projectRepresentation(row: ProjectRow, version: ApiVersion): Record<string, unknown> {
-  const budget =
-    row.budget_amount === null
-      ? null
-      : version === 1
-        ? row.budget_amount
-        : { amount: row.budget_amount, currency: row.budget_currency ?? 'EUR' };
-  return asXmlSchema(`ProjectV${version}`, {
+export function projectRepresentation(row: ProjectRow): Record<string, unknown> {
+  return {
     id: row.id,
     name: row.name,
     description: row.description,
     status: row.status,
-    budget,
+    budget:
+      row.budget_amount === null
+        ? null
+        : { amount: row.budget_amount, currency: row.budget_currency ?? 'EUR' },
     created_at: row.created_at,
     updated_at: row.updated_at,
-  });
+  };
 }
 
 export function taskRepresentation(row: TaskRow): Record<string, unknown> {

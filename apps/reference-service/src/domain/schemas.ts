@@ -19,28 +19,25 @@ const name = z.string().trim().min(1).max(100);
 const description = z.string().max(2000).nullable();
 const projectStatus = z.enum(PROJECT_STATUSES);
 
-/** v1 budget: a plain amount (in the project's currency; EUR for new projects). */
-const budgetV1 = z.number().finite().min(0).max(1e12).nullable();
-/** v2 budget: amount and currency (the breaking change of v2). */
-const budgetV2 = z
+/**
+ * The budget: amount and currency (the breaking change of v2). Written against the newest version
+ * only; v1's bare amount is derived from it by the declared change (domain/versions.ts).
+ */
+const budget = z
   .object({ amount: z.number().finite().min(0).max(1e12), currency: z.enum(CURRENCIES) })
   .strict()
   .nullable();
 
-function projectSchema<B extends z.ZodType>(budget: B) {
-  return z
-    .object({
-      ...readOnly,
-      name,
-      description: description.optional(),
-      status: projectStatus.optional(),
-      budget: budget.optional(),
-    })
-    .strict();
-}
-
-/** Body of POST and PUT for projects, per API version. */
-export const projectInput = { 1: projectSchema(budgetV1), 2: projectSchema(budgetV2) } as const;
+/** Body of POST and PUT for projects (the newest version; a v1 body is migrated up before it). */
+export const projectInput = z
+  .object({
+    ...readOnly,
+    name,
+    description: description.optional(),
+    status: projectStatus.optional(),
+    budget: budget.optional(),
+  })
+  .strict();
 
 const title = z.string().trim().min(3).max(200);
 const taskStatus = z.enum(TASK_STATUSES);
@@ -69,27 +66,16 @@ export const commentInput = z
   })
   .strict();
 
-/** Response representations, for the OpenAPI document. */
-export const projectOutput = {
-  1: z.object({
-    id: z.uuid(),
-    name,
-    description,
-    status: projectStatus,
-    budget: budgetV1,
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  }),
-  2: z.object({
-    id: z.uuid(),
-    name,
-    description,
-    status: projectStatus,
-    budget: budgetV2,
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  }),
-} as const;
+/** Response representations, for the OpenAPI document (the newest version; v1's are generated from them). */
+export const projectOutput = z.object({
+  id: z.uuid(),
+  name,
+  description,
+  status: projectStatus,
+  budget,
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
 
 export const taskOutput = z.object({
   id: z.uuid(),

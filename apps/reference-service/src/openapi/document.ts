@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the service, generated at start from the same sources the service
  * runs on: zod schemas for bodies, the query-parser collections for query parameters, the version
- * policy for deprecation headers, and the error catalogue for problem responses.
+ * policy for deprecation headers, the declared version changes for older versions' schemas, and the error catalogue for problem responses.
  */
 import { ERROR_CODES } from '@plumbline/errors';
 import { toOpenApiMemberParameters, toOpenApiParameters } from '@plumbline/query-parser';
@@ -15,6 +15,7 @@ import {
   taskInput,
   taskOutput,
 } from '../domain/schemas.js';
+import { API_VERSIONS } from '../domain/versions.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
 import { COLLECTION_SCOPES } from '../service/seed.js';
@@ -29,6 +30,22 @@ const withFrontDoor = (document: Json): Json => withUnversionedResponses(addFron
 function schema(zodSchema: z.ZodType, io: 'input' | 'output'): Json {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(zodSchema, { io, unrepresentable: 'any' }) as Json;
   return rest;
+}
+
+/**
+ * `ProjectV<n>` and `ProjectInputV<n>` for every declared version: written once for the newest
+ * version (domain/schemas.ts) and turned into each older version's through the declared changes
+ * (`schemaAt`, domain/versions.ts), so a version's document cannot drift from its migrations.
+ */
+function projectSchemas(): Json {
+  const output = schema(projectOutput, 'output');
+  const input = schema(projectInput, 'input');
+  const each = (prefix: string, json: Json) =>
+    API_VERSIONS.versions.map((version) => [
+      `${prefix}V${version}`,
+      API_VERSIONS.schemaAt(version, 'Project', json),
+    ]);
+  return Object.fromEntries([...each('Project', output), ...each('ProjectInput', input)]);
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -843,10 +860,7 @@ function buildDocument(ctx: AppContext): Json {
           required: ['error'],
           properties: { error: { type: 'string' }, error_description: { type: 'string' } },
         },
-        ProjectV1: schema(projectOutput[1], 'output'),
-        ProjectV2: schema(projectOutput[2], 'output'),
-        ProjectInputV1: schema(projectInput[1], 'input'),
-        ProjectInputV2: schema(projectInput[2], 'input'),
+        ...projectSchemas(),
         Task: schema(taskOutput, 'output'),
         TaskInput: schema(taskInput, 'input'),
         Comment: schema(commentOutput, 'output'),

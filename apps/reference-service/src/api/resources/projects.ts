@@ -1,11 +1,16 @@
 /**
  * Projects (`/projects`, `/projects/search`, `/projects/{id}`), framework-neutral: each handler
- * takes plain values and returns an {@link Outcome} (common.ts). Both API versions read and write
- * the same rows; they differ only in `budget` (v1: a number, v2: `{ amount, currency }`).
+ * takes plain values and returns an {@link Outcome} (common.ts). The handlers are written once,
+ * against the newest API version (v2, budget `{ amount, currency }`); the declared version changes
+ * (domain/versions.ts) migrate an older client's body up before validation and the representation,
+ * collection pages and field errors down after the handler.
  */
+import type { Endpoint } from '@plumbline/versioning';
 import { type ApiVersion, type ProjectRow, projectRepresentation, selectFields } from '../../domain/model.js';
+import { asXmlSchema, schemaNameOf } from '../../domain/schema-name.js';
 import { projectInput } from '../../domain/schemas.js';
 import { validateBody } from '../../domain/validation.js';
+import { bodyDown, bodyUp, errorDown, type ProjectEndpoint } from '../../domain/versions.js';
 import type { ProjectData } from '../../storage/repository.js';
 import { afterWrite, type Checked, type Member, versionGuard } from '../preconditions.js';
 import { created, noContent, type Outcome, represented } from '../representation.js';
@@ -24,22 +29,43 @@ import {
   writer,
 } from './common.js';
 
-function projectData(version: ApiVersion, body: unknown, current?: ProjectRow): ProjectData {
-  const base = { description: null, status: 'active' as const };
-  if (version === 1) {
-    const input = validateBody(projectInput[1], body);
-    const amount = input.budget ?? null;
-    return {
-      ...base,
-      name: input.name,
-      description: input.description ?? null,
-      status: input.status ?? 'active',
-      budget_amount: amount,
-      // v1 clients cannot see or set a currency: keep the stored one, EUR for a new budget.
-      budget_currency: amount === null ? null : (current?.budget_currency ?? 'EUR'),
-    };
+/** The project routes as the version changes see them: every body is a `Project`. */
+const endpoint = (method: string, path: string, collection?: string): Endpoint => ({
+  method,
+  path,
+  schemas: ['Project'],
+  ...(collection === undefined ? {} : { collection }),
+});
+const LIST = endpoint('GET', '/projects', 'data');
+const SEARCH = endpoint('POST', '/projects/search', 'data');
+const CREATE = endpoint('POST', '/projects');
+const READ = endpoint('GET', '/projects/{projectId}');
+const REPLACE = endpoint('PUT', '/projects/{projectId}');
+const PATCH = endpoint('PATCH', '/projects/{projectId}');
+
+/** The project as a client of `version` sees it, marked with that version's XML schema (`ProjectV1`). */
+function projectIn(version: ApiVersion, row: ProjectRow, at: Endpoint = READ): Record<string, unknown> {
+  return asXmlSchema(`ProjectV${version}`, bodyDown(version, projectRepresentation(row), at));
+}
+
+/**
+ * The row data a project body of `version` writes: the body migrated up to the newest version (a
+ * v1 amount keeps `current`'s currency, EUR for a new budget), then validated; field errors point
+ * at the members as the client's version names them.
+ */
+export function projectData(
+  version: ApiVersion,
+  body: unknown,
+  current?: ProjectRow,
+  at: Endpoint = current === undefined ? CREATE : REPLACE,
+): ProjectData {
+  const target: ProjectEndpoint = { ...at, currency: current?.budget_currency ?? null };
+  let input: ReturnType<typeof validateBody<typeof projectInput>>;
+  try {
+    input = validateBody(projectInput, bodyUp(version, body, target));
+  } catch (error) {
+    throw errorDown(version, error, target);
   }
-  const input = validateBody(projectInput[2], body);
   return {
     name: input.name,
     description: input.description ?? null,
@@ -65,15 +91,21 @@ export function projectHandlers(deps: ResourceDeps) {
   /** The project `{projectId}` names; what the preconditions of its writes are evaluated against. */
   const member: Member<ProjectRow> = {
     load: async (params) => found(await repo.getProject(idParam(params, 'projectId'))),
-    represent: projectRepresentation,
+    represent: (row, version) => projectIn(version, row),
     modified: (row) => row.updated_at,
   };
 
   /** A PUT or PATCH: the row's new data, applied only to the version that was checked. */
-  async function update(id: string, data: ProjectData, checked: Checked<ProjectRow>, version: ApiVersion) {
+  async function update(
+    id: string,
+    data: ProjectData,
+    checked: Checked<ProjectRow>,
+    version: ApiVersion,
+    at: Endpoint,
+  ) {
     const updated = await repo.updateProject(id, data, versionGuard(checked, checked.row.updated_at));
     return represented(
-      projectRepresentation(found(await afterWrite(checked, updated, () => repo.getProject(id))), version),
+      projectIn(version, found(await afterWrite(checked, updated, () => repo.getProject(id))), at),
     );
   }
 
@@ -81,33 +113,43 @@ export function projectHandlers(deps: ResourceDeps) {
     member,
 
     /** GET /projects, POST /projects/search. */
-    list: (input: ListInput): Promise<Outcome> =>
-      listPage(deps, sql, input, (row) => projectRepresentation(projectFromListRow(row), input.version)),
+    async list(input: ListInput): Promise<Outcome> {
+      const outcome = await listPage(deps, sql, input, (row) =>
+        projectRepresentation(projectFromListRow(row)),
+      );
+      if (outcome.status !== 200) return outcome;
+      // The page is migrated down item by item, and keeps its XML schema (`ProjectV1Page`).
+      const at = input.path.replace(/\/$/, '').endsWith('/search') ? SEARCH : LIST;
+      const body = bodyDown(input.version, outcome.body, at);
+      const name = schemaNameOf(outcome.body);
+      if (body === outcome.body || name === undefined) return { ...outcome, body };
+      return { ...outcome, body: asXmlSchema(name, body) };
+    },
 
     /** POST /projects (Idempotency-Key required). */
     async create({ version, body, transaction }: CreateInput): Promise<Outcome> {
       const row = await writer(repo, transaction).createProject(projectData(version, body));
-      return created(links.link(version, `/projects/${row.id}`), projectRepresentation(row, version));
+      return created(links.link(version, `/projects/${row.id}`), projectIn(version, row, CREATE));
     },
 
     /** GET /projects/{projectId}. */
     async read({ version, params, fields }: ReadInput): Promise<Outcome> {
       const row = found(await repo.getProject(idParam(params, 'projectId')));
-      return represented(selectFields(projectRepresentation(row, version), fields));
+      return represented(selectFields(projectIn(version, row), fields));
     },
 
     /** PUT /projects/{projectId}: the whole project. */
     async replace({ version, params, checked, body }: WriteInput<ProjectRow>): Promise<Outcome> {
       const id = idParam(params, 'projectId');
-      return update(id, projectData(version, body, checked.row), checked, version);
+      return update(id, projectData(version, body, checked.row), checked, version, REPLACE);
     },
 
     /** PATCH /projects/{projectId}: a merge patch of the representation the client sees. */
     async patch({ version, params, checked, body }: WriteInput<ProjectRow>): Promise<Outcome> {
       const id = idParam(params, 'projectId');
       const current = checked.row;
-      const merged = mergePatch(withoutReadOnly(projectRepresentation(current, version)), patchObject(body));
-      return update(id, projectData(version, merged, current), checked, version);
+      const merged = mergePatch(withoutReadOnly(projectIn(version, current, PATCH)), patchObject(body));
+      return update(id, projectData(version, merged, current, PATCH), checked, version, PATCH);
     },
 
     /** DELETE /projects/{projectId}. */

@@ -1,0 +1,113 @@
+/**
+ * The API versions and the one breaking change between them, declared once with
+ * @plumbline/versioning: handlers, schemas and the representation know only the newest version
+ * (v2); a v1 request body is migrated up before validation, and v1 responses and field errors are
+ * migrated down after the handler. The v1 OpenAPI schemas are generated from the v2 ones through
+ * the same change (`schemaAt`), and the changelog is written from it.
+ */
+import { type FieldIssue, HttpError, isHttpError } from '@plumbline/errors';
+import { type Endpoint, type JsonSchema, versionChange, versions } from '@plumbline/versioning';
+import type { ApiVersion } from './model.js';
+
+/**
+ * An endpoint of a project route as the migrations see it. `currency` is the stored currency of the
+ * project being written: a v1 client cannot see or set one, so its amount keeps it (EUR for a new budget).
+ */
+export interface ProjectEndpoint extends Endpoint {
+  readonly currency?: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * v2's budget schema turned into v1's: the `{ amount, currency }` object becomes its `amount`
+ * (same bounds), the `null` branch stays.
+ */
+function amountOnly(budget: JsonSchema): JsonSchema {
+  const branches = budget['anyOf'];
+  if (Array.isArray(branches))
+    return { ...budget, anyOf: branches.map((branch: JsonSchema) => amountOnly(branch)) };
+  const amount = isObject(budget['properties']) ? budget['properties']['amount'] : undefined;
+  return isObject(amount) ? amount : budget;
+}
+
+/** A field error pointing into the money object (`#/budget/amount`) points at the v1 number (`#/budget`). */
+function budgetPointer(issue: Json): Json {
+  const pointer = issue['pointer'];
+  if (typeof pointer !== 'string') return issue;
+  const match = /^(#?\/budget)\//.exec(pointer);
+  return match ? { ...issue, pointer: match[1] } : issue;
+}
+
+/**
+ * v2: `Project.budget` is `{ amount, currency }` instead of the bare amount.
+ *
+ * - request (v1 → v2): a v1 amount becomes `{ amount, currency }` with the project's stored currency
+ *   (EUR for a new budget); `null` stays `null`. A value that is not a number is carried as the
+ *   amount, so v2's validation rejects it with the message v1 gave ("Must be of type number.").
+ * - response (v2 → v1): the money object becomes its amount.
+ * - errors (v2 → v1): pointers into the money object (`#/budget/amount`) become `#/budget`.
+ * - schemaDown: the JSON Schema of the v1 budget is the v2 amount's, nullable as before.
+ */
+const budgetBecameMoney = versionChange({
+  description: {
+    en: 'Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget).',
+  },
+  affects: ['Project'],
+  request: (body, { endpoint, part }) => {
+    if (part !== 'body' || !isObject(body) || !Object.hasOwn(body, 'budget')) return body;
+    const amount = body['budget'];
+    if (amount === null) return body;
+    const currency = (endpoint as ProjectEndpoint).currency ?? 'EUR';
+    return { ...body, budget: { amount, currency } };
+  },
+  response: (body) => {
+    if (!isObject(body) || !isObject(body['budget'])) return body;
+    return { ...body, budget: body['budget']['amount'] };
+  },
+  errors: (problem) => {
+    if (!isObject(problem) || !Array.isArray(problem['errors'])) return problem;
+    return {
+      ...problem,
+      errors: problem['errors'].map((issue) => (isObject(issue) ? budgetPointer(issue) : issue)),
+    };
+  },
+  schemaDown: (schema) => {
+    const properties = schema['properties'];
+    if (!isObject(properties) || !isObject(properties['budget'])) return schema;
+    return { ...schema, properties: { ...properties, budget: amountOnly(properties['budget']) } };
+  },
+});
+
+/** The API versions, oldest first, with the changes that lead to each. */
+export const API_VERSIONS = versions([{ version: '1' }, { version: '2', changes: [budgetBecameMoney] }]);
+
+/** A request body of `version`, in the newest version's shape. */
+export const bodyUp = (version: ApiVersion, body: unknown, endpoint: Endpoint): unknown =>
+  API_VERSIONS.migrateRequest(String(version), body, endpoint);
+
+/** A response body of the newest version, in the shape of `version` (a collection page item by item). */
+export const bodyDown = (version: ApiVersion, body: Json, endpoint: Endpoint): Json =>
+  API_VERSIONS.migrateResponse(String(version), body, endpoint) as Json;
+
+/** An error thrown while serving `version`, its field errors pointed as that version names the fields. */
+export function errorDown(version: ApiVersion, error: unknown, endpoint: Endpoint): unknown {
+  if (!isHttpError(error) || error.errors.length === 0) return error;
+  const migrated = API_VERSIONS.migrateError(String(version), { errors: error.errors }, endpoint) as {
+    errors: readonly FieldIssue[];
+  };
+  if (migrated.errors === error.errors) return error;
+  return new HttpError(error.code, {
+    status: error.status,
+    params: error.params,
+    ...(error.detail === undefined ? {} : { detail: error.detail }),
+    errors: migrated.errors,
+    headers: error.headers,
+    extensions: error.extensions,
+    expose: error.expose,
+    ...(error.cause === undefined ? {} : { cause: error.cause }),
+  });
+}
