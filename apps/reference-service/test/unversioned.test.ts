@@ -16,6 +16,7 @@ const ROUTES = [
   ['/docs', 'text/html; charset=utf-8'],
   ['/docs/deprecations/v1', 'text/plain; charset=utf-8'],
   ['/docs/sunset-policy', 'text/plain; charset=utf-8'],
+  ['/docs/changelog', 'application/json; charset=utf-8'],
   ['/', 'application/json; charset=utf-8'],
 ] as const;
 
@@ -55,15 +56,44 @@ describe('unversioned routes', () => {
     expect([res.status, res.headers.get('allow'), await res.text()]).toEqual([204, 'GET, HEAD, OPTIONS', '']);
   });
 
-  it.each(['/health', '/ready', '/.well-known/jwks.json', '/errors/{error_code}', '/docs', '/metrics', '/'])(
-    'the document declares the 406 of GET %s',
-    async (path) => {
-      const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
-        paths: Record<string, { get: { responses: Record<string, unknown> } }>;
-      };
-      expect(doc.paths[path]?.get.responses['406']).toEqual({ $ref: '#/components/responses/Error406' });
-    },
-  );
+  it.each([
+    '/health',
+    '/ready',
+    '/.well-known/jwks.json',
+    '/errors/{error_code}',
+    '/docs',
+    '/metrics',
+    '/docs/changelog',
+    '/',
+  ])('the document declares the 406 of GET %s', async (path) => {
+    const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    };
+    expect(doc.paths[path]?.get.responses['406']).toEqual({ $ref: '#/components/responses/Error406' });
+  });
+
+  it('GET /docs/changelog lists the declared change: JSON by default, Markdown for Accept: text/markdown', async () => {
+    const json = await fetch(`${svc.url}/docs/changelog`);
+    expect(await json.json()).toEqual({
+      data: [
+        {
+          version: '2',
+          changes: [
+            {
+              kind: 'custom',
+              description: expect.stringMatching(/^Project\.budget is now \{ amount, currency \}/),
+              affects: ['Project'],
+            },
+          ],
+        },
+      ],
+    });
+    const markdown = await fetch(`${svc.url}/docs/changelog`, { headers: { accept: 'text/markdown' } });
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(await markdown.text()).toMatch(
+      /^## 2\n\n- Project\.budget is now \{ amount, currency \}.* \(Project\)\n$/,
+    );
+  });
 
   it('HEAD /health → 200 without a body', async () => {
     const res = await fetch(`${svc.url}/health`, { method: 'HEAD' });

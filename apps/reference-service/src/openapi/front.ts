@@ -188,6 +188,23 @@ const frontPaths: Json = {
       responses: { '200': text('The deprecation notice') },
     },
   },
+  '/docs/changelog': {
+    get: {
+      operationId: 'changelog',
+      summary: 'What changed between the API versions, from the declared version changes (newest first)',
+      tags: ['service'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'The changelog: JSON, or Markdown for Accept: text/markdown',
+          content: {
+            'application/json': { schema: ref('Changelog') },
+            'text/markdown': { schema: { type: 'string', xml: { name: 'text' } } },
+          },
+        },
+      },
+    },
+  },
   '/docs/sunset-policy': {
     get: {
       operationId: 'sunset_policy',
@@ -260,6 +277,53 @@ function alternativeWithoutDefault(parameter: unknown): unknown {
   return { ...p, schema, description: p['description'] ? `${String(p['description'])} ${note}` : note };
 }
 
+/** `GET /docs/changelog` (pages/changelog.ts): the versions that have changes, newest first. */
+const changelogSchema: Json = {
+  type: 'object',
+  xml: { name: 'changelog' },
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['version', 'changes'],
+        properties: {
+          version: { type: 'string' },
+          changes: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['kind', 'description', 'affects'],
+              properties: {
+                kind: {
+                  type: 'string',
+                  description: '`custom`, or the helper that declared it (`field-renamed`, …)',
+                },
+                description: { type: 'string' },
+                affects: {
+                  type: 'array',
+                  description: 'Schema names, and endpoints as `{ method, path }`',
+                  items: {
+                    oneOf: [
+                      { type: 'string' },
+                      {
+                        type: 'object',
+                        required: ['method', 'path'],
+                        properties: { method: { type: 'string' }, path: { type: 'string' } },
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 /**
  * Adds the front door's schemas and operations to the service's OpenAPI document (in place) and
  * returns it.
@@ -297,6 +361,7 @@ export function withFrontDoor(document: Json): Json {
   }
   schemas['ApiIndex'] = apiIndex;
   schemas['ErrorCode'] = errorDoc;
+  schemas['Changelog'] = changelogSchema;
 
   const paths = document['paths'] as Record<string, Json>;
   const errorPage = paths['/errors/{error_code}']?.['get'] as Json | undefined;
