@@ -6,6 +6,7 @@
  */
 import { PROBLEM_JSON, PROBLEM_XML, PROBLEM_XML_NAMESPACE, xmlName } from '@plumbline/errors';
 import { type Collection, toOpenApiParameters } from '@plumbline/query-parser';
+import type { VersionChanges } from '@plumbline/versioning';
 import { type CompiledRoute, compileRoutes, RouteDefinitionError } from './compile.js';
 import type { Route, RouteMethod } from './route.js';
 import { type AnySchema, jsonSchemaOf } from './schema.js';
@@ -89,6 +90,20 @@ export interface OpenApiOptions {
   readonly xmlRoot?: string;
   /** The mount's `requirePreconditions` (default false): 428 on unsafe requests without a precondition. */
   readonly requirePreconditions?: boolean;
+  /**
+   * The document of one declared version (`@plumbline/versioning`'s `versions([...])`): every body
+   * schema named in a change's `affects` goes through `api.schemaAt(version, name, schema)`, routes
+   * that `version` does not serve (`api.hasEndpoint` false) are left out, and `info.version` is
+   * `version`. A schema's name is the one its component gets: its JSON Schema `title` in PascalCase,
+   * else the route's resource (`Project`, `ProjectInput`, `ProjectPatch`); a `$defs` entry's is its key.
+   *
+   * @example
+   * ```ts
+   * const api = versions([{ version: '1' }, { version: '2', changes: [budgetBecameMoney] }]);
+   * const v1 = toOpenApi(routes, { info, pathPrefix: '/v1', changes: { api, version: '1' } });
+   * ```
+   */
+  readonly changes?: { readonly api: VersionChanges; readonly version: string };
 }
 
 /**
@@ -237,6 +252,7 @@ interface Resolved {
   readonly mediaTypes: readonly string[];
   readonly xmlRoot: string;
   readonly requirePreconditions: boolean;
+  readonly changes: OpenApiOptions['changes'];
 }
 
 function resolveOptions(options: OpenApiOptions): Resolved {
@@ -258,9 +274,17 @@ function resolveOptions(options: OpenApiOptions): Resolved {
   }
   if (options.versions !== undefined && options.versions.supported.length === 0)
     problems.push('versions.supported must not be empty');
+  const changes = options.changes;
+  if (
+    changes !== undefined &&
+    (typeof changes.api?.schemaAt !== 'function' || !changes.api.versions.includes(changes.version))
+  )
+    problems.push(
+      `changes.version "${String(changes.version)}" must be one of the versions of changes.api (versions([...]) of @plumbline/versioning)`,
+    );
   if (problems.length > 0) throw new RouteDefinitionError(problems.map((p) => `toOpenApi: ${p}`));
   const { apiKey, bearer } = options.security ?? {};
-  const info: JsonObject = { title: options.info.title, version: options.info.version };
+  const info: JsonObject = { title: options.info.title, version: changes?.version ?? options.info.version };
   for (const key of ['summary', 'description', 'contact', 'license'] as const) {
     if (options.info[key] !== undefined) info[key] = options.info[key];
   }
@@ -291,6 +315,7 @@ function resolveOptions(options: OpenApiOptions): Resolved {
     mediaTypes,
     xmlRoot: xmlName(options.xmlRoot ?? 'data'),
     requirePreconditions: options.requirePreconditions ?? false,
+    changes,
   };
 }
 
@@ -479,9 +504,10 @@ class DocumentBuilder {
   /** `$defs` of a schema as components (same name and content: reused), by their names in the schema. */
   private hoistDefs(json: JsonObject, io: 'input' | 'output', where: string): Map<string, string> {
     const defs = new Map<string, string>();
-    const raw = json['$defs'];
-    if (!isObject(raw)) return defs;
+    const declared = json['$defs'];
+    if (!isObject(declared)) return defs;
     delete json['$defs'];
+    const raw = Object.fromEntries(Object.entries(declared).map(([key, def]) => [key, this.at(key, def)]));
     for (const key of Object.keys(raw)) {
       const existing = this.schemas[key];
       defs.set(key, existing !== undefined && same(existing, raw[key]) ? key : this.uniqueName(key));
@@ -491,6 +517,13 @@ class DocumentBuilder {
       this.schemas[name] = io === 'output' ? (xmlify(schema) as JsonObject) : schema;
     }
     return defs;
+  }
+
+  /** A schema as the document's version has it (`changes`): through `schemaAt` by its name. */
+  private at(name: string, json: unknown): unknown {
+    const changes = this.o.changes;
+    if (changes === undefined || !isObject(json)) return json;
+    return structuredClone(changes.api.schemaAt(changes.version, name, json));
   }
 
   private json(schema: AnySchema, io: 'input' | 'output', where: string): JsonObject {
@@ -509,8 +542,10 @@ class DocumentBuilder {
     this.named.set(schema, byIo);
     let name = byIo.get(io);
     if (name === undefined) {
-      const json = this.json(schema, io, where);
-      name = this.uniqueName(typeof json['title'] === 'string' ? pascal(json['title']) : hint);
+      const base = this.json(schema, io, where);
+      const own = typeof base['title'] === 'string' ? pascal(base['title']) : hint;
+      const json = this.at(own, base) as JsonObject;
+      name = this.uniqueName(own);
       // Reserve the name before the $defs take theirs.
       this.schemas[name] = {};
       byIo.set(io, name);
@@ -531,7 +566,11 @@ class DocumentBuilder {
   page(schema: AnySchema, collection: Collection, hint: string, where: string): JsonObject {
     const name = this.uniqueName(`${hint}Page`);
     this.schemas[name] = {};
-    const json = this.json(schema, 'output', where);
+    const base = this.json(schema, 'output', where);
+    const json = this.at(
+      typeof base['title'] === 'string' ? pascal(base['title']) : hint,
+      base,
+    ) as JsonObject;
     const defs = this.hoistDefs(json, 'output', where);
     const item = rewriteRefs(
       json,
@@ -1159,7 +1198,8 @@ function parameterSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
  * 406, 409/422/503 when idempotent, 410 after a sunset, 412/428 with preconditions, 413/415 with a
  * body, 429 when rate limited, 500), in `application/problem+json` and `application/problem+xml`.
  * Body schemas become components (one per schema and direction), named after their JSON Schema
- * `title` or the route's resource. The table is checked as `compileRoutes` checks it.
+ * `title` or the route's resource. The table is checked as `compileRoutes` checks it. With `changes`
+ * (`@plumbline/versioning`), the document of an older declared version from the same table.
  *
  * @example
  * ```ts
@@ -1169,11 +1209,16 @@ function parameterSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
  *   security: { apiKey: true, bearer: true },
  * });
  * app.get('/v1/openapi.json', (_req, res) => res.json(document));
+ * // Version 1 of a table that is version 2, from the declared changes:
+ * const v1 = toOpenApi(routes, { info, pathPrefix: '/v1', changes: { api, version: '1' } });
  * ```
  */
 export function toOpenApi(routes: readonly Route[], options: OpenApiOptions): OpenApiDocument {
   const resolved = resolveOptions(options);
   const builder = new DocumentBuilder(resolved);
-  for (const compiled of compileRoutes(routes)) builder.add(compiled);
+  const changes = resolved.changes;
+  for (const compiled of compileRoutes(routes)) {
+    if (changes === undefined || changes.api.hasEndpoint(changes.version, compiled)) builder.add(compiled);
+  }
   return builder.document();
 }

@@ -92,6 +92,38 @@ it('the route-table block: the routes compile and the document describes them', 
   expect(Object.keys(document.paths['/v2/tasks']!)).toEqual(['get', 'post']);
 });
 
+it('one document per version: the older version from the declared changes', async () => {
+  type Doc = {
+    info: { version: string };
+    paths: Record<string, Record<string, { deprecated?: boolean }>>;
+    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+  };
+  const { documents } = await runReadmeExample<{ documents: Record<string, Doc> }>(
+    here,
+    'contract-versions',
+    readmeBlock(readme, '### One document per version'),
+    [],
+  );
+  const v1 = documents['1']!;
+  const v2 = documents['2']!;
+  expect([v1.info.version, Object.keys(v1.paths)]).toEqual(['1', ['/v1/projects/{id}']]);
+  expect([v2.info.version, Object.keys(v2.paths)]).toEqual([
+    '2',
+    ['/v2/projects/{id}', '/v2/projects/{id}/archive'],
+  ]);
+  expect(v1.components.schemas['Project']!.properties['budget']).toEqual({ type: 'number' });
+  expect(v2.components.schemas['Project']!.properties['budget']).toEqual({
+    type: 'object',
+    properties: { amount: { type: 'number' }, currency: { type: 'string', minLength: 3, maxLength: 3 } },
+    required: ['amount', 'currency'],
+    additionalProperties: false,
+  });
+  expect([
+    v1.paths['/v1/projects/{id}']!['get']!.deprecated,
+    v2.paths['/v2/projects/{id}']!['get']!.deprecated,
+  ]).toEqual([true, undefined]);
+});
+
 describe('README: a nested collection scoped by its parent', () => {
   const port = (async () => {
     const { app } = await runReadmeExample<{ app: Express }>(
