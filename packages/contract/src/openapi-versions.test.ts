@@ -9,6 +9,7 @@ import { defineCollection } from '@plumbline/query-parser';
 import {
   endpointAdded,
   endpointRemoved,
+  enumValueAdded,
   fieldRenamed,
   fieldShapeChanged,
   versions,
@@ -240,4 +241,48 @@ describe('an older version passes the linters', () => {
         .map((r) => `${String(r.code)} ${r.message} at ${r.path.join('.')}`),
     ).toEqual([]);
   }, 30_000);
+});
+
+describe('a schema named with zod .meta({ id }) is a component of its own, changed by that name', () => {
+  const Currency = z.object({ code: z.enum(['EUR', 'USD', 'CHF']) }).meta({ id: 'Currency' });
+  const Invoice = z.object({ id: z.number().int(), currency: Currency });
+  const invoiceRoutes = [
+    route({
+      method: 'GET',
+      path: '/invoices/{id}',
+      params: ProjectParams,
+      responses: { 200: Invoice },
+      handler: async () => ({ status: 200, body: { id: 1, currency: { code: 'EUR' as const } } }),
+    }),
+  ];
+  const invoices = versions([
+    { version: '1' },
+    {
+      version: '2',
+      changes: [enumValueAdded({ schema: 'Currency', field: 'code', value: 'CHF', downTo: 'EUR' })],
+    },
+  ]);
+  const doc = (version: string) =>
+    toOpenApi(invoiceRoutes, {
+      info: { title: 'Invoices API', version },
+      changes: { api: invoices, version },
+    }).components.schemas;
+
+  it.each([
+    { version: '1', codes: ['EUR', 'USD'] },
+    { version: '2', codes: ['EUR', 'USD', 'CHF'] },
+  ])('version $version: Currency.code is one of $codes', ({ version, codes }) => {
+    const schemas = doc(version);
+    expect(schemas['Currency']).toEqual({
+      type: 'object',
+      properties: { code: { type: 'string', enum: codes } },
+      required: ['code'],
+      additionalProperties: false,
+    });
+    // The schema that uses it refers to it, and is the same in both versions.
+    expect(JSON.stringify(schemas['Invoice'])).toBe(JSON.stringify(doc('2')['Invoice']));
+    expect((schemas['Invoice']!['properties'] as Record<string, unknown>)['currency']).toEqual({
+      $ref: '#/components/schemas/Currency',
+    });
+  });
 });
