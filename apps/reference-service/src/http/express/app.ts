@@ -41,7 +41,7 @@ import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { AppContext } from '../../service/context.js';
+import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
@@ -190,7 +190,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
         serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
       }),
     );
-    router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+    router.use(authenticate(apiAuthentication(ctx)));
     router.use(principalLimit);
     router.use(versionRouter(ctx, version));
     return router;

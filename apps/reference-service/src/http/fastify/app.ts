@@ -54,7 +54,7 @@ import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { AppContext } from '../../service/context.js';
+import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import {
   checkQueryLength,
@@ -350,7 +350,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
           // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
           serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
         });
-        scope.addHook('onRequest', authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+        scope.addHook('onRequest', authenticate(apiAuthentication(ctx)));
         scope.addHook('onRequest', principalLimit);
         // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path (404).
         scope.addHook('onRequest', async (request) => {

@@ -46,7 +46,7 @@ import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { AppContext } from '../../service/context.js';
+import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import {
   checkQueryLength,
@@ -317,7 +317,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const negotiators = { 1: negotiated(1), 2: negotiated(2) };
   const versioned = new Hono<Env>({ strict: true });
   versioned.use((c, next) => negotiators[versionOf(c)](c, next));
-  versioned.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+  versioned.use(authenticate(apiAuthentication(ctx)));
   versioned.use(principalLimit);
   versioned.route('/', versionRoutes(ctx));
   if (api.strategy === 'path') app.route('/v1', versioned).route('/v2', versioned);
