@@ -120,6 +120,105 @@ describe('the session cookie on the versioned API (SESSION_KEYS set)', () => {
   });
 });
 
+/** The `name=value` pair a browser sends back for a `Set-Cookie` value. */
+function sent(setCookie: string | null): string {
+  return (setCookie ?? '').split(';')[0] ?? '';
+}
+
+describe('POST /session and DELETE /session (SESSION_KEYS set)', () => {
+  let svc: RunningService;
+  beforeAll(async () => {
+    svc = await startService(sqlite, { SESSION_KEYS });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  const login = (token: string) =>
+    fetch(`${svc.url}/session`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+  const logout = (cookie: string, headers: Record<string, string> = PAGE) =>
+    fetch(`${svc.url}/session`, { method: 'DELETE', headers: { Cookie: cookie, ...headers } });
+  const list = (cookie: string) => fetch(`${svc.url}/v2/projects`, { headers: { Cookie: cookie } });
+
+  it('login: 204 with the sealed __Host-session cookie, ending no later than the token', async () => {
+    const res = await login(await svc.token('read:projects write:projects'));
+    expect(res.status).toBe(204);
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^__Host-session=[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+; /);
+    expect(setCookie).toMatch(/; HttpOnly/);
+    expect(setCookie).toMatch(/; Secure/);
+    expect(setCookie).toMatch(/; SameSite=Lax/);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(setCookie)?.[1]);
+    expect(maxAge).toBeGreaterThan(800);
+    expect(maxAge).toBeLessThanOrEqual(900);
+    const claims = await svc.ctx.session!.sealer.open(sent(setCookie).slice('__Host-session='.length));
+    expect([claims.sub, claims.client_id, claims.scope]).toEqual([
+      svc.credentials.clients.readWrite.clientId,
+      svc.credentials.clients.readWrite.clientId,
+      'read:projects write:projects',
+    ]);
+  });
+
+  it('login, then the API with only the cookie: reads 200; writes need the CSRF proofs', async () => {
+    const cookie = sent(
+      (await login(await svc.token('read:projects write:projects'))).headers.get('set-cookie'),
+    );
+    const read = await list(cookie);
+    expect(read.status).toBe(200);
+    await read.arrayBuffer();
+    expect(await problem(await create(svc, { Cookie: cookie }))).toEqual([403, 'csrf_rejected']);
+    const created = await create(svc, { Cookie: cookie, ...PAGE });
+    expect(created.status).toBe(201);
+    await created.arrayBuffer();
+  });
+
+  it('a read-only token’s session: reads 200, writes 403 insufficient_scope', async () => {
+    const cookie = sent(
+      (await login(await svc.token('read:projects', 'readOnly'))).headers.get('set-cookie'),
+    );
+    const read = await list(cookie);
+    expect(read.status).toBe(200);
+    await read.arrayBuffer();
+    expect(await problem(await create(svc, { Cookie: cookie, ...PAGE }))).toEqual([
+      403,
+      'insufficient_scope',
+    ]);
+  });
+
+  it('login without a bearer token, or with an API key: 401', async () => {
+    expect(await problem(await fetch(`${svc.url}/session`, { method: 'POST' }))).toEqual([
+      401,
+      'unauthorized',
+    ]);
+    const withKey = await fetch(`${svc.url}/session`, {
+      method: 'POST',
+      headers: { 'X-API-Key': svc.credentials.apiKeys.readWrite },
+    });
+    expect(withKey.status).toBe(401);
+    await withKey.arrayBuffer();
+  });
+
+  it('logout: 204 with the clearing cookie; the same cookie replayed is 401', async () => {
+    const cookie = sent((await login(await svc.token('read:projects'))).headers.get('set-cookie'));
+    const out = await logout(cookie);
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^__Host-session=; .*Max-Age=0/);
+    expect(await problem(await list(cookie))).toEqual([401, 'unauthorized']);
+    expect(await problem(await logout(cookie))).toEqual([401, 'unauthorized']);
+  });
+
+  it('logout from another site (no CSRF proofs): 403 csrf_rejected, the session still works', async () => {
+    const cookie = sent((await login(await svc.token('read:projects'))).headers.get('set-cookie'));
+    expect(await problem(await logout(cookie, { 'Sec-Fetch-Site': 'cross-site' }))).toEqual([
+      403,
+      'csrf_rejected',
+    ]);
+    const read = await list(cookie);
+    expect(read.status).toBe(200);
+    await read.arrayBuffer();
+  });
+});
+
 describe('SESSION_KEYS unset', () => {
   let svc: RunningService;
   beforeAll(async () => {
@@ -127,6 +226,14 @@ describe('SESSION_KEYS unset', () => {
   });
   afterAll(async () => {
     await svc?.stop();
+  });
+
+  it('POST /session: 404 (the service has no such path)', async () => {
+    const res = await fetch(`${svc.url}/session`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${await svc.token('read:projects')}` },
+    });
+    expect(await problem(res)).toEqual([404, 'not_found']);
   });
 
   it('the API takes no cookie: a request with only a session cookie is 401', async () => {

@@ -72,6 +72,7 @@ export interface AppContext {
     | {
         readonly sealer: SessionSealer;
         readonly cookie: SessionCookie;
+        readonly revocation: RevocationStore;
         readonly authenticate: NonNullable<AuthenticateOptions['cookie']>;
       }
     | undefined;
@@ -254,6 +255,7 @@ export async function createContext(
   const session: AppContext['session'] = sealer && {
     sealer,
     cookie: createSessionCookie(),
+    revocation,
     authenticate: {
       sealer,
       revocation,

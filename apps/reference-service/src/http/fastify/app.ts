@@ -43,6 +43,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
+import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
@@ -291,6 +292,27 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   otherMethods(app, '/oauth/token', ['POST']);
   otherMethods(app, '/oauth/revoke', ['POST']);
+  if (ctx.session) {
+    const session = ctx.session;
+    const reply =
+      (setCookie: (request: FastifyRequest) => Promise<string>): RouteHandlerMethod =>
+      async (request, reply) =>
+        reply
+          .header('Set-Cookie', await setCookie(request))
+          .code(204)
+          .send();
+    app.post(
+      '/session',
+      { onRequest: [authenticate({ jwt: ctx.verifier }), principalLimit] },
+      reply((request) => openSession(session, getPrincipal(request)!)),
+    );
+    app.delete(
+      '/session',
+      { onRequest: [authenticate({ cookie: session.authenticate }), principalLimit] },
+      reply((request) => closeSession(session, getPrincipal(request)!)),
+    );
+    otherMethods(app, '/session', ['POST', 'DELETE']);
+  }
   neutral('/errors', async (request, reply) => {
     const catalogue = errorCatalogue(request.headers['accept-language']);
     reply.header('Content-Language', catalogue.language);

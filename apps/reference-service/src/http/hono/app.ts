@@ -35,6 +35,7 @@ import { versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
+import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
@@ -264,6 +265,19 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app
     .post('/oauth/revoke', principalLimit, revocationEndpoint(revocation))
     .all('/oauth/revoke', methodNotAllowed(['POST']));
+  if (ctx.session) {
+    const session = ctx.session;
+    app
+      .post('/session', authenticate({ jwt: ctx.verifier }), principalLimit, async (c) => {
+        c.header('Set-Cookie', await openSession(session, getPrincipal(c)!));
+        return c.body(null, 204);
+      })
+      .delete('/session', authenticate({ cookie: session.authenticate }), principalLimit, async (c) => {
+        c.header('Set-Cookie', await closeSession(session, getPrincipal(c)!));
+        return c.body(null, 204);
+      })
+      .all('/session', methodNotAllowed(['POST', 'DELETE']));
+  }
   app.get('/errors', (c) => {
     const catalogue = errorCatalogue(c.req.header('accept-language'));
     c.header('Content-Language', catalogue.language);
