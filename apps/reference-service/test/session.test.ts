@@ -207,6 +207,21 @@ describe('POST /session and DELETE /session (SESSION_KEYS set)', () => {
     expect(await problem(await logout(cookie))).toEqual([401, 'unauthorized']);
   });
 
+  it('/openapi.json declares both operations, the cookie scheme, and the cookie on the API', async () => {
+    const res = await fetch(`${svc.url}/openapi.json`);
+    const doc = (await res.json()) as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    expect(Object.keys(doc.paths['/session'] ?? {})).toEqual(['post', 'delete']);
+    expect(doc.components.securitySchemes['session']).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: '__Host-session',
+    });
+    expect(doc.paths['/v2/projects']?.['post']?.security).toContainEqual({ session: ['write:projects'] });
+  });
+
   it('logout from another site (no CSRF proofs): 403 csrf_rejected, the session still works', async () => {
     const cookie = sent((await login(await svc.token('read:projects'))).headers.get('set-cookie'));
     expect(await problem(await logout(cookie, { 'Sec-Fetch-Site': 'cross-site' }))).toEqual([
@@ -234,6 +249,13 @@ describe('SESSION_KEYS unset', () => {
       headers: { Authorization: `Bearer ${await svc.token('read:projects')}` },
     });
     expect(await problem(res)).toEqual([404, 'not_found']);
+  });
+
+  it('/openapi.json has no /session and no cookie scheme', async () => {
+    const res = await fetch(`${svc.url}/openapi.json`);
+    const doc = (await res.json()) as { paths: object; components: { securitySchemes: object } };
+    expect(Object.keys(doc.paths)).not.toContain('/session');
+    expect(Object.keys(doc.components.securitySchemes)).not.toContain('session');
   });
 
   it('the API takes no cookie: a request with only a session cookie is 401', async () => {

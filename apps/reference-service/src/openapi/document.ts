@@ -924,5 +924,19 @@ function buildDocument(ctx: AppContext): Json {
       },
     },
   });
-  return withCommonHeaders(withSelections(document));
+  return withCommonHeaders(withSelections(withSessionSecurity(ctx, document)));
+}
+
+/** With `SESSION_KEYS`, every versioned operation also takes the session cookie, with the same scope. */
+function withSessionSecurity(ctx: AppContext, document: Json): Json {
+  if (!ctx.session) return document;
+  for (const [path, item] of Object.entries(document['paths'] as Record<string, Json>)) {
+    if (!/^\/v\d+\//.test(path)) continue;
+    for (const operation of Object.values(item) as Json[]) {
+      const security = operation['security'] as Json[] | undefined;
+      const oauth2 = security?.find((entry) => entry['oauth2'] !== undefined);
+      if (security && oauth2) operation['security'] = [...security, { session: oauth2['oauth2'] }];
+    }
+  }
+  return document;
 }
