@@ -46,6 +46,8 @@ async function start(framework: Framework, strategy: VersioningStrategy): Promis
       FRAMEWORK: framework,
       VERSIONING_STRATEGY: strategy,
       SEED_DEMO_DATA: 'false',
+      // The session cookie's endpoints and the API taking it (the cookie itself is captured per service).
+      SESSION_KEYS: `d:${Buffer.alloc(32, 1).toString('base64url')}`,
       // The table is one client's traffic; the rate limit has its own tests.
       RATE_LIMIT_PER_MINUTE: '1000000',
       // One run reads the client address behind a proxy (the X-Forwarded-For cases pick the bucket).
@@ -88,6 +90,7 @@ function capture(
     if (spec.from === 'location') value = /([0-9a-f-]{36})(?:\?|$)/.exec(header('location') ?? '')?.[1];
     else if (spec.from === 'etag') value = header('etag');
     else if (spec.from === 'next') value = /<([^>]+)>;\s*rel="?next"?/.exec(header('link') ?? '')?.[1];
+    else if (spec.from === 'cookie') value = /^[^=]+=([^;]+)/.exec(header('set-cookie') ?? '')?.[1];
     else {
       try {
         const member = (JSON.parse(body.toString('utf8')) as Record<string, unknown>)[spec.key];

@@ -487,6 +487,51 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
   };
 }
 
+/**
+ * `POST /session` and `DELETE /session`, when `SESSION_KEYS` is set (otherwise the service has no such
+ * path): the same-site browser app's session cookie (api/session.ts).
+ */
+function sessionPaths(ctx: AppContext): Json {
+  if (!ctx.session) return {};
+  const setCookie = (description: string) => ({
+    'Set-Cookie': { description, required: true, schema: { type: 'string' } },
+  });
+  const problem = errorResponses(['401', '503']);
+  return {
+    '/session': {
+      post: {
+        operationId: 'openSession',
+        summary:
+          'Turns an access token this service accepts into the encrypted session cookie of a same-site browser app (no CSRF header needed: a browser never sends a bearer token by itself)',
+        tags: ['auth'],
+        security: [{ bearer: [] }],
+        responses: {
+          '204': {
+            description:
+              'Signed in: the __Host-session cookie (HttpOnly; Secure; SameSite=Lax; Path=/), with the token’s subject, client and scopes, ending no later than the token',
+            headers: setCookie('The sealed session: __Host-session=<JWE>; Max-Age until its exp'),
+          },
+          ...problem,
+        },
+      },
+      delete: {
+        operationId: 'closeSession',
+        summary:
+          'Logout: revokes the session cookie (a copy replayed later is 401) and clears it; as an unsafe method it needs Sec-Fetch-Site: same-origin and X-Requested-With',
+        tags: ['auth'],
+        security: [{ session: [] }],
+        responses: {
+          '204': {
+            description: 'Signed out',
+            headers: setCookie('The clearing cookie: __Host-session=; Max-Age=0'),
+          },
+          ...problem,
+        },
+      },
+    },
+  };
+}
+
 function neutralPaths(): Json {
   const problem = errorResponses(['400', '401', '413', '415', '429', '500', '503']);
   return {
@@ -734,7 +779,7 @@ function buildDocument(ctx: AppContext): Json {
       { name: 'auth' },
       { name: 'service' },
     ],
-    paths: { ...versionPaths(ctx, 1), ...versionPaths(ctx, 2), ...neutralPaths() },
+    paths: { ...versionPaths(ctx, 1), ...versionPaths(ctx, 2), ...neutralPaths(), ...sessionPaths(ctx) },
     components: {
       securitySchemes: {
         apiKey: {
@@ -744,6 +789,17 @@ function buildDocument(ctx: AppContext): Json {
           description: 'plk_ API key; access level read or read-write',
         },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        ...(ctx.session
+          ? {
+              session: {
+                type: 'apiKey',
+                in: 'cookie',
+                name: ctx.session.cookie.name,
+                description:
+                  'The encrypted session cookie POST /session sets (SESSION_KEYS); unsafe methods also need Sec-Fetch-Site: same-origin and X-Requested-With',
+              },
+            }
+          : {}),
         oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes } } },
       },
       parameters: {
@@ -868,5 +924,19 @@ function buildDocument(ctx: AppContext): Json {
       },
     },
   });
-  return withCommonHeaders(withSelections(document));
+  return withCommonHeaders(withSelections(withSessionSecurity(ctx, document)));
+}
+
+/** With `SESSION_KEYS`, every versioned operation also takes the session cookie, with the same scope. */
+function withSessionSecurity(ctx: AppContext, document: Json): Json {
+  if (!ctx.session) return document;
+  for (const [path, item] of Object.entries(document['paths'] as Record<string, Json>)) {
+    if (!/^\/v\d+\//.test(path)) continue;
+    for (const operation of Object.values(item) as Json[]) {
+      const security = operation['security'] as Json[] | undefined;
+      const oauth2 = security?.find((entry) => entry['oauth2'] !== undefined);
+      if (security && oauth2) operation['security'] = [...security, { session: oauth2['oauth2'] }];
+    }
+  }
+  return document;
 }

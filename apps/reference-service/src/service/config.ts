@@ -56,6 +56,11 @@ export interface ServiceConfig {
   /** Origins whose browser apps may call the API and read its headers (`CORS_ORIGINS`); `undefined`: no CORS. */
   readonly corsOrigins: readonly string[] | undefined;
   /**
+   * Keys that seal the same-site session cookie (`SESSION_KEYS`): the first seals, all open;
+   * `undefined`: no session cookie (`/session` answers 404, the API takes no cookie).
+   */
+  readonly sessionKeys: readonly { readonly kid: string; readonly key: Uint8Array }[] | undefined;
+  /**
    * Which peers are proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed
    * (`TRUST_PROXY`): how many there are, or their addresses; `{ hops: 0 }` (default) trusts none.
    */
@@ -192,6 +197,11 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'CORS_ORIGINS',
     '(unset: no CORS headers)',
     'origins whose browser apps may call the API and read its headers, comma-separated, exactly as browsers send them (https://app.example.com,http://localhost:5173), or * for any origin; credentials travel in headers, not cookies',
+  ],
+  [
+    'SESSION_KEYS',
+    '(unset: no session cookie)',
+    'keys that seal the same-site session cookie (POST /session), comma-separated kid:key with key 32 random bytes in base64url (2026-11:<43 characters>); the first seals, every listed one opens; put a new key first to rotate',
   ],
   [
     'TRUST_PROXY',
@@ -372,6 +382,41 @@ function corsOriginList(env: Env): readonly string[] | undefined {
   return origins;
 }
 
+const SESSION_KEY_BYTES = 32;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** SESSION_KEYS: comma-separated `kid:key`, the key 32 bytes in unpadded base64url; unset: no session cookie. */
+function sessionKeys(env: Env): ServiceConfig['sessionKeys'] {
+  const raw = read(env, 'SESSION_KEYS');
+  if (raw === undefined) return undefined;
+  const kids = new Set<string>();
+  return raw.split(',').map((entry, index) => {
+    const colon = entry.indexOf(':');
+    const kid = entry.slice(0, colon).trim();
+    const encoded = entry.slice(colon + 1).trim();
+    if (colon < 1 || kid === '' || encoded === '') {
+      throw new ConfigError(
+        `SESSION_KEYS entry ${index + 1} must be kid:key (a key id, a colon, 32 bytes in base64url)`,
+      );
+    }
+    if (!BASE64URL.test(kid)) {
+      throw new ConfigError(`SESSION_KEYS entry ${index + 1}: the key id may hold only A-Z a-z 0-9 - _`);
+    }
+    if (kids.has(kid)) throw new ConfigError(`SESSION_KEYS names the key id "${kid}" twice`);
+    kids.add(kid);
+    const key = BASE64URL.test(encoded) ? Buffer.from(encoded, 'base64url') : undefined;
+    if (!key || key.toString('base64url') !== encoded) {
+      throw new ConfigError(`SESSION_KEYS key "${kid}" is not unpadded base64url`);
+    }
+    if (key.byteLength !== SESSION_KEY_BYTES) {
+      throw new ConfigError(
+        `SESSION_KEYS key "${kid}" must be 32 bytes, got ${key.byteLength} (generate one with: node -e "console.log(crypto.randomBytes(32).toString('base64url'))")`,
+      );
+    }
+    return { kid, key: new Uint8Array(key) };
+  });
+}
+
 function cursorSecret(env: Env): string | undefined {
   const raw = read(env, 'CURSOR_SECRET');
   if (raw !== undefined && Buffer.byteLength(raw) < 32) {
@@ -444,6 +489,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 100 * 1_048_576),
     corsOrigins: corsOriginList(env),
+    sessionKeys: sessionKeys(env),
     trustProxy: trustProxy(env),
     tls: cert && key ? { certFile: cert, keyFile: key } : undefined,
     logLevel: oneOf(

@@ -6,12 +6,17 @@
  */
 import {
   type ApiKeyStore,
+  type AuthenticateOptions,
   createJwtVerifier,
+  createSessionCookie,
+  createSessionSealer,
   type JwtVerifier,
   type KeySetErrorEvent,
   MemoryRevocationStore,
   RedisRevocationStore,
   type RevocationStore,
+  type SessionCookie,
+  type SessionSealer,
 } from '@plumbline/auth';
 import {
   createIssuer,
@@ -58,6 +63,19 @@ export interface AppContext {
   readonly verifier: JwtVerifier;
   readonly revocation: RevocationStore;
   readonly apiKeys: ApiKeyStore;
+  /**
+   * The same-site session cookie when `SESSION_KEYS` is set: the options every wiring passes to
+   * `authenticate({ cookie })` (sealed with those keys, revoked on the verifier's revocation list,
+   * CSRF-checked with `CORS_ORIGINS` as the origins allowed without fetch metadata); undefined: off.
+   */
+  readonly session:
+    | {
+        readonly sealer: SessionSealer;
+        readonly cookie: SessionCookie;
+        readonly revocation: RevocationStore;
+        readonly authenticate: NonNullable<AuthenticateOptions['cookie']>;
+      }
+    | undefined;
   readonly findClient: (clientId: string) => Promise<OAuthClientRecord | undefined>;
   /** Shared idempotency records (Redis or memory): search POSTs, and creating POSTs with IDEMPOTENCY_STORE=shared. */
   readonly idempotencyStore: IdempotencyStore;
@@ -66,6 +84,15 @@ export interface AppContext {
   /** Credentials created on this start (first start of an empty database), to print once. */
   readonly demoCredentials: DemoCredentials | undefined;
   close(): Promise<void>;
+}
+
+/** The versioned API's credentials: API keys, bearer tokens, and the session cookie when `SESSION_KEYS` is set. */
+export function apiAuthentication(ctx: AppContext): AuthenticateOptions {
+  return {
+    apiKeys: { store: ctx.apiKeys },
+    jwt: ctx.verifier,
+    ...(ctx.session ? { cookie: ctx.session.authenticate } : {}),
+  };
 }
 
 /** Resolves once the client is `ready`; false after `ms`. */
@@ -224,6 +251,20 @@ export async function createContext(
       };
     },
   };
+  const sealer = config.sessionKeys ? createSessionSealer({ keys: config.sessionKeys }) : undefined;
+  const session: AppContext['session'] = sealer && {
+    sealer,
+    cookie: createSessionCookie(),
+    revocation,
+    authenticate: {
+      sealer,
+      revocation,
+      // A browser without fetch metadata is believed only from an origin CORS_ORIGINS lists by name.
+      ...(config.corsOrigins && !config.corsOrigins.includes('*')
+        ? { csrf: { origins: config.corsOrigins } }
+        : {}),
+    },
+  };
   const findClient = async (clientId: string): Promise<OAuthClientRecord | undefined> => {
     const row = await repo.findClient(clientId);
     return (
@@ -263,6 +304,7 @@ export async function createContext(
     verifier,
     revocation,
     apiKeys,
+    session,
     findClient,
     idempotencyStore,
     transactionalIdempotencyStore,

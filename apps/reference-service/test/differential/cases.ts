@@ -14,7 +14,8 @@ type Capture =
   | { readonly name: string; readonly from: 'location' }
   | { readonly name: string; readonly from: 'etag' }
   | { readonly name: string; readonly from: 'json'; readonly key: string }
-  | { readonly name: string; readonly from: 'next' };
+  | { readonly name: string; readonly from: 'next' }
+  | { readonly name: string; readonly from: 'cookie' };
 
 export interface Case {
   /** Unique across the whole table: `<strategy> <label>`. */
@@ -830,6 +831,29 @@ function headerCases(t: Table): void {
   get('health with Accept text/html', [['Accept', 'text/html']], '/health');
 }
 
+/** The session cookie (SESSION_KEYS): login with a token, the API with the cookie, CSRF, logout, replay. */
+function sessionCases(t: Table): void {
+  const cookie: Headers = [['Cookie', '__Host-session={{sess}}']];
+  const page: Headers = [...cookie, ['Sec-Fetch-Site', 'same-origin'], ['X-Requested-With', 'fetch']];
+  t.add(
+    'session: login',
+    { method: 'POST', target: '/session', headers: [['Authorization', 'Bearer {{tok}}']] },
+    { capture: [{ name: 'sess', from: 'cookie' }] },
+  );
+  t.add('session: login without a token', { method: 'POST', target: '/session' });
+  t.add('session: login with an API key', { method: 'POST', target: '/session', headers: KEY });
+  t.add('session: GET', { method: 'GET', target: '/session' });
+  t.api('session: read with the cookie', 'GET', 2, '/projects', cookie);
+  t.api('session: write without the CSRF header', 'POST', 2, '/projects', [...cookie, ...JSON_TYPE], '{}');
+  t.add('session: logout from another site', {
+    method: 'DELETE',
+    target: '/session',
+    headers: [...cookie, ['Sec-Fetch-Site', 'cross-site'], ['X-Requested-With', 'fetch']],
+  });
+  t.add('session: logout', { method: 'DELETE', target: '/session', headers: page });
+  t.api('session: the cookie replayed after logout', 'GET', 2, '/projects', cookie);
+}
+
 /** The token and revocation endpoints: grants, client authentication, bodies. */
 function oauthCases(t: Table): void {
   const token = (label: string, headers: Headers, body: string) =>
@@ -1074,6 +1098,8 @@ export function casesFor(strategy: VersioningStrategy, document: Json): Case[] {
   const t = new Table(strategy);
   fixtures(t);
   for (const op of operations(document)) {
+    // Version-neutral but secured (bearer token, then the cookie): sessionCases() sends its requests.
+    if (op.template === '/session') continue;
     // Under path, `/v1/x` and `/v2/x` are separate operations; under the others one path serves
     // both versions (asked for as v2) and the version-neutral routes are covered under path.
     const split = splitVersion(strategy, op.template);
@@ -1087,6 +1113,7 @@ export function casesFor(strategy: VersioningStrategy, document: Json): Case[] {
     pathCases(t);
     headerCases(t);
     oauthCases(t);
+    sessionCases(t);
     rawCases(t);
   }
   tail(t);

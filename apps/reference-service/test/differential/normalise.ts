@@ -32,6 +32,11 @@ const VOLATILE_HEADERS: Readonly<Record<string, (value: string) => string>> = {
   date: () => '<date>',
   'last-modified': () => '<date>',
   'x-request-id': () => '<request-id>',
+  // A sealed session cookie (a fresh IV and jti each time) lasts until its token's exp: both per moment.
+  'set-cookie': (value) =>
+    value
+      .replace(/=[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+;/, '=<sealed>;')
+      .replace(/Max-Age=[1-9]\d*/, 'Max-Age=<seconds>'),
   etag: (value) => (value.startsWith('W/') ? 'W/"<etag>"' : '"<etag>"'),
 };
 

@@ -36,12 +36,13 @@ import { versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
+import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { AppContext } from '../../service/context.js';
+import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
@@ -163,6 +164,27 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
     )
     .all(methodNotAllowed(['POST']));
+  if (ctx.session) {
+    const session = ctx.session;
+    const reply =
+      (setCookie: (req: Request) => Promise<string>) => async (req: Request, res: express.Response) => {
+        res.setHeader('Set-Cookie', await setCookie(req));
+        res.status(204).end();
+      };
+    neutral
+      .route('/session')
+      .post(
+        authenticate({ jwt: ctx.verifier }),
+        principalLimit,
+        reply((req) => openSession(session, getPrincipal(req)!)),
+      )
+      .delete(
+        authenticate({ cookie: session.authenticate }),
+        principalLimit,
+        reply((req) => closeSession(session, getPrincipal(req)!)),
+      )
+      .all(methodNotAllowed(['POST', 'DELETE']));
+  }
   neutral.use(docsRouter());
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
   neutral.use(
@@ -190,7 +212,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
         serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
       }),
     );
-    router.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+    router.use(authenticate(apiAuthentication(ctx)));
     router.use(principalLimit);
     router.use(versionRouter(ctx, version));
     return router;

@@ -43,6 +43,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
+import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
@@ -54,7 +55,7 @@ import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { AppContext } from '../../service/context.js';
+import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import {
   checkQueryLength,
@@ -291,6 +292,27 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   otherMethods(app, '/oauth/token', ['POST']);
   otherMethods(app, '/oauth/revoke', ['POST']);
+  if (ctx.session) {
+    const session = ctx.session;
+    const reply =
+      (setCookie: (request: FastifyRequest) => Promise<string>): RouteHandlerMethod =>
+      async (request, reply) =>
+        reply
+          .header('Set-Cookie', await setCookie(request))
+          .code(204)
+          .send();
+    app.post(
+      '/session',
+      { onRequest: [authenticate({ jwt: ctx.verifier }), principalLimit] },
+      reply((request) => openSession(session, getPrincipal(request)!)),
+    );
+    app.delete(
+      '/session',
+      { onRequest: [authenticate({ cookie: session.authenticate }), principalLimit] },
+      reply((request) => closeSession(session, getPrincipal(request)!)),
+    );
+    otherMethods(app, '/session', ['POST', 'DELETE']);
+  }
   neutral('/errors', async (request, reply) => {
     const catalogue = errorCatalogue(request.headers['accept-language']);
     reply.header('Content-Language', catalogue.language);
@@ -350,7 +372,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
           // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
           serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
         });
-        scope.addHook('onRequest', authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+        scope.addHook('onRequest', authenticate(apiAuthentication(ctx)));
         scope.addHook('onRequest', principalLimit);
         // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path (404).
         scope.addHook('onRequest', async (request) => {

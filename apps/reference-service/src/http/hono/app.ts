@@ -35,6 +35,7 @@ import { versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
+import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
@@ -46,7 +47,7 @@ import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
-import type { AppContext } from '../../service/context.js';
+import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import {
   checkQueryLength,
@@ -264,6 +265,19 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app
     .post('/oauth/revoke', principalLimit, revocationEndpoint(revocation))
     .all('/oauth/revoke', methodNotAllowed(['POST']));
+  if (ctx.session) {
+    const session = ctx.session;
+    app
+      .post('/session', authenticate({ jwt: ctx.verifier }), principalLimit, async (c) => {
+        c.header('Set-Cookie', await openSession(session, getPrincipal(c)!));
+        return c.body(null, 204);
+      })
+      .delete('/session', authenticate({ cookie: session.authenticate }), principalLimit, async (c) => {
+        c.header('Set-Cookie', await closeSession(session, getPrincipal(c)!));
+        return c.body(null, 204);
+      })
+      .all('/session', methodNotAllowed(['POST', 'DELETE']));
+  }
   app.get('/errors', (c) => {
     const catalogue = errorCatalogue(c.req.header('accept-language'));
     c.header('Content-Language', catalogue.language);
@@ -317,7 +331,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const negotiators = { 1: negotiated(1), 2: negotiated(2) };
   const versioned = new Hono<Env>({ strict: true });
   versioned.use((c, next) => negotiators[versionOf(c)](c, next));
-  versioned.use(authenticate({ apiKeys: { store: ctx.apiKeys }, jwt: ctx.verifier }));
+  versioned.use(authenticate(apiAuthentication(ctx)));
   versioned.use(principalLimit);
   versioned.route('/', versionRoutes(ctx));
   if (api.strategy === 'path') app.route('/v1', versioned).route('/v2', versioned);
