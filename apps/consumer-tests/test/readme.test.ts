@@ -454,7 +454,7 @@ const NOT_RUN: readonly Entry[] = [
   },
   {
     file: 'packages/conformance/README.md',
-    contains: 'npx plumbline-conformance lint openapi.yaml',
+    contains: '# Static: the OpenAPI document (file, YAML or JSON, or URL)',
     plan: {
       kind: 'not-run',
       reason:
