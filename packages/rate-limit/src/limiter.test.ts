@@ -320,7 +320,16 @@ describe('field syntax (property)', () => {
           fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
         ),
         async (limit, windowMs, hits, key, name) => {
-          const limiter = createLimiter({ limit, windowMs, ...(name === null ? {} : { policyName: name }) });
+          // A fixed clock: every hit lands in one window, however short (a 1 ms window would
+          // otherwise roll over between two hits and restart the count).
+          const now = () => 1_767_225_600_000;
+          const limiter = createLimiter({
+            limit,
+            windowMs,
+            now,
+            store: new MemoryStore({ now }),
+            ...(name === null ? {} : { policyName: name }),
+          });
           let decision = await limiter.consume(key);
           for (let i = 1; i < hits; i++) decision = await limiter.consume(key);
           const rate = RATELIMIT.exec(decision!.headers['RateLimit']!);
