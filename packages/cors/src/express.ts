@@ -27,7 +27,8 @@ export function cors(policy: Cors | CorsOptions): RequestHandler {
   return (req, res, next) => {
     const decision = decide({
       method: req.method,
-      path: (req.originalUrl ?? req.url).split('?', 1)[0],
+      // Only a preflight reads the path (for `allowedMethods`): no split on the other requests.
+      path: req.method === 'OPTIONS' ? (req.originalUrl ?? req.url).split('?', 1)[0] : undefined,
       origin: text(req.headers.origin),
       accessControlRequestMethod: text(req.headers['access-control-request-method']),
       accessControlRequestHeaders: text(req.headers['access-control-request-headers']),

@@ -25,7 +25,8 @@ const plugin: FastifyPluginCallback<CorsPluginOptions> = (fastify, options, done
     const { headers } = request;
     const decision = decide({
       method: request.method,
-      path: request.url.split('?', 1)[0],
+      // Only a preflight reads the path (for `allowedMethods`): no split on the other requests.
+      path: request.method === 'OPTIONS' ? request.url.split('?', 1)[0] : undefined,
       origin: text(headers.origin),
       accessControlRequestMethod: text(headers['access-control-request-method']),
       accessControlRequestHeaders: text(headers['access-control-request-headers']),
