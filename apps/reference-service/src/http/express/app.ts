@@ -50,6 +50,7 @@ import { checkReadiness, notReady } from '../../service/readiness.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
+import { docsCodeFlow } from '../../pages/docs-ui.js';
 import { docsRouter, docsUiRouter, frontDoorRouter, unversionedContract } from './pages.js';
 import { exactRouter } from './reply.js';
 import { serverWideOptions } from './request-target.js';
@@ -193,7 +194,11 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     ),
   );
   neutral.use(
-    docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }),
+    docsUiRouter({
+      title: 'Plumbline reference service',
+      demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+      codeFlow: docsCodeFlow(ctx.config),
+    }),
   );
   neutral
     .route('/metrics')
