@@ -30,7 +30,7 @@ export interface AuthorizationServer {
   stop(): Promise<void>;
 }
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
@@ -38,8 +38,8 @@ const escape = (text: string) =>
 
 function page(title: string, body: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head>
-<body><h1>${escape(title)}</h1>${body}</body></html>`;
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
@@ -93,14 +93,16 @@ async function interaction(
     }
     const missing = (prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>;
     const scopes = Object.entries(missing).flatMap(([resource, list]) =>
-      list.map((scope) => `<li><code>${escape(scope)}</code> on <code>${escape(resource)}</code></li>`),
+      list.map(
+        (scope) => `<li><code>${escapeHtml(scope)}</code> on <code>${escapeHtml(resource)}</code></li>`,
+      ),
     );
     send(
       res,
       200,
       page(
         'Authorize',
-        `<p><strong>${escape(String(params['client_id']))}</strong> asks for:</p><ul class="scopes">${scopes.join('')}</ul>
+        `<p><strong>${escapeHtml(String(params['client_id']))}</strong> asks for:</p><ul class="scopes">${scopes.join('')}</ul>
 <form method="post" action="${action}">
 <input type="hidden" name="prompt" value="consent">
 <button type="submit" class="consent">Allow</button></form>`,
@@ -196,7 +198,7 @@ export async function startAuthorizationServer(
     renderError: (ctx, out, error) => {
       log.push(`error page: ${out['error']}: ${out['error_description'] ?? ''} (${error.message})`);
       ctx.type = 'html';
-      ctx.body = page('Error', `<p>${escape(`${out['error']}: ${out['error_description'] ?? ''}`)}</p>`);
+      ctx.body = page('Error', `<p>${escapeHtml(`${out['error']}: ${out['error_description'] ?? ''}`)}</p>`);
     },
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     ttl: {

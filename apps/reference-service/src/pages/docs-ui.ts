@@ -61,11 +61,15 @@ export interface DocsCodeFlow {
 export function docsCodeFlow(config: Pick<ServiceConfig, 'externalIssuer'>): DocsCodeFlow | undefined {
   const external = config.externalIssuer;
   if (!external?.codeFlow) return undefined;
-  return { issuer: external.issuer, tokenUrl: external.codeFlow.tokenUrl, clientId: external.codeFlow.clientId };
+  return {
+    issuer: external.issuer,
+    tokenUrl: external.codeFlow.tokenUrl,
+    clientId: external.codeFlow.clientId,
+  };
 }
 
 /** Where the authorization server sends the browser back with the code; register `<origin>` + this. */
-export const DOCS_REDIRECT_PATH = '/docs/assets/oauth2-redirect.html';
+const DOCS_REDIRECT_PATH = '/docs/assets/oauth2-redirect.html';
 
 /** The name of the code flow's security scheme in the OpenAPI document. */
 export const CODE_FLOW_SCHEME = 'authorizationCode';
@@ -82,7 +86,7 @@ export const CODE_FLOW_SCHEME = 'authorizationCode';
  * // connect-src 'self' https://id.example.com
  * ```
  */
-export function docsCsp(codeFlow: DocsCodeFlow | undefined): string {
+function docsCsp(codeFlow: DocsCodeFlow | undefined): string {
   const connect = ["'self'", ...(codeFlow ? [new URL(codeFlow.tokenUrl).origin] : [])];
   return [
     "default-src 'none'",

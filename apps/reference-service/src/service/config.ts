@@ -189,7 +189,7 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   [
     'AUTH_AUTHORIZATION_URL',
     '(unset)',
-    "authorization endpoint of AUTH_ISSUER (authorization_endpoint of its discovery document): /docs offers the authorization code flow with PKCE; needs AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID (https; http only on loopback)",
+    'authorization endpoint of AUTH_ISSUER (authorization_endpoint of its discovery document): /docs offers the authorization code flow with PKCE; needs AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID (https; http only on loopback)',
   ],
   [
     'AUTH_TOKEN_URL',
@@ -326,12 +326,17 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * or none, only with AUTH_ISSUER; the endpoints over https (http only on loopback), since the browser
  * sends the code and the refresh token there.
  */
-function codeFlow(env: Env, issuer: string | undefined): NonNullable<ServiceConfig['externalIssuer']>['codeFlow'] {
+function codeFlow(
+  env: Env,
+  issuer: string | undefined,
+): NonNullable<ServiceConfig['externalIssuer']>['codeFlow'] {
   const names = ['AUTH_AUTHORIZATION_URL', 'AUTH_TOKEN_URL', 'AUTH_DOCS_CLIENT_ID'] as const;
   const given = names.filter((name) => read(env, name) !== undefined);
   if (given.length === 0) return undefined;
   if (given.length < names.length) {
-    throw new ConfigError('AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID must be set together');
+    throw new ConfigError(
+      'AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID must be set together',
+    );
   }
   if (issuer === undefined) {
     throw new ConfigError('AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID need AUTH_ISSUER');
