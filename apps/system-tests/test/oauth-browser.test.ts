@@ -180,7 +180,9 @@ describe.skipIf(!ready)(
       const request = await sent;
       const response = await answered;
       const status = operation.locator('.live-responses-table .response .response-col_status').first();
-      await expect.poll(async () => (await status.textContent())?.trim()).toBe(String(response.status()));
+      await expect
+        .poll(async () => (await status.textContent())?.trim(), { timeout: STEP })
+        .toBe(String(response.status()));
       const body = await operation
         .locator('.live-responses-table .response-col_description pre')
         .first()
@@ -236,7 +238,9 @@ describe.skipIf(!ready)(
       await page.locator('.auth-wrapper .authorize').click();
       await scheme('apiKey').locator('button', { hasText: 'Logout' }).click();
       const code = scheme('authorizationCode');
-      await expect.poll(() => code.locator('input#client_id_authorizationCode').inputValue()).toBe(CLIENT_ID);
+      await expect
+        .poll(() => code.locator('input#client_id_authorizationCode').inputValue(), { timeout: STEP })
+        .toBe(CLIENT_ID);
       // The user grants read:projects, nothing else.
       await code.locator('label[for="read:projects-authorizationCode-checkbox-authorizationCode"]').click();
 
@@ -360,7 +364,7 @@ describe.skipIf(!ready)(
       expect(refreshResponse.status()).toBe(200);
       const renewed = (await refreshResponse.json()) as TokenResponse;
       await expect
-        .poll(() => page.locator('#docs-oauth-status').textContent())
+        .poll(() => page.locator('#docs-oauth-status').textContent(), { timeout: STEP })
         .toBe('Access token refreshed.');
       expect(tokenRequests).toHaveLength(2);
       expect(Object.fromEntries(new URLSearchParams(tokenRequests[1]?.postData() ?? ''))).toEqual({
