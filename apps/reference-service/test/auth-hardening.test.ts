@@ -411,6 +411,11 @@ describe('auth configuration', () => {
     AUTH_AUDIENCE: IDP_AUD,
     AUTH_JWKS_URL: 'https://idp.test/jwks.json',
   };
+  const codeFlowEnv = {
+    AUTH_AUTHORIZATION_URL: 'https://idp.test/authorize',
+    AUTH_TOKEN_URL: 'http://127.0.0.1:4000/token',
+    AUTH_DOCS_CLIENT_ID: 'plumbline-docs',
+  };
   it.each([
     ['defaults without an external issuer', {}, { externalIssuer: undefined, refreshReuseGraceSec: 0 }],
     [
@@ -422,6 +427,7 @@ describe('auth configuration', () => {
           maxTokenAgeSec: 86_400,
           maxLifetimeSec: 86_400,
           strictRfc9068: false,
+          codeFlow: undefined,
         },
         refreshReuseGraceSec: 0,
       },
@@ -441,8 +447,27 @@ describe('auth configuration', () => {
           maxTokenAgeSec: 3600,
           maxLifetimeSec: 7200,
           strictRfc9068: true,
+          codeFlow: undefined,
         },
         refreshReuseGraceSec: 10,
+      },
+    ],
+    [
+      'the code flow of /docs, on https and on loopback http',
+      { ...external, ...codeFlowEnv },
+      {
+        externalIssuer: {
+          ...{ issuer: IDP_ISS, audience: IDP_AUD, jwksUrl: 'https://idp.test/jwks.json' },
+          maxTokenAgeSec: 86_400,
+          maxLifetimeSec: 86_400,
+          strictRfc9068: false,
+          codeFlow: {
+            authorizationUrl: 'https://idp.test/authorize',
+            tokenUrl: 'http://127.0.0.1:4000/token',
+            clientId: 'plumbline-docs',
+          },
+        },
+        refreshReuseGraceSec: 0,
       },
     ],
   ])('%s', (_name, env, expected) => {
@@ -462,6 +487,23 @@ describe('auth configuration', () => {
     [
       { ...external, AUTH_MAX_TOKEN_LIFETIME_SEC: '-5' },
       'AUTH_MAX_TOKEN_LIFETIME_SEC must be an integer from 1 to 31536000, got "-5"',
+    ],
+    [
+      { ...external, AUTH_AUTHORIZATION_URL: 'https://idp.test/authorize', AUTH_DOCS_CLIENT_ID: 'docs' },
+      'AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID must be set together',
+    ],
+    [codeFlowEnv, 'AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID need AUTH_ISSUER'],
+    [
+      { ...external, ...codeFlowEnv, AUTH_TOKEN_URL: 'http://idp.test/token' },
+      'AUTH_TOKEN_URL must use https (http only on loopback), got "http://idp.test"',
+    ],
+    [
+      { ...external, ...codeFlowEnv, AUTH_AUTHORIZATION_URL: 'ftp://idp.test/authorize' },
+      'AUTH_AUTHORIZATION_URL must use https: or http:, got "ftp:"',
+    ],
+    [
+      { ...external, ...codeFlowEnv, AUTH_DOCS_CLIENT_ID: 'two words' },
+      'AUTH_DOCS_CLIENT_ID must be 1-255 visible ASCII characters',
     ],
     [
       { REFRESH_REUSE_GRACE_SEC: '301' },

@@ -10,7 +10,7 @@ import { HttpError } from '@plumbline/errors';
 import { createNegotiator } from '@plumbline/negotiation';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../src/pages/docs.js';
-import { createDocsUi, DOCS_HEADERS } from '../src/pages/docs-ui.js';
+import { createDocsUi, DOCS_CSP } from '../src/pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../src/pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/pages/html-pages.js';
 import { unversionedRoute } from '../src/pages/unversioned.js';
@@ -90,9 +90,17 @@ describe('plain replies', () => {
 
   it('the /docs answers carry the docs headers; an unknown asset is 404', () => {
     const ui = createDocsUi({ title: 'T', demoApiKey: 'plk_demo' });
+    const headers = {
+      'Content-Security-Policy': DOCS_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    };
+    expect(ui.headers).toEqual(headers);
     for (const reply of [ui.page, ui.init, ui.asset('swagger-ui.css')]) {
-      expect(reply.headers).toMatchObject(DOCS_HEADERS);
+      expect(reply.headers).toMatchObject(headers);
     }
+    // Without the code flow there is no redirect page.
+    expect(() => ui.asset('oauth2-redirect.html')).toThrow(HttpError);
     expect(String(ui.init.body)).toContain('"plk_demo"');
     expect(ui.page.headers['Cache-Control']).toBe('no-store');
     expect(() => ui.asset('../package.json')).toThrow(HttpError);

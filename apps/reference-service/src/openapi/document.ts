@@ -16,6 +16,7 @@ import {
   taskOutput,
 } from '../domain/schemas.js';
 import { API_VERSIONS } from '../domain/versions.js';
+import { CODE_FLOW_SCHEME } from '../pages/docs-ui.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
 import { COLLECTION_SCOPES } from '../service/seed.js';
@@ -801,6 +802,7 @@ function buildDocument(ctx: AppContext): Json {
             }
           : {}),
         oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes } } },
+        ...codeFlowScheme(ctx, scopes),
       },
       parameters: {
         IdempotencyKeyRequired: {
@@ -924,18 +926,53 @@ function buildDocument(ctx: AppContext): Json {
       },
     },
   });
-  return withCommonHeaders(withSelections(withSessionSecurity(ctx, document)));
+  return withCommonHeaders(withSelections(withExtraSecurity(ctx, document)));
 }
 
-/** With `SESSION_KEYS`, every versioned operation also takes the session cookie, with the same scope. */
-function withSessionSecurity(ctx: AppContext, document: Json): Json {
-  if (!ctx.session) return document;
+/**
+ * With `AUTH_AUTHORIZATION_URL` (and its companions), the external issuer's authorization code flow,
+ * which `/docs` runs with PKCE as a public client; its tokens are the external issuer's JWTs, with the
+ * same scopes. The endpoints are configured, not read from the issuer's discovery document, so a
+ * start never depends on the issuer being up.
+ */
+function codeFlowScheme(ctx: AppContext, scopes: Json): Json {
+  const external = ctx.config.externalIssuer;
+  const flow = external?.codeFlow;
+  if (!external || !flow) return {};
+  return {
+    [CODE_FLOW_SCHEME]: {
+      type: 'oauth2',
+      description: `Authorization code with PKCE (S256) at ${external.issuer}, for a public client such as /docs (client_id ${flow.clientId}); the access token is a JWT for the audience ${external.audience}, sent as a bearer token`,
+      flows: {
+        authorizationCode: {
+          authorizationUrl: flow.authorizationUrl,
+          tokenUrl: flow.tokenUrl,
+          refreshUrl: flow.tokenUrl,
+          scopes,
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Every versioned operation also takes, with the same scope as `oauth2`: the session cookie with
+ * `SESSION_KEYS`, and the external issuer's code-flow token when the code flow is configured.
+ */
+function withExtraSecurity(ctx: AppContext, document: Json): Json {
+  const schemes = [
+    ...(ctx.session ? ['session'] : []),
+    ...(ctx.config.externalIssuer?.codeFlow ? [CODE_FLOW_SCHEME] : []),
+  ];
+  if (schemes.length === 0) return document;
   for (const [path, item] of Object.entries(document['paths'] as Record<string, Json>)) {
     if (!/^\/v\d+\//.test(path)) continue;
     for (const operation of Object.values(item) as Json[]) {
       const security = operation['security'] as Json[] | undefined;
       const oauth2 = security?.find((entry) => entry['oauth2'] !== undefined);
-      if (security && oauth2) operation['security'] = [...security, { session: oauth2['oauth2'] }];
+      if (security && oauth2) {
+        operation['security'] = [...security, ...schemes.map((scheme) => ({ [scheme]: oauth2['oauth2'] }))];
+      }
     }
   }
   return document;

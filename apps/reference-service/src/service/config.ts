@@ -45,6 +45,11 @@ export interface ServiceConfig {
         maxTokenAgeSec: number;
         maxLifetimeSec: number;
         strictRfc9068: boolean;
+        /**
+         * The authorization code flow the `/docs` page runs against this issuer (`AUTH_AUTHORIZATION_URL`,
+         * `AUTH_TOKEN_URL`, `AUTH_DOCS_CLIENT_ID`): PKCE S256 as a public client; `undefined`: not offered.
+         */
+        codeFlow: { authorizationUrl: string; tokenUrl: string; clientId: string } | undefined;
       }
     | undefined;
   /** Seconds in which the first retry of a just-rotated refresh token gets the same successor; 0 = off. */
@@ -182,6 +187,21 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
     'RFC 9068 strict mode for AUTH_ISSUER: typ at+jwt and iat, jti, sub, client_id required (true | false); always on for our own tokens',
   ],
   [
+    'AUTH_AUTHORIZATION_URL',
+    '(unset)',
+    'authorization endpoint of AUTH_ISSUER (authorization_endpoint of its discovery document): /docs offers the authorization code flow with PKCE; needs AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID (https; http only on loopback)',
+  ],
+  [
+    'AUTH_TOKEN_URL',
+    '(unset)',
+    'token endpoint of AUTH_ISSUER (token_endpoint of its discovery document), which /docs calls from the browser for the code and for refreshes',
+  ],
+  [
+    'AUTH_DOCS_CLIENT_ID',
+    '(unset)',
+    'client_id of the public client (no secret, PKCE S256) registered at AUTH_ISSUER for /docs; its redirect URI is <service origin>/docs/assets/oauth2-redirect.html',
+  ],
+  [
     'REFRESH_REUSE_GRACE_SEC',
     '0',
     'a just-rotated refresh token retried within this many seconds (once) gets the same successor instead of revoking the family; 0 = off',
@@ -297,6 +317,43 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
   return raw;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The code flow of `/docs` (AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL, AUTH_DOCS_CLIENT_ID): all three
+ * or none, only with AUTH_ISSUER; the endpoints over https (http only on loopback), since the browser
+ * sends the code and the refresh token there.
+ */
+function codeFlow(
+  env: Env,
+  issuer: string | undefined,
+): NonNullable<ServiceConfig['externalIssuer']>['codeFlow'] {
+  const names = ['AUTH_AUTHORIZATION_URL', 'AUTH_TOKEN_URL', 'AUTH_DOCS_CLIENT_ID'] as const;
+  const given = names.filter((name) => read(env, name) !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length < names.length) {
+    throw new ConfigError(
+      'AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID must be set together',
+    );
+  }
+  if (issuer === undefined) {
+    throw new ConfigError('AUTH_AUTHORIZATION_URL, AUTH_TOKEN_URL and AUTH_DOCS_CLIENT_ID need AUTH_ISSUER');
+  }
+  const [authorizationUrl, tokenUrl] = (['AUTH_AUTHORIZATION_URL', 'AUTH_TOKEN_URL'] as const).map((name) => {
+    const value = url(env, name, ['https:', 'http:'])!;
+    const parsed = new URL(value);
+    if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+      throw new ConfigError(`${name} must use https (http only on loopback), got "${parsed.origin}"`);
+    }
+    return value;
+  }) as [string, string];
+  const clientId = read(env, 'AUTH_DOCS_CLIENT_ID')!;
+  if (!/^[\x21-\x7e]{1,255}$/.test(clientId)) {
+    throw new ConfigError('AUTH_DOCS_CLIENT_ID must be 1-255 visible ASCII characters');
+  }
+  return { authorizationUrl, tokenUrl, clientId };
 }
 
 function redisKeyPrefix(env: Env): string {
@@ -433,6 +490,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     throw new ConfigError('AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URL must be set together');
   }
   const jwksUrl = url(env, 'AUTH_JWKS_URL', ['https:', 'http:']);
+  const docsCodeFlow = codeFlow(env, externalParts[0]);
   const cert = read(env, 'TLS_CERT_FILE');
   const key = read(env, 'TLS_KEY_FILE');
   if ((cert === undefined) !== (key === undefined)) {
@@ -482,6 +540,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
             maxTokenAgeSec: integer(env, 'AUTH_MAX_TOKEN_AGE_SEC', 86_400, 1, 31_536_000),
             maxLifetimeSec: integer(env, 'AUTH_MAX_TOKEN_LIFETIME_SEC', 86_400, 1, 31_536_000),
             strictRfc9068: boolean(env, 'AUTH_STRICT_RFC9068', false),
+            codeFlow: docsCodeFlow,
           }
         : undefined,
     refreshReuseGraceSec: integer(env, 'REFRESH_REUSE_GRACE_SEC', 0, 0, 300),

@@ -41,6 +41,7 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
+import { docsCodeFlow } from '../../pages/docs-ui.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
@@ -193,7 +194,11 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     ),
   );
   neutral.use(
-    docsUiRouter({ title: 'Plumbline reference service', demoApiKey: ctx.demoCredentials?.apiKeys.readOnly }),
+    docsUiRouter({
+      title: 'Plumbline reference service',
+      demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+      codeFlow: docsCodeFlow(ctx.config),
+    }),
   );
   neutral
     .route('/metrics')

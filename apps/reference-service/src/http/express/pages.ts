@@ -8,7 +8,7 @@ import { negotiate, represent } from '@plumbline/negotiation/express';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
-import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
+import { createDocsUi, type DocsCodeFlow } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { UNVERSIONED_ROUTES, unversionedRoute } from '../../pages/unversioned.js';
@@ -120,6 +120,7 @@ export function docsRouter(): Router {
 export function docsUiRouter(options: {
   readonly title: string;
   readonly demoApiKey?: string | undefined;
+  readonly codeFlow?: DocsCodeFlow | undefined;
 }): Router {
   const ui = createDocsUi(options);
   const router = exactRouter();
@@ -138,7 +139,7 @@ export function docsUiRouter(options: {
   router
     .route('/docs/assets/:file')
     .get((req, res) => {
-      for (const [name, value] of Object.entries(DOCS_HEADERS)) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(ui.headers)) res.setHeader(name, value);
       sendReply(res, ui.asset(String(req.params['file'])));
     })
     .all(methodNotAllowed(['GET']));

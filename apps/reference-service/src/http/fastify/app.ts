@@ -50,7 +50,7 @@ import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
-import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
+import { createDocsUi, docsCodeFlow } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
@@ -347,12 +347,13 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   const ui = createDocsUi({
     title: 'Plumbline reference service',
     demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+    codeFlow: docsCodeFlow(ctx.config),
   });
   neutral('/docs', async (_request, reply) => sendPlain(reply, ui.page));
   app.get('/docs/init.js', async (_request, reply) => sendPlain(reply, ui.init));
   otherMethods(app, '/docs/init.js', ['GET']);
   app.get('/docs/assets/:file', async (request, reply) => {
-    reply.headers(DOCS_HEADERS);
+    reply.headers(ui.headers);
     return sendPlain(reply, ui.asset((request.params as { file: string }).file));
   });
   otherMethods(app, '/docs/assets/:file', ['GET']);

@@ -42,7 +42,7 @@ import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
-import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
+import { createDocsUi, docsCodeFlow } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
@@ -301,11 +301,12 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const ui = createDocsUi({
     title: 'Plumbline reference service',
     demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+    codeFlow: docsCodeFlow(ctx.config),
   });
   app.get('/docs', (c) => reply(c, ui.page)).all('/docs', methodNotAllowed(['GET']));
   app.get('/docs/init.js', (c) => reply(c, ui.init)).all('/docs/init.js', methodNotAllowed(['GET']));
   app
-    .get('/docs/assets/:file', headers(DOCS_HEADERS), (c) => reply(c, ui.asset(c.req.param('file'))))
+    .get('/docs/assets/:file', headers(ui.headers), (c) => reply(c, ui.asset(c.req.param('file'))))
     .all('/docs/assets/:file', methodNotAllowed(['GET']));
   app
     .get('/metrics', async (c) => reply(c, await metrics.render()))
