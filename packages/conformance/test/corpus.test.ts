@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DocumentError } from '../src/document.js';
 import { lint } from '../src/lint.js';
 import { LINT_RULES } from '../src/rules.js';
-import { CORPUS, documentPath, type Expectation, packageVersion } from './corpus/documents.js';
+import { CORPUS, documentPath, type Expectation, LINTED, packageVersion } from './corpus/documents.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -22,7 +23,7 @@ function expectation(id: string): Expectation {
 const key = (finding: { rule: string; message: string }): string => `${finding.rule}: ${finding.message}`;
 
 describe('corpus: real public OpenAPI documents', () => {
-  it.each(CORPUS.map((document) => [document.id, document] as const))(
+  it.each(LINTED.map((document) => [document.id, document] as const))(
     '%s: every finding is reviewed, no correct finding is lost',
     async (id, document) => {
       const expected = expectation(id);
@@ -58,7 +59,7 @@ describe('corpus: real public OpenAPI documents', () => {
       ['corpus-precision', false],
       ['held-out-precision', true],
     ] as const) {
-      const all = CORPUS.filter((document) => (document.heldOut ?? false) === heldOut).flatMap(
+      const all = LINTED.filter((document) => (document.heldOut ?? false) === heldOut).flatMap(
         (document) => expectation(document.id).findings,
       );
       const rows = LINT_RULES.map((rule) => {
@@ -80,6 +81,19 @@ describe('corpus: real public OpenAPI documents', () => {
       expect(section?.[1], marker).toBe(table);
     }
   });
+
+  it.each(CORPUS.filter((document) => document.refused !== undefined).map((d) => [d.id, d] as const))(
+    '%s: refused before any rule runs',
+    async (_id, document) => {
+      const text = readFileSync(documentPath(document), 'utf8');
+      const refusal = await lint(text, { source: document.file }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(DocumentError);
+      expect((refusal as DocumentError).code).toBe(document.refused);
+    },
+  );
 
   it('the issue-19 cases: /store/order is a resource, the filter rule is silent on the petstore', async () => {
     const petstore = CORPUS.find((document) => document.id === 'petstore')!;
