@@ -12,7 +12,14 @@ import { describe, expect, it } from 'vitest';
 import { DocumentError } from '../src/document.js';
 import { type LintFindings, lint } from '../src/lint.js';
 import { LINT_RULES } from '../src/rules.js';
-import { CORPUS, type CorpusDocument, documentPath, type Expectation, LINTED, packageVersion } from './corpus/documents.js';
+import {
+  CORPUS,
+  type CorpusDocument,
+  documentPath,
+  type Expectation,
+  LINTED,
+  packageVersion,
+} from './corpus/documents.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -45,7 +52,7 @@ interface Recall {
   }[];
 }
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const key = (finding: { rule: string; message: string }): string => `${finding.rule}: ${finding.message}`;
 
@@ -122,7 +129,7 @@ describe('corpus: real public OpenAPI documents', () => {
       expect(violation.why).toMatch(/\w/);
       const findings = await findingsOf(document!);
       const where = new RegExp(
-        `(^|[\\s"])${violation.method === undefined ? '' : `${violation.method} `}${escape(violation.path)}($|[\\s:])`,
+        `(^|[\\s"])${violation.method === undefined ? '' : `${violation.method} `}${escapeRegExp(violation.path)}($|[\\s:])`,
       );
       const hit = findings.some((finding) => finding.rule === violation.rule && where.test(finding.message));
       total.set(violation.rule, (total.get(violation.rule) ?? 0) + 1);
