@@ -11,7 +11,8 @@
  *   `processes` stay whole).
  */
 import { readFileSync } from 'node:fs';
-import * as wordList from 'word-list';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /** Verbs that name an action in an API path (`/create-project`, `/operations/purge`). */
 const VERBS: ReadonlySet<string> = new Set([
@@ -213,15 +214,12 @@ const FINAL_VERBS: ReadonlySet<string> = new Set([
 let dictionary: ReadonlySet<string> | undefined;
 
 /**
- * The path of `word-list`'s words.txt. The package is ESM with a default export; the CommonJS build
- * of this package loads it through `require`, which wraps the namespace once more.
+ * The path of `word-list`'s words.txt, found by resolving the package rather than importing it:
+ * `word-list` is ESM-only, and a `require()` of it fails in Jest's module loader and on Node before
+ * 20.19, where this package's CommonJS build must still load.
  */
 function wordListFile(): string {
-  let value: unknown = wordList;
-  for (let depth = 0; depth < 3 && typeof value !== 'string'; depth += 1)
-    value = (value as { default?: unknown }).default;
-  if (typeof value !== 'string') throw new Error('word-list did not export the path of its words');
-  return value;
+  return join(dirname(createRequire(import.meta.url).resolve('word-list')), 'words.txt');
 }
 
 /** Whether `word` is an English word (lower case), by `word-list`; read once, on first use. */
