@@ -25,7 +25,8 @@ import {
   VERSION_QUERY,
 } from './openapi.js';
 import { LINT_RULES } from './rules.js';
-import { normalizeName, prefixOf, structureOf } from './structure.js';
+import { normalizeName, prefixOf, structureOf, successSchema } from './structure.js';
+import { actionVerb, isNounVerb, segmentWords } from './words.js';
 
 type JsonPath = (string | number)[];
 
@@ -102,89 +103,6 @@ const IRREGULAR_PLURALS = new Set([
   'sdks',
 ]);
 
-const VERBS = new Set([
-  'get',
-  'list',
-  'create',
-  'add',
-  'insert',
-  'update',
-  'edit',
-  'modify',
-  'delete',
-  'remove',
-  'destroy',
-  'set',
-  'put',
-  'post',
-  'fetch',
-  'retrieve',
-  'find',
-  'query',
-  'do',
-  'make',
-  'run',
-  'execute',
-  'exec',
-  'process',
-  'send',
-  'submit',
-  'save',
-  'load',
-  'upload',
-  'download',
-  'compute',
-  'calculate',
-  'generate',
-  'validate',
-  'check',
-  'enable',
-  'disable',
-  'activate',
-  'deactivate',
-  'approve',
-  'reject',
-  'cancel',
-  'start',
-  'stop',
-  'reset',
-  'sync',
-  'copy',
-  'move',
-  'register',
-  'login',
-  'logout',
-  'signin',
-  'signout',
-  'subscribe',
-  'unsubscribe',
-  'archive',
-  'restore',
-  'assign',
-  'close',
-  'open',
-  'sort',
-  'compare',
-  'promote',
-  'clear',
-  'verify',
-  'rerun',
-  'rerequest',
-  'merge',
-  'transfer',
-  'rename',
-  'publish',
-  'unpublish',
-  'attach',
-  'detach',
-]);
-
-/**
- * Verbs that are also nouns: as the first word of a phrase ending in a plural noun they qualify it
- * (`check-runs`, `query-results`, `run-logs`), so the segment names a collection, not an action.
- */
-const NOUN_VERBS = new Set(['check', 'set', 'query', 'process', 'run', 'copy', 'move', 'report']);
-
 /**
  * State words and adjectives: as a sub-path of a collection they select a subset of it
  * (`/todos/completed`, `/projects/archived`), which docs/conventions.md 4.1 (5) and (6) send to the query.
@@ -245,14 +163,6 @@ const CREDENTIAL_QUERY = new Set([
 const AMBIGUOUS_CREDENTIAL_QUERY = new Set(['token', 'key']);
 const CREDENTIAL_WORDS = /\b(api|auth\w*|credential|secret|access|bearer|password)\b/i;
 
-function words(segment: string): string[] {
-  return segment
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[-_ .]+/)
-    .filter((word) => word !== '');
-}
-
 function isPlural(word: string): boolean {
   if (IRREGULAR_PLURALS.has(word)) return true;
   return word.endsWith('s') && !/(ss|us|is)$/.test(word);
@@ -263,7 +173,7 @@ function isPlural(word: string): boolean {
  * `branches-where-head`); a version suffix (`projectsV2`) is not a word.
  */
 function headNoun(segment: string): string | undefined {
-  const list = words(segment.replace(EXTENSION, '')).filter((word) => !/^v\d+$/.test(word));
+  const list = segmentWords(segment.replace(EXTENSION, '')).filter((word) => !/^v\d+$/.test(word));
   const of = list.findIndex((word) => ['of', 'where', 'for', 'with', 'by'].includes(word));
   return of > 0 ? list[of - 1] : list.at(-1);
 }
@@ -281,7 +191,37 @@ function isCollection(context: Context, path: string): boolean {
   const paths = isObject(context.document) ? context.document['paths'] : undefined;
   const item = isObject(paths) ? deref(context.document, paths[path]) : undefined;
   const noun = headNoun(last.text);
-  return isObject(item) && isObject(item['post']) && noun !== undefined && isPlural(noun);
+  if (!isObject(item) || !isObject(item['post']) || actionVerb(last.text) !== undefined) return false;
+  if (noun === undefined || !isPlural(noun)) return false;
+  // POST without GET is a collection only when it says it creates (201) or the set is also
+  // managed there (PUT, PATCH, DELETE); otherwise it is a call: rclone's POST /core/stats reads,
+  // a webhook's POST /pings acts.
+  if (isObject(item['get'])) return true;
+  if (['put', 'patch', 'delete'].some((method) => isObject(item[method]))) return true;
+  const responses = deref(context.document, item['post']['responses']);
+  return isObject(responses) && '201' in responses;
+}
+
+/**
+ * Whether the last segment of a path counts as a collection level for the nesting rule: a
+ * collection by structure or words, not an action (`/pulls/{n}/merge`) nor a singleton the
+ * document answers with one object (`/sites/{s}/publishing/preview`). A GET without a response
+ * schema is judged by the words: a plural noun is a collection.
+ */
+function isCollectionLeaf(context: Context, path: string, item: JsonObject): boolean {
+  if (isCollection(context, path)) return true;
+  const last = parsePath(path).segments.at(-1);
+  if (last === undefined || last.param || actionVerb(last.text) !== undefined) return false;
+  const get = item['get'];
+  if (!isObject(get)) return false;
+  if (successSchema(context.document, get) !== undefined) return false;
+  const noun = headNoun(last.text);
+  return noun !== undefined && isPlural(noun);
+}
+
+function pathItem(context: Context, path: string): unknown {
+  const paths = isObject(context.document) ? context.document['paths'] : undefined;
+  return isObject(paths) ? paths[path] : undefined;
 }
 
 function resourcePaths(context: Context): { path: string; shape: PathShape; item: JsonObject }[] {
@@ -337,7 +277,7 @@ const pluralNouns: Check = (context) =>
       const collection = next === undefined ? isCollection(context, path) : next.param;
       const noun = headNoun(segment.text);
       // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
-      if (VERBS.has(words(segment.text)[0] ?? '')) return false;
+      if (actionVerb(segment.text) !== undefined) return false;
       return collection && noun !== undefined && !isPlural(noun);
     });
     return bad.length === 0
@@ -347,15 +287,25 @@ const pluralNouns: Check = (context) =>
 
 const noVerbs: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape, item }) => {
-    const verb = staticSegments(shape).find((segment, index, all) => {
-      const list = words(segment);
-      const first = list[0];
-      if (first === undefined || !VERBS.has(first)) return false;
-      // `check-runs`: a noun-verb qualifying a plural noun names a collection.
-      if (list.length > 1 && NOUN_VERBS.has(first) && isPlural(list.at(-1)!)) return false;
+    const { segments } = shape;
+    const read = isObject(item['get']);
+    const words = segments.filter((segment) => !segment.param && !segment.text.includes('{'));
+    const verbs = segments.filter((segment, index) => {
+      if (segment.param || actionVerb(segment.text) === undefined) return false;
       // POST /<collection>/search is allowed by docs/conventions.md 4.2 (7).
-      return !(index === all.length - 1 && isSearchAction(shape) && onlyPostMethods(item));
+      if (index === segments.length - 1 && isSearchAction(shape) && onlyPostMethods(item)) return false;
+      // A noun-verb that the document reads (GET /repos/{o}/{r}/import) names a resource.
+      if (isNounVerb(segment.text)) {
+        const named = deref(context.document, pathItem(context, prefixOf(path, index)));
+        if (isObject(named) && isObject(named['get'])) return false;
+      }
+      // A verb before more words of a path the document reads names an area of the API
+      // (GET /compute/settings); on a path that is only written to it is the action
+      // (POST /validate/api, POST /batches/{id}/process/labels).
+      return segment === words.at(-1) || !read;
     });
+    // The evidence names the action: the last verb (/sync/copy reports copy, not the area sync).
+    const verb = verbs.at(-1)?.text;
     return verb === undefined
       ? []
       : [{ message: `"${verb}" in ${path} is a verb; paths name resources`, path: ['paths', path] }];
@@ -372,7 +322,7 @@ const casing: Check = (context) =>
   });
 
 const nesting: Check = (context) =>
-  resourcePaths(context).flatMap(({ path, shape }) => {
+  resourcePaths(context).flatMap(({ path, shape, item }) => {
     // Levels of the parent/child chain: each collection followed by a member id, plus a collection
     // at the end. Namespaces (/analytics/libraries), filter or action sub-paths are not levels;
     // their own rules judge them.
@@ -381,8 +331,9 @@ const nesting: Check = (context) =>
       (segment, index) => segment.param && segments[index - 1]?.param === false,
     );
     const last = segments.at(-1);
-    const collections =
-      parents.length + (last !== undefined && !last.param && !isSearchAction(shape) ? 1 : 0);
+    const leaf =
+      last !== undefined && !last.param && !isSearchAction(shape) && isCollectionLeaf(context, path, item);
+    const collections = parents.length + (leaf ? 1 : 0);
     return collections <= 2
       ? []
       : [{ message: `${path} nests ${collections} collections (at most 2)`, path: ['paths', path] }];
@@ -407,9 +358,17 @@ const noFilterSubpaths: Check = (context) =>
       // A segment with members of its own (/store/order/{orderId}) is a resource, whatever the word.
       const prefix = prefixOf(path, index);
       if (structure.withMembers.has(prefix)) return false;
-      if (FILTER_PHRASE.test(text) || STATE_WORDS.has(text)) return true;
-      // A field or a state of the parent collection's items: /todos/completed with `completed: boolean`.
+      // A filter selects from a collection: after a namespace or a singleton (rclone's
+      // /options/local, the options set locally) the word names a lookup.
       const parent = prefixOf(path, index - 1);
+      const parentIsCollection =
+        structure.collections.has(parent) ||
+        structure.withMembers.has(parent) ||
+        isCollection(context, parent);
+      if (FILTER_PHRASE.test(text)) return true;
+      if (!parentIsCollection) return false;
+      if (STATE_WORDS.has(text)) return true;
+      // A field or a state of the parent collection's items: /todos/completed with `completed: boolean`.
       const name = normalizeName(segment.text);
       return (
         structure.fields.get(parent)?.has(name) === true || structure.states.get(parent)?.has(name) === true

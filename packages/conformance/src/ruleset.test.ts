@@ -362,6 +362,91 @@ describe('ruleset: single cases', () => {
       ['plumbline-path-nesting'],
     ],
     [
+      'a POST-only call that answers 200 is not a create (rclone /core/stats)',
+      { '/v1/core/stats': { post: { responses: ok } } },
+      [],
+    ],
+    [
+      'a POST-only plural that documents 201 creates',
+      { '/v1/streams': { post: { responses: { '201': { description: 'c' }, ...errors } } } },
+      ['plumbline-post-201-location'],
+    ],
+    [
+      'an action after two members is not a third collection',
+      { '/v1/teams/{a}/projects/{b}/archive': { post: { responses: noContent } } },
+      ['plumbline-path-no-verbs'],
+    ],
+    [
+      'a singleton answered with one object is not a third collection',
+      {
+        '/v1/teams/{a}/projects/{b}/settings': {
+          get: {
+            responses: {
+              '200': {
+                description: 'the settings',
+                content: {
+                  'application/json': {
+                    schema: { type: 'object', properties: { theme: { type: 'string' } } },
+                  },
+                },
+              },
+              ...errors,
+            },
+          },
+        },
+      },
+      [],
+    ],
+    [
+      'a list wrapped in a member named like the segment is a collection',
+      {
+        '/v1/teams/{a}/projects/{b}/templates': {
+          get: {
+            responses: {
+              '200': {
+                description: 'the templates',
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: {
+                        total_count: { type: 'integer' },
+                        project_templates: { type: 'array', items: { type: 'object' } },
+                      },
+                    },
+                  },
+                },
+              },
+              ...errors,
+            },
+          },
+        },
+      },
+      ['plumbline-path-nesting', 'plumbline-collection-pagination'],
+    ],
+    [
+      'a verb written together with its object',
+      { '/v1/operations/deletefile': { post: { responses: ok } } },
+      ['plumbline-path-no-verbs'],
+    ],
+    [
+      'a verb outside the old list',
+      { '/v1/operations/purge': { post: { responses: ok } } },
+      ['plumbline-path-no-verbs'],
+    ],
+    ['a state word after a namespace is a lookup', { '/v1/options/local': { get: { responses: ok } } }, []],
+    [
+      'a noun-verb the document reads is a resource',
+      { '/v1/repos/{id}/import': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      'a verb before a read resource names an area',
+      { '/v1/compute/settings': { get: { responses: ok } } },
+      [],
+    ],
+    ['OpenID Connect is not the verb open', { '/v1/open-id-connect/keys': { get: { responses: ok } } }, []],
+    [
       'a cache key is not a credential; an api token is',
       {
         '/v1/caches/{id}': {
@@ -378,6 +463,15 @@ describe('ruleset: single cases', () => {
     ],
   ])('%s', async (_label, paths, expected) => {
     expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
+  it.each([
+    ['/v1/sync/copy', '"copy" in /v1/sync/copy is a verb; paths name resources'],
+    ['/v1/config/setpath', '"setpath" in /v1/config/setpath is a verb; paths name resources'],
+    ['/v1/core/stats-reset', '"stats-reset" in /v1/core/stats-reset is a verb; paths name resources'],
+  ])('the verb finding of %s names the action', async (path, message) => {
+    const findings = await lint(doc({ [path]: { post: { responses: ok } } }));
+    expect(findings.map((finding) => finding.message)).toEqual([message]);
   });
 
   it('a versioned server URL makes unprefixed paths consistent', async () => {

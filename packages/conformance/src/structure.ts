@@ -30,7 +30,15 @@ export interface DocumentStructure {
 const LIST_MEMBERS = new Set(['data', 'items', 'results', 'records', 'entries', 'values', 'nodes', 'list']);
 const cache = new WeakMap<object, DocumentStructure>();
 
-function successSchema(document: unknown, operation: JsonObject): JsonObject | undefined {
+/**
+ * The JSON schema of an operation's first 2xx response that has one.
+ *
+ * @example
+ * ```ts
+ * successSchema(openapi, openapi.paths['/v2/projects'].get); // { type: 'object', properties: { data: ... } }
+ * ```
+ */
+export function successSchema(document: unknown, operation: JsonObject): JsonObject | undefined {
   const responses = deref(document, operation['responses']);
   if (!isObject(responses)) return undefined;
   for (const [status, raw] of Object.entries(responses)) {
@@ -45,7 +53,23 @@ function successSchema(document: unknown, operation: JsonObject): JsonObject | u
   return undefined;
 }
 
-/** The item schema of a list response: the array itself, or an array member such as `data`. */
+/** The last word of a name (`workflow_runs` → runs, `hosted-runners` → runners, `checkRuns` → runs). */
+function lastWord(name: string): string {
+  return (
+    normalize(name)
+      .split('_')
+      .filter((word) => word !== '')
+      .at(-1) ?? ''
+  );
+}
+
+/** Members that count the items of a list wrapped in an object (`{total_count, workflow_runs: [...]}`). */
+const COUNT_MEMBERS = new Set(['total_count', 'total', 'count', 'total_items', 'total_results']);
+
+/**
+ * The item schema of a list response: the array itself, or an array member named like a list
+ * (`data`, `items`) or like the segment (`/templates` → `templates`, `/runs` → `workflow_runs`).
+ */
 function listItems(document: unknown, schema: JsonObject | undefined, name: string): JsonObject | undefined {
   if (schema === undefined) return undefined;
   if (schema['type'] === 'array') {
@@ -54,15 +78,24 @@ function listItems(document: unknown, schema: JsonObject | undefined, name: stri
   }
   const properties = deref(document, schema['properties']);
   if (!isObject(properties)) return undefined;
+  const arrays: [string, JsonObject][] = [];
   for (const [key, raw] of Object.entries(properties)) {
-    if (!LIST_MEMBERS.has(key) && key !== name) continue;
     const property = deref(document, raw);
-    if (isObject(property) && property['type'] === 'array') {
-      const items = deref(document, property['items']);
-      return isObject(items) ? items : {};
-    }
+    if (isObject(property) && property['type'] === 'array') arrays.push([key, property]);
   }
-  return undefined;
+  const head = lastWord(name);
+  // A member named like the segment is the list when the object holds little else (a count, a
+  // link): `{total_count, workflow_runs: [...]}` is a page of runs, while `{url, strict, checks: [...]}`
+  // (GitHub's required status checks) is one object that has a list.
+  const keys = Object.keys(properties);
+  const wrapper = keys.length <= 3 || keys.some((key) => COUNT_MEMBERS.has(normalize(key)));
+  const list = arrays.find(
+    ([key]) =>
+      LIST_MEMBERS.has(key) || (wrapper && (key === name || (head !== '' && lastWord(key) === head))),
+  );
+  if (list === undefined) return undefined;
+  const items = deref(document, list[1]['items']);
+  return isObject(items) ? items : {};
 }
 
 function propertiesOf(document: unknown, schema: JsonObject | undefined): [string, JsonObject][] {

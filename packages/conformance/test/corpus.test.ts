@@ -9,9 +9,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { lint } from '../src/lint.js';
+import { DocumentError } from '../src/document.js';
+import { type LintFindings, lint } from '../src/lint.js';
 import { LINT_RULES } from '../src/rules.js';
-import { CORPUS, documentPath, type Expectation, packageVersion } from './corpus/documents.js';
+import {
+  CORPUS,
+  type CorpusDocument,
+  documentPath,
+  type Expectation,
+  LINTED,
+  packageVersion,
+} from './corpus/documents.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -19,17 +27,44 @@ function expectation(id: string): Expectation {
   return JSON.parse(readFileSync(join(here, 'corpus', `${id}.json`), 'utf8')) as Expectation;
 }
 
+/** Each document is linted once for all the tests that read its findings. */
+const linted = new Map<string, Promise<LintFindings>>();
+function findingsOf(document: CorpusDocument): Promise<LintFindings> {
+  let findings = linted.get(document.id);
+  if (findings === undefined) {
+    findings = lint(readFileSync(documentPath(document), 'utf8'), { source: document.file });
+    linted.set(document.id, findings);
+  }
+  return findings;
+}
+
+interface Recall {
+  readonly sample: string;
+  /** Per held-out document, the paths read by hand. */
+  readonly sampled: Readonly<Record<string, readonly string[]>>;
+  /** Every violation found by hand on the sampled paths, reported by the ruleset or not. */
+  readonly violations: readonly {
+    readonly document: string;
+    readonly rule: string;
+    readonly path: string;
+    readonly method?: string;
+    readonly why: string;
+  }[];
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const key = (finding: { rule: string; message: string }): string => `${finding.rule}: ${finding.message}`;
 
 describe('corpus: real public OpenAPI documents', () => {
-  it.each(CORPUS.map((document) => [document.id, document] as const))(
+  it.each(LINTED.map((document) => [document.id, document] as const))(
     '%s: every finding is reviewed, no correct finding is lost',
     async (id, document) => {
       const expected = expectation(id);
       expect(expected.version, 'the expectation was reviewed against another version').toBe(
         packageVersion(document),
       );
-      const findings = await lint(readFileSync(documentPath(document), 'utf8'), { source: document.file });
+      const findings = await findingsOf(document);
       const actual = new Set(findings.map(key));
       const byVerdict = (verdict: string): string[] =>
         expected.findings.filter((finding) => finding.verdict === verdict).map(key);
@@ -58,7 +93,7 @@ describe('corpus: real public OpenAPI documents', () => {
       ['corpus-precision', false],
       ['held-out-precision', true],
     ] as const) {
-      const all = CORPUS.filter((document) => (document.heldOut ?? false) === heldOut).flatMap(
+      const all = LINTED.filter((document) => (document.heldOut ?? false) === heldOut).flatMap(
         (document) => expectation(document.id).findings,
       );
       const rows = LINT_RULES.map((rule) => {
@@ -81,9 +116,57 @@ describe('corpus: real public OpenAPI documents', () => {
     }
   });
 
+  it('the README reports the recall per rule on the hand-checked sample of the held-out documents', async () => {
+    const recall = JSON.parse(readFileSync(join(here, 'corpus', 'recall.json'), 'utf8')) as Recall;
+    const rows: string[] = [];
+    const caught = new Map<string, number>();
+    const total = new Map<string, number>();
+    for (const violation of recall.violations) {
+      const document = CORPUS.find((candidate) => candidate.id === violation.document);
+      expect(document?.heldOut, `${violation.document} is a held-out document`).toBe(true);
+      expect(recall.sampled[violation.document], `${violation.path} was sampled`).toContain(violation.path);
+      expect(LINT_RULES.map((rule) => rule.id)).toContain(violation.rule);
+      expect(violation.why).toMatch(/\w/);
+      const findings = await findingsOf(document!);
+      const where = new RegExp(
+        `(^|[\\s"])${violation.method === undefined ? '' : `${violation.method} `}${escapeRegExp(violation.path)}($|[\\s:])`,
+      );
+      const hit = findings.some((finding) => finding.rule === violation.rule && where.test(finding.message));
+      total.set(violation.rule, (total.get(violation.rule) ?? 0) + 1);
+      if (hit) caught.set(violation.rule, (caught.get(violation.rule) ?? 0) + 1);
+    }
+    for (const rule of LINT_RULES) {
+      const all = total.get(rule.id) ?? 0;
+      const found = caught.get(rule.id) ?? 0;
+      const share = all === 0 ? '-' : `${((100 * found) / all).toFixed(1)} %`;
+      rows.push(`| \`${rule.id}\` | ${all} | ${found} | ${all - found} | ${share} |`);
+    }
+    const table = [
+      '| rule | hand-checked violations | caught | missed | recall |',
+      '|---|---|---|---|---|',
+      ...rows,
+    ].join('\n');
+    const readme = readFileSync(join(here, '../README.md'), 'utf8');
+    const section = /<!-- held-out-recall:start -->\n([\s\S]*?)\n<!-- held-out-recall:end -->/.exec(readme);
+    expect(section?.[1]).toBe(table);
+  }, 120_000);
+
+  it.each(CORPUS.filter((document) => document.refused !== undefined).map((d) => [d.id, d] as const))(
+    '%s: refused before any rule runs',
+    async (_id, document) => {
+      const text = readFileSync(documentPath(document), 'utf8');
+      const refusal = await lint(text, { source: document.file }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(DocumentError);
+      expect((refusal as DocumentError).code).toBe(document.refused);
+    },
+  );
+
   it('the issue-19 cases: /store/order is a resource, the filter rule is silent on the petstore', async () => {
     const petstore = CORPUS.find((document) => document.id === 'petstore')!;
-    const findings = await lint(readFileSync(documentPath(petstore), 'utf8'));
+    const findings = await findingsOf(petstore);
     expect(findings.filter((finding) => finding.rule === 'plumbline-path-no-filter-subpaths')).toEqual([]);
     expect(findings.map((finding) => finding.message)).toContain(
       '"order" in /store/order is not a plural noun',

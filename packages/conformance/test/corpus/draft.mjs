@@ -13,6 +13,7 @@ const prune = process.argv.includes('--prune');
 const corpus = JSON.parse(readFileSync(join(here, 'documents.json'), 'utf8'));
 
 for (const document of corpus) {
+  if (document.refused !== undefined) continue; // refused before any rule runs: no findings to review
   const file = join(here, `${document.id}.json`);
   const old = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
   const known = new Map((old?.findings ?? []).map((f) => [`${f.rule}\n${f.message}`, f]));
