@@ -72,7 +72,7 @@ describe('unversioned routes', () => {
     expect(doc.paths[path]?.get.responses['406']).toEqual({ $ref: '#/components/responses/Error406' });
   });
 
-  it('GET /docs/changelog lists the declared change: JSON by default, Markdown for Accept: text/markdown', async () => {
+  it("GET /docs/changelog lists the declared change and v1's lifecycle: JSON by default, Markdown for Accept: text/markdown", async () => {
     const json = await fetch(`${svc.url}/docs/changelog`);
     expect(await json.json()).toEqual({
       data: [
@@ -81,17 +81,36 @@ describe('unversioned routes', () => {
           changes: [
             {
               kind: 'custom',
-              description: expect.stringMatching(/^Project\.budget is now \{ amount, currency \}/),
+              description:
+                'Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget).',
               affects: ['Project'],
             },
           ],
+        },
+        {
+          version: '1',
+          deprecated: '2026-06-01T00:00:00.000Z',
+          sunset: '2027-06-30T00:00:00.000Z',
+          links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+          successor: '2',
+          changes: [],
         },
       ],
     });
     const markdown = await fetch(`${svc.url}/docs/changelog`, { headers: { accept: 'text/markdown' } });
     expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
-    expect(await markdown.text()).toMatch(
-      /^## 2\n\n- Project\.budget is now \{ amount, currency \}.* \(Project\)\n$/,
+    expect(await markdown.text()).toBe(
+      [
+        '## 2',
+        '',
+        '- Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget). (Project)',
+        '',
+        '## 1',
+        '',
+        '- Deprecated since 2026-06-01T00:00:00.000Z; successor: 2 ([/docs/deprecations/v1](/docs/deprecations/v1))',
+        '- Sunset on 2027-06-30T00:00:00.000Z ([/docs/sunset-policy](/docs/sunset-policy))',
+        '',
+      ].join('\n'),
     );
   });
 

@@ -82,8 +82,21 @@ const budgetBecameMoney = versionChange({
   },
 });
 
-/** The API versions, oldest first, with the changes that lead to each. */
-export const API_VERSIONS = versions([{ version: '1' }, { version: '2', changes: [budgetBecameMoney] }]);
+/**
+ * The API versions, oldest first, with the changes that lead to each and their lifecycle: v1 is
+ * deprecated and has a sunset date (docs/design.md#d-versioning), its successor is v2. The version
+ * policy (service/versioning.ts) sends Deprecation, Sunset and Link from these same entries, and the
+ * changelog lists them.
+ */
+export const API_VERSIONS = versions([
+  {
+    version: '1',
+    deprecated: '2026-06-01T00:00:00Z',
+    sunset: '2027-06-30T00:00:00Z',
+    link: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+  },
+  { version: '2', changes: [budgetBecameMoney] },
+]);
 
 /** A request body of `version`, in the newest version's shape. */
 export const bodyUp = (version: ApiVersion, body: unknown, endpoint: Endpoint): unknown =>

@@ -277,7 +277,7 @@ function alternativeWithoutDefault(parameter: unknown): unknown {
   return { ...p, schema, description: p['description'] ? `${String(p['description'])} ${note}` : note };
 }
 
-/** `GET /docs/changelog` (pages/changelog.ts): the versions that have changes, newest first. */
+/** `GET /docs/changelog` (pages/changelog.ts): the versions that have changes or a lifecycle, newest first. */
 const changelogSchema: Json = {
   type: 'object',
   xml: { name: 'changelog' },
@@ -290,6 +290,21 @@ const changelogSchema: Json = {
         required: ['version', 'changes'],
         properties: {
           version: { type: 'string' },
+          deprecated: {
+            description: 'Deprecated: `true`, or since when',
+            oneOf: [{ const: true }, { type: 'string', format: 'date-time' }],
+          },
+          sunset: { type: 'string', format: 'date-time', description: 'When the version answers 410' },
+          links: {
+            type: 'object',
+            description: 'The lifecycle documentation, as the Link header sends it',
+            properties: {
+              deprecation: { type: 'string', format: 'uri-reference' },
+              sunset: { type: 'string', format: 'uri-reference' },
+              successor: { type: 'string', format: 'uri-reference' },
+            },
+          },
+          successor: { type: 'string', description: 'The version that replaces this one' },
           changes: {
             type: 'array',
             items: {

@@ -8,7 +8,7 @@ import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { type ChangelogEntry, changelog, changelogMarkdown } from '@plumbline/versioning';
 import { API_VERSIONS } from '../domain/versions.js';
 
-/** The JSON changelog: every version that has changes, newest first, each with its declared changes. */
+/** The JSON changelog: every version that has changes or a lifecycle, newest first, each with its declared changes. */
 export const CHANGELOG: { readonly data: readonly ChangelogEntry[] } = { data: changelog(API_VERSIONS) };
 
 const MARKDOWN = changelogMarkdown(API_VERSIONS);
