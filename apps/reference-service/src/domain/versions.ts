@@ -55,6 +55,7 @@ function budgetPointer(issue: Json): Json {
 const budgetBecameMoney = versionChange({
   description: {
     en: 'Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget).',
+    de: 'Project.budget ist jetzt { amount, currency }; v1 zeigt und schreibt den bloßen Betrag, in der gespeicherten Währung (EUR für ein neues Budget).',
   },
   affects: ['Project'],
   request: (body, { endpoint, part }) => {

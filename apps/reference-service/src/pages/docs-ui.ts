@@ -83,6 +83,7 @@ const DOCS_HTML = (title: string) => `<!doctype html>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
+<nav><a href="/">Home</a> · <a href="/changelog">Changelog</a></nav>
 <div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>

@@ -48,7 +48,7 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
+import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
 import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
@@ -330,7 +330,13 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     },
     ERROR_PAGE_NEGOTIATION,
   );
-  neutral('/docs/changelog', async (_request, reply) => reply.represent(CHANGELOG), CHANGELOG_NEGOTIATION);
+  for (const path of CHANGELOG_PATHS)
+    neutral(
+      path,
+      async (request, reply) =>
+        reply.headers(PAGE_HEADERS).represent(changelogBody(request.headers['accept-language'])),
+      CHANGELOG_NEGOTIATION,
+    );
   for (const [path, page] of Object.entries(TEXT_PAGES))
     neutral(path, async (_request, reply) => sendPlain(reply, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.

@@ -40,7 +40,7 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
+import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
 import { createDocsUi, DOCS_HEADERS } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
@@ -287,7 +287,11 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app.get('/errors/:code', negotiate(ERROR_PAGE_NEGOTIATION), headers(PAGE_HEADERS), (c) =>
     represent(c, errorCodeDocument(c.req.param('code'), c.req.header('accept-language'))),
   );
-  app.get('/docs/changelog', negotiate(CHANGELOG_NEGOTIATION), (c) => represent(c, CHANGELOG));
+  const changelogNegotiation = negotiate(CHANGELOG_NEGOTIATION);
+  for (const path of CHANGELOG_PATHS)
+    app.get(path, changelogNegotiation, headers(PAGE_HEADERS), (c) =>
+      represent(c, changelogBody(c.req.header('accept-language'))),
+    );
   for (const [path, page] of Object.entries(TEXT_PAGES)) app.get(path, (c) => reply(c, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
   const href = (v: string) =>
