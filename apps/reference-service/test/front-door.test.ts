@@ -133,6 +133,9 @@ describe('front door', () => {
         '/docs/assets/swagger-ui.css',
         '/',
         '/changelog',
+        '/docs',
+        '/docs?version=1',
+        '/docs?version=2',
         '/docs/assets/swagger-ui-bundle.js',
         '/docs/init.js',
       ]);
