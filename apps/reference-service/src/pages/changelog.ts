@@ -89,7 +89,7 @@ function link(href: string | undefined, text: string): string {
  * changelogPage(changelogBody('de'), 'de');
  * ```
  */
-export function changelogPage(body: { readonly data: readonly ChangelogEntry[] }, language: string): string {
+function changelogPage(body: { readonly data: readonly ChangelogEntry[] }, language: string): string {
   const labels = LABELS[language as Language] ?? LABELS.en;
   const sections = body.data.map((entry) => {
     const lifecycle = [
