@@ -588,6 +588,8 @@ beforeAll(async () => {
         hono: '^4.0.0',
         '@hono/node-server': '^1.0.0',
         zod: '^4.2.0',
+        // The versioning README's round-trip property runs with fast-check.
+        'fast-check': '^4.10.2',
       },
       { type: 'module' },
     ),

@@ -70,6 +70,7 @@ describe('front door', () => {
           self: '/',
           openapi: '/openapi.json',
           docs: '/docs',
+          changelog: '/changelog',
           token: '/oauth/token',
           jwks: '/.well-known/jwks.json',
           health: '/health',
@@ -101,6 +102,7 @@ describe('front door', () => {
       expect(html).toContain('<title>Plumbline reference service</title>');
       expect(html).toContain('<td class="status deprecated">deprecated</td>');
       expect(html).toContain('<a href="/openapi.json">');
+      expect(html).toContain('<a href="/changelog">Changelog</a>');
       expect(html).not.toContain('<script');
     });
 
@@ -129,6 +131,11 @@ describe('front door', () => {
       expect(sources).toEqual([
         '/docs/assets/favicon-32x32.png',
         '/docs/assets/swagger-ui.css',
+        '/',
+        '/changelog',
+        '/docs',
+        '/docs?version=1',
+        '/docs?version=2',
         '/docs/assets/swagger-ui-bundle.js',
         '/docs/init.js',
       ]);

@@ -16,6 +16,7 @@ const ROUTES = [
   ['/docs', 'text/html; charset=utf-8'],
   ['/docs/deprecations/v1', 'text/plain; charset=utf-8'],
   ['/docs/sunset-policy', 'text/plain; charset=utf-8'],
+  ['/changelog', 'application/json; charset=utf-8'],
   ['/docs/changelog', 'application/json; charset=utf-8'],
   ['/', 'application/json; charset=utf-8'],
 ] as const;
@@ -63,6 +64,7 @@ describe('unversioned routes', () => {
     '/errors/{error_code}',
     '/docs',
     '/metrics',
+    '/changelog',
     '/docs/changelog',
     '/',
   ])('the document declares the 406 of GET %s', async (path) => {
@@ -72,28 +74,123 @@ describe('unversioned routes', () => {
     expect(doc.paths[path]?.get.responses['406']).toEqual({ $ref: '#/components/responses/Error406' });
   });
 
-  it('GET /docs/changelog lists the declared change: JSON by default, Markdown for Accept: text/markdown', async () => {
-    const json = await fetch(`${svc.url}/docs/changelog`);
-    expect(await json.json()).toEqual({
-      data: [
-        {
-          version: '2',
-          changes: [
-            {
-              kind: 'custom',
-              description: expect.stringMatching(/^Project\.budget is now \{ amount, currency \}/),
-              affects: ['Project'],
-            },
-          ],
-        },
-      ],
-    });
-    const markdown = await fetch(`${svc.url}/docs/changelog`, { headers: { accept: 'text/markdown' } });
-    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
-    expect(await markdown.text()).toMatch(
-      /^## 2\n\n- Project\.budget is now \{ amount, currency \}.* \(Project\)\n$/,
-    );
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const BUDGET = {
+    en: 'Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget).',
+    de: 'Project.budget ist jetzt { amount, currency }; v1 zeigt und schreibt den bloßen Betrag, in der gespeicherten Währung (EUR für ein neues Budget).',
+  };
+  const json = (language: 'en' | 'de') => ({
+    data: [
+      { version: '2', changes: [{ kind: 'custom', description: BUDGET[language], affects: ['Project'] }] },
+      {
+        version: '1',
+        deprecated: '2026-06-01T00:00:00.000Z',
+        sunset: '2027-06-30T00:00:00.000Z',
+        links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+        successor: '2',
+        changes: [],
+      },
+    ],
   });
+  const markdown = (language: 'en' | 'de') =>
+    [
+      '## 2',
+      '',
+      `- ${BUDGET[language]} (Project)`,
+      '',
+      '## 1',
+      '',
+      '- Deprecated since 2026-06-01T00:00:00.000Z; successor: 2 ([/docs/deprecations/v1](/docs/deprecations/v1))',
+      '- Sunset on 2027-06-30T00:00:00.000Z ([/docs/sunset-policy](/docs/sunset-policy))',
+      '',
+    ].join('\n');
+  const html = (language: 'en' | 'de') => {
+    const de = language === 'de';
+    const title = de ? 'API-Änderungsprotokoll' : 'API changelog';
+    return `<!doctype html>
+<html lang="${language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="/assets/site.css">
+</head>
+<body>
+<main>
+<h1>${title}</h1>
+<p>${
+      de
+        ? 'Was sich zwischen den API-Versionen geändert hat, neueste zuerst. Ältere Versionen funktionieren über die deklarierten Änderungen weiter, bis zu ihrem Sunset.'
+        : 'What changed between the API versions, newest first. Older versions keep working through the declared changes until their sunset.'
+    }</p>
+<section id="v2">
+<h2>v2</h2>
+<h3>${de ? 'Änderungen' : 'Changes'}</h3>
+<ul><li>${BUDGET[language]} <small>(${de ? 'betrifft' : 'affects'} Project)</small></li></ul>
+</section>
+<section id="v1">
+<h2>v1</h2>
+<ul><li class="deprecated">${de ? 'Veraltet seit' : 'Deprecated since'} <time>2026-06-01T00:00:00.000Z</time> (<a href="/docs/deprecations/v1">${de ? 'Hinweis' : 'notice'}</a>)</li><li class="sunset">Sunset: <time>2027-06-30T00:00:00.000Z</time> (<a href="/docs/sunset-policy">${de ? 'Richtlinie' : 'policy'}</a>)</li><li>${de ? 'Nachfolger' : 'Successor'}: v2</li></ul>
+<h3>${de ? 'Änderungen' : 'Changes'}</h3>
+<p>${de ? 'Keine Änderungen: die erste Version.' : 'No changes: the first version.'}</p>
+</section>
+<p><a href="/">${de ? 'Startseite' : 'Home'}</a> · <a href="/docs">${de ? 'API-Referenz' : 'API reference'}</a></p>
+</main>
+</body>
+</html>
+`;
+  };
+  const PAGE_CSP =
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+  describe.each(['/changelog', '/docs/changelog'])(
+    "GET %s: the declared changes and v1's lifecycle",
+    (path) => {
+      it.each([
+        ['no Accept', {}, 'application/json; charset=utf-8', 'en', json('en')],
+        [
+          'JSON in German',
+          { 'accept-language': 'de-DE,de;q=0.9' },
+          'application/json; charset=utf-8',
+          'de',
+          json('de'),
+        ],
+        [
+          'JSON, an unknown language → English',
+          { 'accept-language': 'fr' },
+          'application/json; charset=utf-8',
+          'en',
+          json('en'),
+        ],
+        ['Markdown', { accept: 'text/markdown' }, 'text/markdown; charset=utf-8', 'en', markdown('en')],
+        [
+          'Markdown in German',
+          { accept: 'text/markdown', 'accept-language': 'de' },
+          'text/markdown; charset=utf-8',
+          'de',
+          markdown('de'),
+        ],
+        ['a browser', { accept: BROWSER }, 'text/html; charset=utf-8', 'en', html('en')],
+        [
+          'a German browser',
+          { accept: BROWSER, 'accept-language': 'de' },
+          'text/html; charset=utf-8',
+          'de',
+          html('de'),
+        ],
+      ])('%s', async (_name, headers: Record<string, string>, type, language, body) => {
+        const res = await fetch(`${svc.url}${path}`, { headers });
+        expect([res.status, res.headers.get('content-type'), res.headers.get('content-language')]).toEqual([
+          200,
+          type,
+          language,
+        ]);
+        expect(res.headers.get('vary')).toBe('Accept, Accept-Language');
+        expect(res.headers.get('content-security-policy')).toBe(PAGE_CSP);
+        expect(typeof body === 'string' ? await res.text() : await res.json()).toEqual(body);
+      });
+    },
+  );
 
   it('HEAD /health → 200 without a body', async () => {
     const res = await fetch(`${svc.url}/health`, { method: 'HEAD' });

@@ -143,6 +143,48 @@ describe.skipIf(!ready)('the front door in headless Chromium', () => {
     await page.close();
   });
 
+  it.each([
+    ['/docs?version=1', '1', 'v1'],
+    ['/docs?version=2', '2', 'v2'],
+  ])('%s: the version selector renders that version’s own document', async (path, version, selected) => {
+    const document = (await (await fetch(`${service.url}/openapi.json?version=${version}`)).json()) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    const operationIds = Object.values(document.paths)
+      .flatMap((item) => Object.values(item).map((op) => op.operationId))
+      .filter((id): id is string => typeof id === 'string')
+      .sort();
+    const page = await open(path);
+    await page.waitForSelector('body[data-docs-ready="true"]', { timeout: 60_000 });
+    await page.waitForSelector('.opblock', { timeout: 60_000 });
+    const listed = (await page.locator('.opblock .opblock-summary-operation-id').allTextContents())
+      .map((text) => text.trim())
+      .sort();
+    expect(listed).toEqual(operationIds);
+    expect(listed.some((id) => id.startsWith(`v${version === '1' ? '2' : '1'}_`))).toBe(false);
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe(selected);
+    expect(await page.locator('.info .title').first().textContent()).toContain(`API version ${version}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('/changelog renders as a page, linked from / and /docs', async () => {
+    const page = await open('/changelog');
+    expect(await page.locator('h1').textContent()).toBe('API changelog');
+    expect(await page.locator('section h2').allTextContents()).toEqual(['v2', 'v1']);
+    expect(problems).toEqual([]);
+    await page.close();
+    // `/`: in its header line and in its list of links; `/docs`: in its navigation.
+    for (const [from, links] of [
+      ['/', 2],
+      ['/docs', 1],
+    ] as const) {
+      const linking = await open(from);
+      expect(await linking.locator('a[href="/changelog"]').count()).toBe(links);
+      await linking.close();
+    }
+  });
+
   it('/errors/not_found renders as a page', async () => {
     const page = await open('/errors/not_found');
     expect(await page.locator('h1').textContent()).toBe('not_found');

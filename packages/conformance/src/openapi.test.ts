@@ -32,6 +32,8 @@ describe('openapi helpers', () => {
     ['/oauth/token', true],
     ['/errors/not_found', true],
     ['/health', true],
+    ['/changelog', true],
+    ['/changelogs', false],
     ['/v2/health-checks', false],
     ['/v2/projects', false],
   ])('isIgnoredPath(%s)', (path, expected) => {

@@ -59,7 +59,7 @@ export function parsePath(path: string): PathShape {
 }
 
 /**
- * Paths that are not resources (API description, health, token endpoint, error pages): the path
+ * Paths that are not resources (API description, health, token endpoint, error pages, changelog): the path
  * rules and discovery leave them alone. Matched against the path after the version prefix.
  */
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
@@ -69,6 +69,7 @@ export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/oauth(\/|$)/,
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
+  /^\/changelog$/,
 ];
 
 /**

@@ -539,3 +539,141 @@ describe('properties: down(up(x)) is x for inputs valid in the old version', () 
     );
   });
 });
+
+describe('lifecycle on the declarations', () => {
+  const rename = fieldRenamed({ schema: 'Project', from: 'name', to: 'title' });
+  it.each([
+    [
+      'dated deprecation, sunset, one link for both, successor the next version',
+      versions([
+        {
+          version: '1',
+          deprecated: '2026-06-01T00:00:00Z',
+          sunset: '2027-06-30T00:00:00Z',
+          link: '/docs/v1',
+        },
+        { version: '2', changes: [budgetBecameMoney] },
+        { version: '3', changes: [rename] },
+      ]),
+      [
+        {
+          version: '1',
+          deprecatedAt: '2026-06-01T00:00:00Z',
+          sunsetAt: '2027-06-30T00:00:00Z',
+          successor: '2',
+          links: { deprecation: '/docs/v1', sunset: '/docs/v1' },
+        },
+        { version: '2' },
+        { version: '3' },
+      ],
+    ],
+    [
+      'deprecated: true, links as an object, an explicit successor',
+      versions([
+        { version: '1', deprecated: true, link: { deprecation: '/docs/v1' }, successor: '3' },
+        { version: '2', changes: [budgetBecameMoney] },
+        { version: '3', changes: [rename] },
+      ]),
+      [
+        { version: '1', deprecated: true, successor: '3', links: { deprecation: '/docs/v1' } },
+        { version: '2' },
+        { version: '3' },
+      ],
+    ],
+    [
+      'a sunset without a deprecation, a Date, a link for the sunset only',
+      versions([
+        { version: '1', sunset: new Date(Date.UTC(2027, 0, 1)), link: '/docs/sunset' },
+        { version: '2', changes: [budgetBecameMoney] },
+      ]),
+      [
+        {
+          version: '1',
+          sunsetAt: new Date(Date.UTC(2027, 0, 1)),
+          successor: '2',
+          links: { sunset: '/docs/sunset' },
+        },
+        { version: '2' },
+      ],
+    ],
+    ['no lifecycle: bare definitions, no successor', api, [{ version: '1' }, { version: '2' }]],
+  ])('%s', (_name, declared, expected) => {
+    expect(declared.definitions).toEqual(expected);
+  });
+
+  it.each([
+    [{ version: '1', deprecated: 'soon' }, 'version 1: deprecated must be true or a date, got "soon"'],
+    [{ version: '1', deprecated: false }, 'version 1: deprecated must be true or a date, got false'],
+    [{ version: '1', sunset: '2027-13-01' }, 'version 1: sunset must be a date, got "2027-13-01"'],
+    [{ version: '1', link: 7 }, 'version 1: link must be a URI or { deprecation?, sunset?, successor? }'],
+    [{ version: '1', successor: 2 }, 'version 1: successor must be a version name'],
+  ])('%j is refused', (entry, message) => {
+    expect(() => versions([entry as never, { version: '2', changes: [budgetBecameMoney] }])).toThrow(
+      new TypeError(`@plumbline/versioning: ${message}`),
+    );
+  });
+
+  const declared = versions([
+    {
+      version: '1',
+      deprecated: '2026-06-01T00:00:00Z',
+      sunset: '2027-06-30T00:00:00Z',
+      link: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+    },
+    { version: '2', changes: [budgetBecameMoney] },
+    { version: '3', deprecated: true, changes: [rename] },
+    {
+      version: '4',
+      changes: [enumValueAdded({ schema: 'Project', field: 'status', value: 'paused', downTo: 'active' })],
+    },
+  ]);
+
+  it('the changelog lists a version with a lifecycle even without changes', () => {
+    expect(changelog(declared).map(({ changes, ...rest }) => ({ ...rest, changes: changes.length }))).toEqual(
+      [
+        { version: '4', changes: 1 },
+        { version: '3', deprecated: true, successor: '4', changes: 1 },
+        { version: '2', changes: 1 },
+        {
+          version: '1',
+          deprecated: '2026-06-01T00:00:00.000Z',
+          sunset: '2027-06-30T00:00:00.000Z',
+          links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+          successor: '2',
+          changes: 0,
+        },
+      ],
+    );
+  });
+
+  it('Markdown puts the lifecycle first in its section', () => {
+    expect(changelogMarkdown(declared)).toBe(
+      [
+        '## 4',
+        '',
+        '- Project: the field `status` can be "paused" (older versions see "active"). (Project)',
+        '',
+        '## 3',
+        '',
+        '- Deprecated; successor: 4',
+        '- Project: the field `name` was renamed to `title`. (Project)',
+        '',
+        '## 2',
+        '',
+        '- Project.budget is now an object { amount, currency }; older versions send and get a number in EUR. (Project)',
+        '',
+        '## 1',
+        '',
+        '- Deprecated since 2026-06-01T00:00:00.000Z; successor: 2 ([/docs/deprecations/v1](/docs/deprecations/v1))',
+        '- Sunset on 2027-06-30T00:00:00.000Z ([/docs/sunset-policy](/docs/sunset-policy))',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('add() keeps the lifecycle of the entries before', () => {
+    expect(
+      declared.add({ version: '5', changes: [endpointAdded({ method: 'GET', path: '/x' })] }).definitions[0],
+    ).toEqual(declared.definitions[0]);
+  });
+});

@@ -1,4 +1,5 @@
 import { HttpError } from '@plumbline/errors';
+import type { VersionDefinition, VersionLinks } from './policy.js';
 import { compareVersions, isDateVersion, parseVersion } from './version.js';
 
 /**
@@ -520,11 +521,19 @@ export function endpointRemoved(options: EndpointChangeOptions): VersionChange {
 }
 
 /**
- * One entry of {@link versions}: the version name and the changes that lead to it from the one
- * before. The first version has none.
+ * One entry of {@link versions}: the version name, the changes that lead to it from the one
+ * before (the first version has none), and its lifecycle. The lifecycle is what a version policy
+ * made from the declarations (`createVersionPolicy({ strategy, versions: api })`) sends as
+ * `Deprecation`, `Sunset` and `Link`, and what the changelog lists.
  *
  * @example
  * ```ts
+ * const v1: VersionEntry = {
+ *   version: '1',
+ *   deprecated: '2026-06-01T00:00:00Z',
+ *   sunset: '2027-06-30T00:00:00Z',
+ *   link: '/docs/migrate-to-v2',
+ * };
  * const entry: VersionEntry = { version: '2', changes: [budgetBecameMoney] };
  * ```
  */
@@ -532,6 +541,17 @@ export interface VersionEntry {
   /** `1`, `2.1`, or a date `2026-11-01`; all numbers or all dates. */
   readonly version: string;
   readonly changes?: readonly VersionChange[];
+  /** Deprecated: `true` (no date, `Deprecation: true`) or since when (a `Date` or an ISO 8601 string, `Deprecation: @<unix seconds>`). */
+  readonly deprecated?: true | Date | string;
+  /** When the version is retired (a `Date` or an ISO 8601 string): `Sunset: <IMF-fixdate>`, and 410 after it. */
+  readonly sunset?: Date | string;
+  /**
+   * Documentation of the lifecycle: one URI sent as `rel="deprecation"` when deprecated and as
+   * `rel="sunset"` when a sunset is declared, or `{ deprecation?, sunset?, successor? }` for separate pages.
+   */
+  readonly link?: string | VersionLinks;
+  /** The version that replaces this one. Default: the next declared version, for a deprecated or sunset version. */
+  readonly successor?: string;
 }
 
 /**
@@ -550,6 +570,11 @@ export interface VersionChanges {
   readonly newest: string;
   /** The entries as declared. */
   readonly entries: readonly VersionEntry[];
+  /**
+   * The versions with their lifecycle as a version policy takes them: `createVersionPolicy` accepts
+   * the `versions()` object itself and reads this list.
+   */
+  readonly definitions: readonly VersionDefinition[];
   /** A new list with `entry` appended as the newest version: `v2 = v1.add({ version: '2', changes })`. */
   add(entry: VersionEntry): VersionChanges;
   /** Migrates a request body (or query, `part: 'query'`) from `from` up to the newest version. 404 `not_found` for an endpoint `from` does not have. */
@@ -593,9 +618,61 @@ function checkEntries(entries: readonly VersionEntry[]): VersionEntry[] {
   if ((entries[0]!.changes ?? []).length > 0)
     fail(`the first version (${names[0]}) has nothing before it to change from`);
   return entries.map((entry) => ({
+    ...checkLifecycle(entry),
     version: entry.version,
     changes: Object.freeze([...(entry.changes ?? [])]),
   }));
+}
+
+function isTime(value: unknown): value is Date | string {
+  const time =
+    value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(time);
+}
+
+// The lifecycle of one entry, checked here so a bad date fails at declaration, not in the changelog.
+function checkLifecycle(entry: VersionEntry): Omit<VersionEntry, 'version' | 'changes'> {
+  const { deprecated, sunset, link, successor } = entry;
+  if (deprecated !== undefined && deprecated !== true && !isTime(deprecated))
+    fail(`version ${entry.version}: deprecated must be true or a date, got ${JSON.stringify(deprecated)}`);
+  if (sunset !== undefined && !isTime(sunset))
+    fail(`version ${entry.version}: sunset must be a date, got ${JSON.stringify(sunset)}`);
+  if (link !== undefined && typeof link !== 'string' && (typeof link !== 'object' || link === null))
+    fail(`version ${entry.version}: link must be a URI or { deprecation?, sunset?, successor? }`);
+  if (successor !== undefined && typeof successor !== 'string')
+    fail(`version ${entry.version}: successor must be a version name`);
+  return {
+    ...(deprecated === undefined ? {} : { deprecated }),
+    ...(sunset === undefined ? {} : { sunset }),
+    ...(link === undefined ? {} : { link }),
+    ...(successor === undefined ? {} : { successor }),
+  };
+}
+
+// One entry as the version policy takes it: lifecycle renamed, a single link spread over the
+// relations the lifecycle has, the successor defaulting to the next version.
+function toDefinition(entry: VersionEntry, next: string | undefined): VersionDefinition {
+  const { deprecated, sunset, link } = entry;
+  const retiring = deprecated !== undefined || sunset !== undefined;
+  const links: VersionLinks | undefined =
+    typeof link === 'string'
+      ? {
+          ...(deprecated === undefined ? {} : { deprecation: link }),
+          ...(sunset === undefined ? {} : { sunset: link }),
+        }
+      : link;
+  const successor = entry.successor ?? (retiring ? next : undefined);
+  return {
+    version: entry.version,
+    ...(deprecated === true
+      ? { deprecated: true }
+      : deprecated === undefined
+        ? {}
+        : { deprecatedAt: deprecated }),
+    ...(sunset === undefined ? {} : { sunsetAt: sunset }),
+    ...(successor === undefined ? {} : { successor }),
+    ...(links === undefined || Object.keys(links).length === 0 ? {} : { links }),
+  };
 }
 
 /**
@@ -652,6 +729,7 @@ export function versions(entries: readonly VersionEntry[]): VersionChanges {
     versions: Object.freeze(names),
     newest: names.at(-1)!,
     entries: Object.freeze(list),
+    definitions: Object.freeze(list.map((entry, i) => toDefinition(entry, names[i + 1]))),
     add: (entry) => versions([...list, entry]),
     migrateRequest(from, value, endpoint, part = 'body') {
       if (!hasEndpoint(from, endpoint)) throw new HttpError('not_found');
@@ -696,6 +774,14 @@ export interface ChangelogOptions {
  */
 export interface ChangelogEntry {
   readonly version: string;
+  /** Deprecated: `true`, or since when as `Date.prototype.toISOString` writes it. Absent when not deprecated. */
+  readonly deprecated?: true | string;
+  /** When the version is retired, as `Date.prototype.toISOString` writes it. */
+  readonly sunset?: string;
+  /** The lifecycle's documentation, as the `Link` header sends it (`deprecation`, `sunset`, `successor`). */
+  readonly links?: VersionLinks;
+  /** The version that replaces this one (declared, or the next one for a deprecated or sunset version). */
+  readonly successor?: string;
   readonly changes: readonly {
     readonly kind: ChangeKind;
     readonly description: string;
@@ -713,8 +799,8 @@ function textIn(description: ChangeDescription, language: string): string {
 }
 
 /**
- * The changelog of every version that has changes, newest first, in one language: JSON, from the
- * same declarations the migrations run.
+ * The changelog of every version that has changes or a lifecycle (deprecated, sunset), newest
+ * first, in one language: JSON, from the same declarations the migrations and the version headers run.
  *
  * @example
  * ```ts
@@ -724,21 +810,34 @@ function textIn(description: ChangeDescription, language: string): string {
  */
 export function changelog(declared: VersionChanges, options: ChangelogOptions = {}): ChangelogEntry[] {
   const language = options.language ?? 'en';
+  const iso = (value: Date | string) => new Date(value).toISOString();
   return declared.entries
-    .filter((entry) => (entry.changes ?? []).length > 0)
-    .map((entry) => ({
-      version: entry.version,
-      changes: (entry.changes ?? []).map((change) => ({
-        kind: change.kind,
-        description: textIn(change.description, language),
-        affects: change.affects,
-      })),
-    }))
+    .map((entry, index): ChangelogEntry | undefined => {
+      const { deprecated, sunset } = entry;
+      if ((entry.changes ?? []).length === 0 && deprecated === undefined && sunset === undefined)
+        return undefined;
+      const { links, successor } = declared.definitions[index]!;
+      return {
+        version: entry.version,
+        ...(deprecated === undefined ? {} : { deprecated: deprecated === true ? true : iso(deprecated) }),
+        ...(sunset === undefined ? {} : { sunset: iso(sunset) }),
+        ...(links === undefined ? {} : { links }),
+        ...(successor === undefined ? {} : { successor }),
+        changes: (entry.changes ?? []).map((change) => ({
+          kind: change.kind,
+          description: textIn(change.description, language),
+          affects: change.affects,
+        })),
+      };
+    })
+    .filter((entry) => entry !== undefined)
     .reverse();
 }
 
 /**
- * The {@link changelog} as Markdown: a `## <version>` section per version, a bullet per change.
+ * The {@link changelog} as Markdown: a `## <version>` section per version, a bullet per change,
+ * after `- Deprecated since <date>; successor: <version>` and `- Sunset on <date>` bullets (with
+ * their documentation links) for a version that declares a lifecycle.
  *
  * @example
  * ```ts
@@ -748,12 +847,119 @@ export function changelog(declared: VersionChanges, options: ChangelogOptions = 
  */
 export function changelogMarkdown(declared: VersionChanges, options: ChangelogOptions = {}): string {
   const target = (item: ChangeTarget) => (typeof item === 'string' ? item : `${item.method} ${item.path}`);
+  const see = (uri: string | undefined) => (uri === undefined ? '' : ` ([${uri}](${uri}))`);
   return changelog(declared, options)
-    .map(
-      (entry) =>
-        `## ${entry.version}\n\n${entry.changes
-          .map((change) => `- ${change.description} (${change.affects.map(target).join(', ')})`)
-          .join('\n')}\n`,
-    )
+    .map((entry) => {
+      const lines = [
+        ...(entry.deprecated === undefined
+          ? []
+          : [
+              `- Deprecated${entry.deprecated === true ? '' : ` since ${entry.deprecated}`}${entry.successor === undefined ? '' : `; successor: ${entry.successor}`}${see(entry.links?.deprecation)}`,
+            ]),
+        ...(entry.sunset === undefined ? [] : [`- Sunset on ${entry.sunset}${see(entry.links?.sunset)}`]),
+        ...entry.changes.map(
+          (change) => `- ${change.description} (${change.affects.map(target).join(', ')})`,
+        ),
+      ];
+      return `## ${entry.version}\n\n${lines.join('\n')}\n`;
+    })
     .join('\n');
+}
+
+/**
+ * Options of {@link roundTrip}.
+ *
+ * @example
+ * ```ts
+ * const options: RoundTripOptions = {
+ *   version: '1',
+ *   body: { name: 'Roof', budget: 1200 },
+ *   endpoint: { method: 'POST', path: '/projects', schemas: ['Project'] },
+ * };
+ * ```
+ */
+export interface RoundTripOptions {
+  /** The older version the client speaks. */
+  readonly version: string;
+  /** A request body valid in `version`. */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** The endpoint the body is sent to (its `schemas` decide which changes apply). */
+  readonly endpoint: Endpoint;
+  /** What the handler answers for the migrated request, in the newest version. Default: the request itself. */
+  readonly respond?: (request: unknown) => unknown;
+  /** Top-level fields the crossed changes rewrite beyond those the helpers name (a custom change's fields). */
+  readonly touched?: readonly string[];
+}
+
+/**
+ * What {@link roundTrip} saw: the request after migrating it up, the response after migrating it
+ * down, the fields the crossed changes touch, and the untouched fields that did not come back as sent.
+ *
+ * @example
+ * ```ts
+ * const result: RoundTripResult = { request: {}, response: {}, touched: ['budget'], differences: [] };
+ * ```
+ */
+export interface RoundTripResult {
+  readonly request: unknown;
+  readonly response: unknown;
+  /** Fields named by the crossed changes (`field`, `from`, `to` of the helpers) and by `touched`. */
+  readonly touched: readonly string[];
+  /** Top-level fields of `body` not in `touched` whose value differs after the round trip (or is gone), in body order. */
+  readonly differences: readonly string[];
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) !== Array.isArray(b) || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a === null || b === null) return false;
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && sameJson((a as JsonObject)[key], (b as JsonObject)[key]))
+  );
+}
+
+/**
+ * The round-trip check of declared changes, for a property test with any generator: migrates
+ * `body` from `version` up to the newest version, lets `respond` answer it, migrates the answer
+ * back down, and lists the fields the changes do not touch that did not come back as sent. A change
+ * is sound for a valid older request when `differences` is empty. Pure; no test framework needed.
+ *
+ * @example
+ * ```ts
+ * const api = versions([{ version: '1' }, { version: '2', changes: [fieldRenamed({ schema: 'Project', from: 'name', to: 'title' })] }]);
+ * const result = roundTrip(api, {
+ *   version: '1',
+ *   body: { name: 'Roof', budget: 5 },
+ *   endpoint: { method: 'POST', path: '/projects', schemas: ['Project'] },
+ * });
+ * result.request; // { title: 'Roof', budget: 5 }
+ * result.differences; // []
+ * ```
+ */
+export function roundTrip(declared: VersionChanges, options: RoundTripOptions): RoundTripResult {
+  const { version, body, endpoint } = options;
+  const index = declared.versions.indexOf(version);
+  if (index === -1) fail(`version "${version}" is not declared (declared: ${declared.versions.join(', ')})`);
+  const touched = new Set(options.touched ?? []);
+  for (const entry of declared.entries.slice(index + 1)) {
+    for (const change of entry.changes ?? []) {
+      if (!applies(change, endpoint)) continue;
+      for (const name of ['field', 'from', 'to'] as const) {
+        const field = change.details[name];
+        if (typeof field === 'string') touched.add(field);
+      }
+    }
+  }
+  const request = declared.migrateRequest(version, body, endpoint);
+  const answered = options.respond === undefined ? request : options.respond(request);
+  const response = declared.migrateResponse(version, answered, endpoint);
+  const back: JsonObject = isObject(response) ? response : {};
+  const differences = Object.keys(body).filter(
+    (key) => !touched.has(key) && !(Object.hasOwn(back, key) && sameJson(body[key], back[key])),
+  );
+  return { request, response, touched: [...touched], differences };
 }

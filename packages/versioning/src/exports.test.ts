@@ -22,6 +22,7 @@ describe('public exports', () => {
       'isDateVersion',
       'parseVersion',
       'resolveVersion',
+      'roundTrip',
       'versionChange',
       'versionHeaders',
       'versionMediaType',

@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   compareVersions,
   createVersionPolicy,
+  fieldRenamed,
   parseVersion,
   resolveVersion,
   type VersionPolicyOptions,
   versionHeaders,
   versionMediaType,
+  versions,
 } from './index.js';
 
 describe('createVersionPolicy rejects invalid policies at configuration time', () => {
@@ -19,6 +21,22 @@ describe('createVersionPolicy rejects invalid policies at configuration time', (
     ],
     ['no versions', { strategy: 'path', versions: [] }, /at least one version/],
     ['versions not an array', { strategy: 'path', versions: '1' }, /at least one version/],
+    [
+      'versions an object that is not versions()',
+      { strategy: 'path', versions: { versions: ['1'] } },
+      /at least one version/,
+    ],
+    [
+      'versions() whose v1 sunsets before its deprecation',
+      {
+        strategy: 'path',
+        versions: versions([
+          { version: '1', deprecated: '2026-06-01T00:00:00Z', sunset: '2026-01-01T00:00:00Z' },
+          { version: '2', changes: [fieldRenamed({ schema: 'S', from: 'a', to: 'b' })] },
+        ]),
+      },
+      /version 1 has its sunset \(2026-01-01T00:00:00Z\) before its deprecation \(2026-06-01T00:00:00Z\)/,
+    ],
     ['malformed version v1', { strategy: 'path', versions: ['v1'] }, /version "v1" must be/],
     ['malformed version 1.x', { strategy: 'path', versions: ['1.x'] }, /version "1.x" must be/],
     ['leading zero', { strategy: 'path', versions: ['01'] }, /version "01" must be/],
@@ -126,6 +144,25 @@ describe('policy shape', () => {
     expect(policy.defaultVersion).toBe('10');
     expect(policy.vary).toBe('X-API-Version');
     expect(Object.isFrozen(policy)).toBe(true);
+  });
+
+  it('takes the versions and their lifecycle from versions(): the default skips the deprecated one', () => {
+    const policy = createVersionPolicy({
+      strategy: 'date',
+      versions: versions([
+        { version: '2025-01-15', deprecated: true },
+        { version: '2026-11-01', changes: [fieldRenamed({ schema: 'S', from: 'a', to: 'b' })] },
+        {
+          version: '2027-03-01',
+          sunset: '2028-01-01T00:00:00Z',
+          changes: [fieldRenamed({ schema: 'S', from: 'b', to: 'c' })],
+        },
+      ]),
+    });
+    expect([policy.versions, policy.defaultVersion]).toEqual([
+      ['2025-01-15', '2026-11-01', '2027-03-01'],
+      '2026-11-01',
+    ]);
   });
 
   it('falls back to the newest version when every version is deprecated', () => {

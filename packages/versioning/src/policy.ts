@@ -1,3 +1,4 @@
+import type { VersionChanges } from './changes.js';
 import type { ReaderSettings } from './readers.js';
 import type { VersionRequest } from './resolve.js';
 import { compareVersions, isDateVersion, type ParsedVersion, parseVersion } from './version.js';
@@ -73,8 +74,13 @@ export interface VersionDefinition {
 }
 
 interface CommonPolicyOptions {
-  /** The supported versions, as strings or full definitions. At least one; no duplicates (`2` and `2.0` are the same). */
-  readonly versions: readonly (string | VersionDefinition)[];
+  /**
+   * The supported versions, as strings or full definitions, or the declared version changes
+   * (`versions([...])` of this package): then each entry's `deprecated`, `sunset`, `link` and
+   * `successor` are the lifecycle, so the headers and the changelog come from one place. At least
+   * one; no duplicates (`2` and `2.0` are the same).
+   */
+  readonly versions: readonly (string | VersionDefinition)[] | VersionChanges;
   /** Served when the request names no version (not for the path strategy). Default: the newest version that is not deprecated and has no sunset date, else the newest. */
   readonly defaultVersion?: string;
   /** Answer 410 `api_version_sunset` once a version's `sunsetAt` has passed. Default `true`. */
@@ -525,8 +531,15 @@ function strategySettings(
 export function createVersionPolicy(options: VersionPolicyOptions): VersionPolicy {
   if (typeof options !== 'object' || options === null) fail('options are required');
   const settings = strategySettings(options);
-  if (!Array.isArray(options.versions) || options.versions.length === 0)
-    fail('versions must list at least one version');
+  const declared = options.versions as VersionPolicyOptions['versions'] | undefined;
+  const list = Array.isArray(declared)
+    ? declared
+    : typeof declared === 'object' &&
+        declared !== null &&
+        Array.isArray((declared as VersionChanges).definitions)
+      ? (declared as VersionChanges).definitions
+      : undefined;
+  if (list === undefined || list.length === 0) fail('versions must list at least one version');
   const dated = options.strategy === 'date';
   if (options.pinnedVersion !== undefined) {
     if (typeof options.pinnedVersion !== 'function') fail('pinnedVersion must be a function');
@@ -535,7 +548,7 @@ export function createVersionPolicy(options: VersionPolicyOptions): VersionPolic
   }
   const byVersion = new Map<string, CompiledVersion>();
   const seen = new Map<string, string>();
-  for (const entry of options.versions) {
+  for (const entry of list) {
     const version = compileVersion(normalizeDefinition(entry), dated);
     const key = `${version.parsed.major}.${version.parsed.minor ?? 0}`;
     const clash = seen.get(key);

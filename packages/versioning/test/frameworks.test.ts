@@ -18,7 +18,7 @@ import { expect } from 'vitest';
 import * as ex from '../src/express.js';
 import * as fa from '../src/fastify.js';
 import * as ho from '../src/hono.js';
-import { createVersionPolicy, type VersionPolicy } from '../src/index.js';
+import { createVersionPolicy, fieldRenamed, type VersionPolicy, versions } from '../src/index.js';
 
 const DEPRECATED_AT = '2026-01-01T00:00:00Z';
 const SUNSET_AT = '2026-12-31T23:59:59Z';
@@ -46,6 +46,37 @@ function policy(strategy: 'path' | 'header', now: number): VersionPolicy {
     ],
   });
 }
+
+// The same lifecycle declared on the version changes: the policy takes it from versions(), and
+// every case of the table must get the same headers from it (v1's successor is the next version).
+const DECLARED = versions([
+  {
+    version: '1',
+    deprecated: DEPRECATED_AT,
+    sunset: SUNSET_AT,
+    link: {
+      deprecation: 'https://docs.example.com/deprecations/v1',
+      sunset: 'https://docs.example.com/sunset-policy',
+    },
+  },
+  { version: '2', changes: [fieldRenamed({ schema: 'Project', from: 'name', to: 'title' })] },
+]);
+
+function declaredPolicy(strategy: 'path' | 'header', now: number): VersionPolicy {
+  return createVersionPolicy({ strategy, now: () => now, versions: DECLARED });
+}
+
+// Deprecated without a date, one documentation link, three versions: Deprecation: true, the link
+// as rel="deprecation" only (no sunset declared), the successor the next version (2, not 3).
+const DEPRECATED_NO_DATE = createVersionPolicy({
+  strategy: 'path',
+  now: () => DURING,
+  versions: versions([
+    { version: '1', deprecated: true, link: 'https://docs.example.com/v1' },
+    { version: '2', changes: [fieldRenamed({ schema: 'Project', from: 'name', to: 'title' })] },
+    { version: '3', changes: [fieldRenamed({ schema: 'Project', from: 'title', to: 'label' })] },
+  ]),
+});
 
 // A route answers with the version it saw; `/boom` paths fail with a 500.
 function answer(path: string, version: string | undefined): { version: string | null } {
@@ -125,9 +156,20 @@ function apps(versionPolicy: VersionPolicy): FrameworkApps {
   };
 }
 
+type AppName =
+  | 'pathDuring'
+  | 'pathAfter'
+  | 'headerDuring'
+  | 'headerAfter'
+  | 'declaredPathDuring'
+  | 'declaredPathAfter'
+  | 'declaredHeaderDuring'
+  | 'declaredHeaderAfter'
+  | 'deprecatedNoDate';
+
 interface Case {
   readonly name: string;
-  readonly app: 'pathDuring' | 'pathAfter' | 'headerDuring' | 'headerAfter';
+  readonly app: AppName;
   readonly request: HttpRequestSpec;
   readonly status: number;
   readonly code?: string;
@@ -269,16 +311,66 @@ const cases: Case[] = [
   },
 ];
 
+const DECLARED_APP = {
+  pathDuring: 'declaredPathDuring',
+  pathAfter: 'declaredPathAfter',
+  headerDuring: 'declaredHeaderDuring',
+  headerAfter: 'declaredHeaderAfter',
+} as const;
+
+const allCases: Case[] = [
+  ...cases,
+  // Every case again, the lifecycle taken from the versions() declarations.
+  ...cases.map((c) => ({
+    ...c,
+    name: `${c.name} (lifecycle from versions())`,
+    app: DECLARED_APP[c.app as keyof typeof DECLARED_APP],
+  })),
+  {
+    name: 'versions(): deprecated: true and one link send Deprecation: true, rel="deprecation", the next version as successor',
+    app: 'deprecatedNoDate',
+    request: { path: '/v1/projects' },
+    status: 200,
+    version: '1',
+    headers: {
+      'api-supported-versions': '1, 2, 3',
+      'api-deprecated-versions': '1',
+      deprecation: 'true',
+      sunset: undefined,
+      link: '<https://docs.example.com/v1>; rel="deprecation", </v2/projects>; rel="successor-version"',
+    },
+  },
+  {
+    name: 'versions(): a version without a lifecycle carries only the version lists',
+    app: 'deprecatedNoDate',
+    request: { path: '/v2/projects' },
+    status: 200,
+    version: '2',
+    headers: {
+      'api-supported-versions': '1, 2, 3',
+      'api-deprecated-versions': '1',
+      deprecation: undefined,
+      sunset: undefined,
+      link: undefined,
+    },
+  },
+];
+
 const runnersByApp = {
   pathDuring: frameworkRunners(apps(policy('path', DURING)), (c: Case) => c.request),
   pathAfter: frameworkRunners(apps(policy('path', AFTER)), (c: Case) => c.request),
   headerDuring: frameworkRunners(apps(policy('header', DURING)), (c: Case) => c.request),
   headerAfter: frameworkRunners(apps(policy('header', AFTER)), (c: Case) => c.request),
+  declaredPathDuring: frameworkRunners(apps(declaredPolicy('path', DURING)), (c: Case) => c.request),
+  declaredPathAfter: frameworkRunners(apps(declaredPolicy('path', AFTER)), (c: Case) => c.request),
+  declaredHeaderDuring: frameworkRunners(apps(declaredPolicy('header', DURING)), (c: Case) => c.request),
+  declaredHeaderAfter: frameworkRunners(apps(declaredPolicy('header', AFTER)), (c: Case) => c.request),
+  deprecatedNoDate: frameworkRunners(apps(DEPRECATED_NO_DATE), (c: Case) => c.request),
 };
 
 describeAdapters(
   'versioning headers: one table, four frameworks',
-  cases,
+  allCases,
   Object.fromEntries(
     (['express5', 'express4', 'fastify', 'hono'] as const).map((framework) => [
       framework,

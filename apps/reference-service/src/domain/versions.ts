@@ -55,6 +55,7 @@ function budgetPointer(issue: Json): Json {
 const budgetBecameMoney = versionChange({
   description: {
     en: 'Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget).',
+    de: 'Project.budget ist jetzt { amount, currency }; v1 zeigt und schreibt den bloßen Betrag, in der gespeicherten Währung (EUR für ein neues Budget).',
   },
   affects: ['Project'],
   request: (body, { endpoint, part }) => {
@@ -82,8 +83,21 @@ const budgetBecameMoney = versionChange({
   },
 });
 
-/** The API versions, oldest first, with the changes that lead to each. */
-export const API_VERSIONS = versions([{ version: '1' }, { version: '2', changes: [budgetBecameMoney] }]);
+/**
+ * The API versions, oldest first, with the changes that lead to each and their lifecycle: v1 is
+ * deprecated and has a sunset date (docs/design.md#d-versioning), its successor is v2. The version
+ * policy (service/versioning.ts) sends Deprecation, Sunset and Link from these same entries, and the
+ * changelog lists them.
+ */
+export const API_VERSIONS = versions([
+  {
+    version: '1',
+    deprecated: '2026-06-01T00:00:00Z',
+    sunset: '2027-06-30T00:00:00Z',
+    link: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
+  },
+  { version: '2', changes: [budgetBecameMoney] },
+]);
 
 /** A request body of `version`, in the newest version's shape. */
 export const bodyUp = (version: ApiVersion, body: unknown, endpoint: Endpoint): unknown =>

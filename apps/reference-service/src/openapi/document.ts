@@ -667,14 +667,25 @@ function neutralPaths(): Json {
     '/openapi.json': {
       get: {
         operationId: 'openapi',
-        summary: 'This OpenAPI 3.1 document',
+        summary: 'This OpenAPI 3.1 document, or with ?version= the document of one API version',
         tags: ['service'],
         security: [],
+        parameters: [
+          {
+            name: 'version',
+            in: 'query',
+            required: false,
+            description:
+              'Which version’s document: that version’s operations and the version-neutral ones, in the shape that version serves (v1’s generated from v2’s through the declared changes). Without it, the document of every version.',
+            schema: { type: 'string', enum: [...API_VERSIONS.versions] },
+          },
+        ],
         responses: {
           '200': {
             description: 'The document',
             content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } },
           },
+          ...errorResponses(['400']),
         },
       },
     },

@@ -94,10 +94,9 @@ const apiIndex: Json = {
       xml: { name: 'links' },
       required: ['self', 'openapi', 'docs', 'token', 'health'],
       properties: Object.fromEntries(
-        ['self', 'openapi', 'docs', 'token', 'jwks', 'health', 'ready', 'metrics', 'errors'].map((rel) => [
-          rel,
-          { type: 'string', format: 'uri-reference' },
-        ]),
+        ['self', 'openapi', 'docs', 'changelog', 'token', 'jwks', 'health', 'ready', 'metrics', 'errors'].map(
+          (rel) => [rel, { type: 'string', format: 'uri-reference' }],
+        ),
       ),
     },
   },
@@ -188,18 +187,38 @@ const frontPaths: Json = {
       responses: { '200': text('The deprecation notice') },
     },
   },
-  '/docs/changelog': {
+  '/changelog': {
     get: {
       operationId: 'changelog',
-      summary: 'What changed between the API versions, from the declared version changes (newest first)',
+      summary:
+        'What changed between the API versions and their deprecation and sunset dates, from the declared version changes (newest first), in the caller’s language',
       tags: ['service'],
       security: [],
       responses: {
         '200': {
-          description: 'The changelog: JSON, or Markdown for Accept: text/markdown',
+          description: 'The changelog: JSON, Markdown for Accept: text/markdown, an HTML page for a browser',
           content: {
             'application/json': { schema: ref('Changelog') },
             'text/markdown': { schema: { type: 'string', xml: { name: 'text' } } },
+            'text/html': { schema: { type: 'string', xml: { name: 'html' } } },
+          },
+        },
+      },
+    },
+  },
+  '/docs/changelog': {
+    get: {
+      operationId: 'changelog_docs',
+      summary: 'The same as /changelog, where the changelog was first served',
+      tags: ['service'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'The changelog, as GET /changelog answers it',
+          content: {
+            'application/json': { schema: ref('Changelog') },
+            'text/markdown': { schema: { type: 'string', xml: { name: 'text' } } },
+            'text/html': { schema: { type: 'string', xml: { name: 'html' } } },
           },
         },
       },
@@ -277,7 +296,7 @@ function alternativeWithoutDefault(parameter: unknown): unknown {
   return { ...p, schema, description: p['description'] ? `${String(p['description'])} ${note}` : note };
 }
 
-/** `GET /docs/changelog` (pages/changelog.ts): the versions that have changes, newest first. */
+/** `GET /changelog` (pages/changelog.ts): the versions that have changes or a lifecycle, newest first. */
 const changelogSchema: Json = {
   type: 'object',
   xml: { name: 'changelog' },
@@ -290,6 +309,21 @@ const changelogSchema: Json = {
         required: ['version', 'changes'],
         properties: {
           version: { type: 'string' },
+          deprecated: {
+            description: 'Deprecated: `true`, or since when',
+            oneOf: [{ const: true }, { type: 'string', format: 'date-time' }],
+          },
+          sunset: { type: 'string', format: 'date-time', description: 'When the version answers 410' },
+          links: {
+            type: 'object',
+            description: 'The lifecycle documentation, as the Link header sends it',
+            properties: {
+              deprecation: { type: 'string', format: 'uri-reference' },
+              sunset: { type: 'string', format: 'uri-reference' },
+              successor: { type: 'string', format: 'uri-reference' },
+            },
+          },
+          successor: { type: 'string', description: 'The version that replaces this one' },
           changes: {
             type: 'array',
             items: {

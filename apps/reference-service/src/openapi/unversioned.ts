@@ -16,6 +16,7 @@ const NEGOTIATED = [
   '/docs',
   '/docs/deprecations/v1',
   '/docs/sunset-policy',
+  '/changelog',
   '/docs/changelog',
   '/metrics',
   '/',

@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpError } from '@plumbline/errors';
+import { API_VERSIONS } from '../domain/versions.js';
 import type { ServiceConfig } from '../service/config.js';
 import type { PlainReply } from '../service/plain-reply.js';
 import { escapeHtml } from './html-pages.js';
@@ -120,8 +121,13 @@ function assetDirectory(): string {
 function docsInitScript(apiKey: string | undefined, codeFlow: DocsCodeFlow | undefined): string {
   return `"use strict";
 window.addEventListener("load", function () {
+  // The version selector: /docs?version=1 renders v1's own document, /docs every version's.
+  var version = new URLSearchParams(window.location.search).get("version");
+  var selected = ${JSON.stringify(API_VERSIONS.versions)}.indexOf(version) === -1 ? "" : "?version=" + version;
+  var current = document.querySelector('nav a[data-version="' + (selected === "" ? "all" : version) + '"]');
+  if (current) current.setAttribute("aria-current", "page");
   window.ui = SwaggerUIBundle({
-    url: "/openapi.json",
+    url: "/openapi.json" + selected,
     dom_id: "#swagger-ui",
     deepLinking: true,
     validatorUrl: null,
@@ -253,6 +259,9 @@ const DOCS_HTML = (title: string, codeFlow: boolean) => `<!doctype html>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
+<nav><a href="/">Home</a> · <a href="/changelog">Changelog</a> · API version: <a href="/docs" data-version="all">all</a>${API_VERSIONS.versions
+  .map((version) => ` · <a href="/docs?version=${version}" data-version="${version}">v${version}</a>`)
+  .join('')}</nav>
 ${codeFlow ? CODE_FLOW_PANEL : ''}<div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>

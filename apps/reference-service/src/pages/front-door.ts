@@ -57,6 +57,7 @@ function apiIndex(
       self: '/',
       openapi: '/openapi.json',
       docs: '/docs',
+      changelog: '/changelog',
       token: '/oauth/token',
       jwks: '/.well-known/jwks.json',
       health: '/health',
@@ -91,7 +92,7 @@ function indexHtml(data: unknown, { language }: SerializeContext): string {
     `<main>
 <h1>${escapeHtml(index['name'])} <small>${escapeHtml(index['version'])}</small></h1>
 <p>${escapeHtml(index['description'] ?? '')}</p>
-<p><a href="/docs">Interactive API reference</a> · <a href="/openapi.json">OpenAPI document</a></p>
+<p><a href="/docs">Interactive API reference</a> · <a href="/openapi.json">OpenAPI document</a> · <a href="/changelog">Changelog</a></p>
 <h2>API versions</h2>
 <table><thead><tr><th>version</th><th>status</th><th>deprecated</th><th>sunset</th><th>successor</th></tr></thead>
 <tbody>

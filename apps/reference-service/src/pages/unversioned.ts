@@ -1,6 +1,6 @@
 /**
  * The version-neutral routes (`/health`, `/ready`, `/openapi.json`, `/.well-known/jwks.json`,
- * `/errors`, `/errors/{code}`, `/docs/changelog`, `/metrics`, `/docs`, the deprecation pages) follow the same contract
+ * `/errors`, `/errors/{code}`, `/changelog`, `/docs/changelog`, `/metrics`, `/docs`, the deprecation pages) follow the same contract
  * as the versioned resources: `Accept` is negotiated (406 `not_acceptable` when nothing fits, with
  * `Vary: Accept, Accept-Language`), another method is 405 with `Allow`, and OPTIONS is 204 with
  * `Allow`, through the same packages (`createMethodGuard`, `negotiate`). The route handlers
@@ -29,7 +29,8 @@ const NEUTRAL_ROUTES: readonly NeutralRoute[] = [
   { path: '/errors', methods: ['GET'], types: JSON_ONLY },
   // The error pages negotiate JSON and HTML themselves (pages/docs.ts); only the methods are checked here.
   { path: /^\/errors\/[^/]+$/, methods: ['GET'] },
-  // The changelog negotiates JSON and Markdown itself (pages/changelog.ts).
+  // The changelog negotiates JSON, Markdown and HTML itself (pages/changelog.ts).
+  { path: '/changelog', methods: ['GET'] },
   { path: '/docs/changelog', methods: ['GET'] },
   { path: '/metrics', methods: ['GET'], types: ['text/plain'] },
   { path: '/docs', methods: ['GET'], types: ['text/html'] },

@@ -14,6 +14,7 @@
  */
 import { createVersionPolicy, type VersionPolicy, versionHeaders } from '@plumbline/versioning';
 import type { ApiVersion } from '../domain/model.js';
+import { API_VERSIONS as DECLARED_VERSIONS } from '../domain/versions.js';
 import type { VersioningStrategy } from './config.js';
 
 /** One API version as the service declares it (and the front door lists it). */
@@ -25,17 +26,26 @@ export interface VersionEntry {
   readonly links?: Readonly<Record<string, string>>;
 }
 
-/** The version policy: v1 is deprecated and has a sunset date; v2 is current (docs/design.md#d-versioning). */
-export const API_VERSIONS = [
-  {
-    version: '1',
-    deprecatedAt: '2026-06-01T00:00:00Z',
-    sunsetAt: '2027-06-30T00:00:00Z',
-    successor: '2',
-    links: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
-  },
-  { version: '2' },
-] as const satisfies readonly VersionEntry[];
+const iso = (value: Date | string | undefined) =>
+  value === undefined ? undefined : typeof value === 'string' ? value : value.toISOString();
+
+/**
+ * The versions and their lifecycle, as the front door lists them: read from the declared version
+ * changes (domain/versions.ts), the one place the headers, the documents and the changelog come from.
+ * There is no environment override: the dates are part of the published documents and changelog,
+ * so they change with the code, in the same declaration.
+ */
+export const API_VERSIONS: readonly VersionEntry[] = DECLARED_VERSIONS.definitions.map((definition) => {
+  const deprecatedAt = iso(definition.deprecatedAt);
+  const sunsetAt = iso(definition.sunsetAt);
+  return {
+    version: definition.version,
+    ...(deprecatedAt === undefined ? {} : { deprecatedAt }),
+    ...(sunsetAt === undefined ? {} : { sunsetAt }),
+    ...(definition.successor === undefined ? {} : { successor: definition.successor }),
+    ...(definition.links === undefined ? {} : { links: { ...definition.links } }),
+  };
+});
 
 /** The vendor of the media-type strategy: `application/vnd.plumbline.v2+json`. */
 const VENDOR = 'plumbline';
@@ -83,10 +93,10 @@ export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
   if (known) return known;
   const policy = createVersionPolicy(
     strategy === 'media-type'
-      ? { strategy, vendor: VENDOR, suffixes: ['json', 'xml'], versions: API_VERSIONS }
+      ? { strategy, vendor: VENDOR, suffixes: ['json', 'xml'], versions: DECLARED_VERSIONS }
       : strategy === 'query'
-        ? { strategy, parameter: PARAMETER, versions: API_VERSIONS }
-        : { strategy, versions: API_VERSIONS },
+        ? { strategy, parameter: PARAMETER, versions: DECLARED_VERSIONS }
+        : { strategy, versions: DECLARED_VERSIONS },
   );
   const made: ApiStrategy = {
     strategy,

@@ -41,6 +41,7 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
+import { openapiFor, versionDocuments } from '../../openapi/versions.js';
 import { docsCodeFlow } from '../../pages/docs-ui.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
@@ -85,7 +86,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
 
   const { api } = ctx;
-  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  const built = buildOpenApi(ctx);
+  const openapi = documentForStrategy(api, built);
+  // `/openapi.json?version=1`: one version's document (openapi/versions.ts).
+  const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(metricsMiddleware(metrics));
@@ -142,8 +146,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .all(methodNotAllowed(['GET']));
   neutral
     .route('/openapi.json')
-    .get((_req, res) => {
-      res.json(openapi);
+    .get((req, res) => {
+      res.json(openapiFor(openapi, documents, req.query['version']));
     })
     .all(methodNotAllowed(['GET']));
   neutral

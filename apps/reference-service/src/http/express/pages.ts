@@ -6,7 +6,7 @@
 import { methodNotAllowed } from '@plumbline/errors/express';
 import { negotiate, represent } from '@plumbline/negotiation/express';
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
+import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
 import { createDocsUi, type DocsCodeFlow } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
@@ -85,7 +85,7 @@ export function frontDoorRouter(
   return router;
 }
 
-/** `/errors`, `/errors/{code}`, `/docs/changelog` and {@link TEXT_PAGES} on Express. */
+/** `/errors`, `/errors/{code}`, `/changelog` (and `/docs/changelog`) and {@link TEXT_PAGES} on Express. */
 export function docsRouter(): Router {
   const router = exactRouter();
   router.get('/errors', (req: Request, res: Response) => {
@@ -98,9 +98,12 @@ export function docsRouter(): Router {
   router.get('/errors/:code', errorDoc, htmlHeaders, (req: Request, res: Response) => {
     represent(res, errorCodeDocument(req.params['code'], req.headers['accept-language']));
   });
-  router.get('/docs/changelog', negotiate(CHANGELOG_NEGOTIATION), (_req: Request, res: Response) => {
-    represent(res, CHANGELOG);
-  });
+  const changelogNegotiation = negotiate(CHANGELOG_NEGOTIATION);
+  for (const path of CHANGELOG_PATHS) {
+    router.get(path, changelogNegotiation, htmlHeaders, (req: Request, res: Response) => {
+      represent(res, changelogBody(req.headers['accept-language']));
+    });
+  }
   for (const [path, reply] of Object.entries(TEXT_PAGES)) {
     router.get(path, (_req, res) => {
       sendReply(res, reply);

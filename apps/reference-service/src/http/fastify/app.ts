@@ -48,7 +48,8 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
+import { openapiFor, versionDocuments } from '../../openapi/versions.js';
+import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
 import { createDocsUi, docsCodeFlow } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
@@ -161,7 +162,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
 
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
-  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  const built = buildOpenApi(ctx);
+  const openapi = documentForStrategy(api, built);
+  // `/openapi.json?version=1`: one version's document (openapi/versions.ts).
+  const documents = versionDocuments(api, built);
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.addHook('onRequest', async (request, reply) => metrics.track(request.raw, reply.raw, pathOf(request)));
   // Every path answers its other methods itself (otherMethods, pages/unversioned.ts): what no route
@@ -277,7 +281,9 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     if (!readiness.ready) throw notReady(readiness);
     return { status: 'ready', checks: readiness.checks };
   });
-  neutral('/openapi.json', async () => openapi);
+  neutral('/openapi.json', async (request) =>
+    openapiFor(openapi, documents, (request.query as Record<string, unknown>)['version']),
+  );
   neutral('/.well-known/jwks.json', async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=300');
     return ctx.issuer.jwks();
@@ -330,7 +336,13 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     },
     ERROR_PAGE_NEGOTIATION,
   );
-  neutral('/docs/changelog', async (_request, reply) => reply.represent(CHANGELOG), CHANGELOG_NEGOTIATION);
+  for (const path of CHANGELOG_PATHS)
+    neutral(
+      path,
+      async (request, reply) =>
+        reply.headers(PAGE_HEADERS).represent(changelogBody(request.headers['accept-language'])),
+      CHANGELOG_NEGOTIATION,
+    );
   for (const [path, page] of Object.entries(TEXT_PAGES))
     neutral(path, async (_request, reply) => sendPlain(reply, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.

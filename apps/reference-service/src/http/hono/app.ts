@@ -40,7 +40,8 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { CHANGELOG, CHANGELOG_NEGOTIATION } from '../../pages/changelog.js';
+import { openapiFor, versionDocuments } from '../../openapi/versions.js';
+import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
 import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
 import { createDocsUi, docsCodeFlow } from '../../pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
@@ -120,7 +121,10 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const { config } = ctx;
   const app = new Hono<Env>({ strict: true });
   const { api } = ctx;
-  const openapi = documentForStrategy(api, buildOpenApi(ctx));
+  const built = buildOpenApi(ctx);
+  const openapi = documentForStrategy(api, built);
+  // `/openapi.json?version=1`: one version's document (openapi/versions.ts).
+  const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths.
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.use(async (c, next) => {
@@ -251,7 +255,15 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       return json(c, { status: 'ready', checks: readiness.checks });
     })
     .all('/ready', methodNotAllowed(['GET']));
-  app.get('/openapi.json', (c) => json(c, openapi)).all('/openapi.json', methodNotAllowed(['GET']));
+  app
+    .get('/openapi.json', (c) => {
+      const sent = c.req.queries('version');
+      return json(
+        c,
+        openapiFor(openapi, documents, sent === undefined ? undefined : sent.length === 1 ? sent[0] : sent),
+      );
+    })
+    .all('/openapi.json', methodNotAllowed(['GET']));
   app
     .get('/.well-known/jwks.json', headers({ 'Cache-Control': 'public, max-age=300' }), (c) =>
       json(c, ctx.issuer.jwks()),
@@ -287,7 +299,11 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app.get('/errors/:code', negotiate(ERROR_PAGE_NEGOTIATION), headers(PAGE_HEADERS), (c) =>
     represent(c, errorCodeDocument(c.req.param('code'), c.req.header('accept-language'))),
   );
-  app.get('/docs/changelog', negotiate(CHANGELOG_NEGOTIATION), (c) => represent(c, CHANGELOG));
+  const changelogNegotiation = negotiate(CHANGELOG_NEGOTIATION);
+  for (const path of CHANGELOG_PATHS)
+    app.get(path, changelogNegotiation, headers(PAGE_HEADERS), (c) =>
+      represent(c, changelogBody(c.req.header('accept-language'))),
+    );
   for (const [path, page] of Object.entries(TEXT_PAGES)) app.get(path, (c) => reply(c, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
   const href = (v: string) =>
