@@ -89,6 +89,12 @@ describe('/docs with the authorization code flow', () => {
     expect([...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])).toEqual([
       '/docs/assets/favicon-32x32.png',
       '/docs/assets/swagger-ui.css',
+      // The navigation line: home, the changelog and the version selector.
+      '/',
+      '/changelog',
+      '/docs',
+      '/docs?version=1',
+      '/docs?version=2',
       '/docs/assets/swagger-ui-bundle.js',
       '/docs/init.js',
     ]);
