@@ -97,6 +97,10 @@ describe('the session cookie on the versioned API (SESSION_KEYS set)', () => {
       403,
       'csrf_rejected',
     ]);
+    // Counted with the other refused credentials.
+    expect(await (await fetch(`${svc.url}/metrics`)).text()).toContain(
+      'plumbline_auth_failures_total{reason="csrf_rejected"} 2',
+    );
   });
 
   it('a write with the cookie, Sec-Fetch-Site: same-origin and the custom header: 201', async () => {

@@ -7,35 +7,15 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Credentials, type Instance, SERVICE_MAIN, startInstance } from './harness.js';
+import { browserReady, keepToLoopback, launchChromium, OUT } from './chromium.js';
+import { type Credentials, type Instance, startInstance } from './harness.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 /** Where CI keeps its artifacts. */
-export const SCREENSHOT = resolve(here, '../../../.ci/out/reference-service-docs.png');
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export const SCREENSHOT = resolve(OUT, 'reference-service-docs.png');
 
-function browserReady(): boolean {
-  const missing = [SERVICE_MAIN, CHROMIUM].filter((file) => !existsSync(file));
-  if (missing.length > 0 && process.env['CI'] === 'true') {
-    throw new Error(`The browser test needs: ${missing.join(', ')} (apt-get install -y chromium)`);
-  }
-  return missing.length === 0;
-}
-
-const ready = browserReady();
+const ready = browserReady('The browser test');
 
 describe.skipIf(!ready)('the front door in headless Chromium', () => {
   let service: Instance;
@@ -49,18 +29,9 @@ describe.skipIf(!ready)('the front door in headless Chromium', () => {
     const started = await startInstance({ DATABASE_FILE: ':memory:' }, { expectCredentials: true });
     service = started.instance;
     credentials = started.credentials!;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    ({ browser, context } = await launchChromium());
     // Anything not on loopback is recorded and never sent.
-    await context.route('**/*', async (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1') {
-        await route.continue();
-        return;
-      }
-      problems.push(`request left loopback: ${route.request().url()}`);
-      await route.abort();
-    });
+    await keepToLoopback(context, (line) => problems.push(line));
   }, 120_000);
 
   afterAll(async () => {

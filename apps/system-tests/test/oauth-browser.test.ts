@@ -10,37 +10,17 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type Locator,
-  type Page,
-  type Request,
-} from 'playwright-core';
+import { resolve } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AuthorizationServer, startAuthorizationServer } from './authorization-server.js';
-import { freePort, type Instance, SERVICE_MAIN, startInstance } from './harness.js';
+import { browserReady, keepToLoopback, launchChromium, OUT } from './chromium.js';
+import { freePort, type Instance, startInstance } from './harness.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 const FRAMEWORK = process.env['FRAMEWORK'] ?? 'express';
-const OUT = resolve(here, '../../../.ci/out');
 /** Where CI keeps its artifacts: one pair per framework. */
 export const CONSENT_SCREENSHOT = resolve(OUT, `oauth-consent-${FRAMEWORK}.png`);
 export const CALL_SCREENSHOT = resolve(OUT, `oauth-try-it-out-${FRAMEWORK}.png`);
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const CLIENT_ID = 'plumbline-docs';
 const AUDIENCE = 'urn:plumbline:reference-service';
 const SCOPES = [
@@ -54,15 +34,7 @@ const SCOPES = [
 const ACCESS_TOKEN_TTL_SEC = 300;
 const STEP = 15_000;
 
-function browserReady(): boolean {
-  const missing = [SERVICE_MAIN, CHROMIUM].filter((file) => !existsSync(file));
-  if (missing.length > 0 && process.env['CI'] === 'true') {
-    throw new Error(`The OAuth browser test needs: ${missing.join(', ')} (apt-get install -y chromium)`);
-  }
-  return missing.length === 0;
-}
-
-const ready = browserReady();
+const ready = browserReady('The OAuth browser test');
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 const claimsOf = (jwt: string) =>
@@ -121,19 +93,10 @@ describe.skipIf(!ready)(
         redirectUri: `${service.url}/docs/assets/oauth2-redirect.html`,
         accessTokenTtlSec: ACCESS_TOKEN_TTL_SEC,
       });
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      ({ browser, context } = await launchChromium());
       context.setDefaultTimeout(STEP);
       // Anything not on loopback is recorded and never sent.
-      await context.route('**/*', async (route) => {
-        const url = new URL(route.request().url());
-        if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1') {
-          await route.continue();
-          return;
-        }
-        problems.push(`request left loopback: ${route.request().url()}`);
-        await route.abort();
-      });
+      await keepToLoopback(context, (line) => problems.push(line));
       context.on('request', (request) => {
         if (request.url() === `${issuer}/token` && request.method() === 'POST') tokenRequests.push(request);
         if (request.url().startsWith(`${issuer}/auth?`)) authorizationRequests.push(new URL(request.url()));

@@ -25,6 +25,7 @@ const AUTH_FAILURES = new Set([
   'insufficient_scope',
   'https_required',
   'credentials_in_query',
+  'csrf_rejected',
 ]);
 
 /** Paths the service answers that are not operations of the OpenAPI document. */
