@@ -1,0 +1,307 @@
+/**
+ * One behaviour table on Express 5, Express 4, Fastify 5 and Hono, with the real OpenTelemetry SDK:
+ * each request yields exactly one server span, with the same name, status and exact attribute map on
+ * every framework, and the same metrics.
+ */
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { FRAMEWORKS, type Framework, frameworkSenders, type HttpRequestSpec } from '@plumbline/test-utils';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { API_KEY, telemetryApps } from './apps.js';
+import { createSdk, finishedSpans, registerGlobals, type Sdk } from './sdk.js';
+
+registerGlobals();
+const sdks = Object.fromEntries(FRAMEWORKS.map((framework) => [framework, createSdk()])) as Record<
+  Framework,
+  Sdk
+>;
+const senders = frameworkSenders(
+  telemetryApps((framework) => ({
+    tracerProvider: sdks[framework].tracerProvider,
+    meterProvider: sdks[framework].meterProvider,
+  })),
+);
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT_ID = '00f067aa0ba902b7';
+const HASHED_MACHINE = 'bc020a35b7f9cb13'; // the first 16 hex digits of sha256('machine')
+
+// Sent with every request, so the request-side attributes are known exactly.
+const BASE_HEADERS = { Host: 'api.example.test', 'User-Agent': 'table/1.0' };
+const REQUEST_SIDE = {
+  'url.scheme': 'http',
+  'server.address': 'api.example.test',
+  'server.port': 80,
+  'client.address': '127.0.0.1',
+  'user_agent.original': 'table/1.0',
+};
+
+interface Case {
+  readonly name: string;
+  /** Requests sent first (the first use of an idempotency key); their spans are not checked. */
+  readonly before?: readonly HttpRequestSpec[];
+  readonly request: HttpRequestSpec;
+  readonly status: number;
+  readonly spanName: string;
+  readonly error?: boolean;
+  /** The exact attribute map, with the request-side attributes every case has added. */
+  readonly attributes: Readonly<Record<string, unknown>>;
+  readonly parent?: string;
+  /** Where a framework answers otherwise on its own: its status and the attributes that differ. */
+  readonly differs?: Partial<
+    Record<Framework, { status: number; attributes: Readonly<Record<string, unknown>> }>
+  >;
+}
+
+const post = (key: string, requestIdValue: string): HttpRequestSpec => ({
+  method: 'POST',
+  path: '/projects',
+  headers: {
+    ...BASE_HEADERS,
+    'Content-Type': 'application/json',
+    'X-API-Key': API_KEY,
+    'Idempotency-Key': key,
+    'X-Request-Id': requestIdValue,
+  },
+  body: '{"name":"Gemini"}',
+});
+
+const cases: readonly Case[] = [
+  {
+    name: 'a list: 200, http.route the template, the negotiated media type',
+    request: { path: '/projects?sort=-name', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-list' } },
+    status: 200,
+    spanName: 'GET /projects',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 200,
+      'plumbline.request_id': 'req-list',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
+    name: 'a route with a parameter: the template, not the value',
+    request: { path: '/projects/42', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-show' } },
+    status: 200,
+    spanName: 'GET /projects/:id',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/projects/42',
+      'http.route': '/projects/:id',
+      'http.response.status_code': 200,
+      'plumbline.request_id': 'req-show',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
+    name: 'no route: 404 not_found, no http.route, the span named by the method',
+    request: { path: '/nope', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-404' } },
+    status: 404,
+    spanName: 'GET',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/nope',
+      'http.response.status_code': 404,
+      'plumbline.request_id': 'req-404',
+      'plumbline.error_code': 'not_found',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
+    name: 'a rejected collection query: 400 with its error_code, not an error span',
+    request: { path: '/projects?sort=-owner', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-400' } },
+    status: 400,
+    spanName: 'GET /projects',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 400,
+      'plumbline.request_id': 'req-400',
+      'plumbline.error_code': 'sort_field_not_allowed',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
+    name: 'a 406: no acceptable representation',
+    request: {
+      path: '/projects',
+      headers: { ...BASE_HEADERS, Accept: 'image/png', 'X-Request-Id': 'req-406' },
+    },
+    status: 406,
+    spanName: 'GET /projects',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 406,
+      'plumbline.request_id': 'req-406',
+      'plumbline.error_code': 'not_acceptable',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
+    name: 'a POST with a new Idempotency-Key: 201, outcome new, the auth method and hashed principal',
+    request: post('key-new', 'req-201'),
+    status: 201,
+    spanName: 'POST /projects',
+    attributes: {
+      'http.request.method': 'POST',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 201,
+      'plumbline.request_id': 'req-201',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+      'plumbline.idempotency.outcome': 'new',
+      'plumbline.auth.method': 'api_key',
+      'plumbline.auth.principal_id': HASHED_MACHINE,
+    },
+  },
+  {
+    name: 'the same POST again: replayed',
+    before: [post('key-replay', 'req-first')],
+    request: post('key-replay', 'req-replay'),
+    status: 201,
+    spanName: 'POST /projects',
+    attributes: {
+      'http.request.method': 'POST',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 201,
+      'plumbline.request_id': 'req-replay',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+      'plumbline.idempotency.outcome': 'replayed',
+      'plumbline.idempotency.original_request_id': 'req-first',
+      'plumbline.auth.method': 'api_key',
+      'plumbline.auth.principal_id': HASHED_MACHINE,
+    },
+  },
+  {
+    name: 'the key again with another body: 422 mismatch',
+    before: [post('key-mismatch', 'req-first')],
+    request: { ...post('key-mismatch', 'req-422'), body: '{"name":"Mercury"}' },
+    status: 422,
+    spanName: 'POST /projects',
+    attributes: {
+      'http.request.method': 'POST',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 422,
+      'plumbline.request_id': 'req-422',
+      'plumbline.error_code': 'idempotency_key_reused',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+      'plumbline.idempotency.outcome': 'mismatch',
+      'plumbline.auth.method': 'api_key',
+      'plumbline.auth.principal_id': HASHED_MACHINE,
+    },
+  },
+  {
+    name: 'a 500: error.type the status code, ERROR status, no message or stack in the span',
+    request: { path: '/boom', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-500' } },
+    status: 500,
+    spanName: 'GET /boom',
+    error: true,
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/boom',
+      'http.route': '/boom',
+      'http.response.status_code': 500,
+      'error.type': '500',
+      'plumbline.request_id': 'req-500',
+      'plumbline.error_code': 'internal_error',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
+    name: 'an unknown method: _OTHER, the original kept, the span named HTTP',
+    request: {
+      method: 'PURGE',
+      path: '/projects',
+      headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-purge' },
+    },
+    status: 404,
+    spanName: 'HTTP',
+    attributes: {
+      'http.request.method': '_OTHER',
+      'http.request.method_original': 'PURGE',
+      'url.path': '/projects',
+      'http.response.status_code': 404,
+      'plumbline.request_id': 'req-purge',
+      'plumbline.error_code': 'not_found',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+    },
+    // Fastify refuses a method its router does not know before routing (405 method_not_allowed).
+    differs: {
+      fastify: {
+        status: 405,
+        attributes: { 'http.response.status_code': 405, 'plumbline.error_code': 'method_not_allowed' },
+      },
+    },
+  },
+  {
+    name: 'traceparent continued: same trace id, the caller as parent',
+    request: {
+      path: '/projects',
+      headers: {
+        ...BASE_HEADERS,
+        'X-Request-Id': 'req-traced',
+        traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+        tracestate: 'vendor=opaque',
+      },
+    },
+    status: 200,
+    spanName: 'GET /projects',
+    parent: PARENT_ID,
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/projects',
+      'http.route': '/projects',
+      'http.response.status_code': 200,
+      'plumbline.request_id': 'req-traced',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+    },
+  },
+];
+
+describe.each(FRAMEWORKS)('%s', (framework) => {
+  const sdk = sdks[framework];
+  beforeEach(() => sdk.exporter.reset());
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, testCase) => {
+    for (const first of testCase.before ?? []) await senders[framework]!(first);
+    await finishedSpans(sdk.exporter, testCase.before?.length ?? 0);
+    sdk.exporter.reset();
+    const outcome = await senders[framework]!(testCase.request);
+    const own = testCase.differs?.[framework];
+    expect(outcome.status).toBe(own?.status ?? testCase.status);
+    const spans = await finishedSpans(sdk.exporter);
+    expect(spans).toHaveLength(1);
+    const span = spans[0]!;
+    expect(span.name).toBe(testCase.spanName);
+    expect(span.kind).toBe(SpanKind.SERVER);
+    expect({ ...span.attributes }).toEqual({ ...REQUEST_SIDE, ...testCase.attributes, ...own?.attributes });
+    expect(span.status).toEqual(
+      testCase.error ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.UNSET },
+    );
+    expect(span.events).toEqual([]);
+    if (testCase.parent === undefined) {
+      expect(span.parentSpanContext).toBeUndefined();
+    } else {
+      expect(span.spanContext().traceId).toBe(TRACE_ID);
+      expect(span.parentSpanContext?.spanId).toBe(testCase.parent);
+      expect(span.spanContext().traceState?.serialize()).toBe('vendor=opaque');
+    }
+  });
+});
