@@ -6,6 +6,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { FRAMEWORKS, type Framework, frameworkSenders, type HttpRequestSpec } from '@plumbline/test-utils';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DURATION_BUCKETS } from '../src/index.js';
 import { API_KEY, telemetryApps } from './apps.js';
 import { createSdk, finishedSpans, registerGlobals, type Sdk } from './sdk.js';
 
@@ -304,4 +305,134 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
       expect(span.spanContext().traceState?.serialize()).toBe('vendor=opaque');
     }
   });
+
+  // Runs after the table (tests in a file run in order): every request above, measured once.
+  it('metrics: http.server.request.duration and the plumbline.* counters for the requests above', async () => {
+    const fastify = framework === 'fastify';
+    const points = await metricPoints(sdk);
+    const get = { 'http.request.method': 'GET', 'url.scheme': 'http' };
+    const post = { 'http.request.method': 'POST', 'url.scheme': 'http', 'http.route': '/projects' };
+    expect(points['http.server.request.duration']).toEqual(
+      sorted([
+        [{ ...get, 'http.route': '/projects', 'http.response.status_code': 200 }, 2],
+        [{ ...get, 'http.route': '/projects/:id', 'http.response.status_code': 200 }, 1],
+        [{ ...get, 'http.response.status_code': 404 }, 1],
+        [{ ...get, 'http.route': '/projects', 'http.response.status_code': 400 }, 1],
+        [{ ...get, 'http.route': '/projects', 'http.response.status_code': 406 }, 1],
+        [{ ...post, 'http.response.status_code': 201 }, 4],
+        [{ ...post, 'http.response.status_code': 422 }, 1],
+        [{ ...get, 'http.route': '/boom', 'http.response.status_code': 500, 'error.type': '500' }, 1],
+        [
+          {
+            'http.request.method': '_OTHER',
+            'url.scheme': 'http',
+            'http.response.status_code': fastify ? 405 : 404,
+          },
+          1,
+        ],
+      ]),
+    );
+    expect(points['plumbline.server.problems']).toEqual(
+      sorted([
+        [{ 'http.request.method': 'GET', 'plumbline.error_code': 'not_found' }, 1],
+        [
+          {
+            'http.request.method': 'GET',
+            'http.route': '/projects',
+            'plumbline.error_code': 'sort_field_not_allowed',
+          },
+          1,
+        ],
+        [
+          {
+            'http.request.method': 'GET',
+            'http.route': '/projects',
+            'plumbline.error_code': 'not_acceptable',
+          },
+          1,
+        ],
+        [
+          {
+            'http.request.method': 'POST',
+            'http.route': '/projects',
+            'plumbline.error_code': 'idempotency_key_reused',
+          },
+          1,
+        ],
+        [
+          { 'http.request.method': 'GET', 'http.route': '/boom', 'plumbline.error_code': 'internal_error' },
+          1,
+        ],
+        [
+          {
+            'http.request.method': '_OTHER',
+            'plumbline.error_code': fastify ? 'method_not_allowed' : 'not_found',
+          },
+          1,
+        ],
+      ]),
+    );
+    expect(points['plumbline.server.idempotency']).toEqual(
+      sorted([
+        [
+          {
+            'http.request.method': 'POST',
+            'http.route': '/projects',
+            'plumbline.idempotency.outcome': 'new',
+          },
+          3,
+        ],
+        [
+          {
+            'http.request.method': 'POST',
+            'http.route': '/projects',
+            'plumbline.idempotency.outcome': 'replayed',
+          },
+          1,
+        ],
+        [
+          {
+            'http.request.method': 'POST',
+            'http.route': '/projects',
+            'plumbline.idempotency.outcome': 'mismatch',
+          },
+          1,
+        ],
+      ]),
+    );
+    expect(Object.keys(points).sort()).toEqual([
+      'http.server.request.duration',
+      'plumbline.server.idempotency',
+      'plumbline.server.problems',
+    ]);
+    expect(durationShape).toEqual({ unit: 's', boundaries: [...DURATION_BUCKETS] });
+  });
 });
+
+type Point = readonly [Readonly<Record<string, unknown>>, number];
+const sorted = (points: Point[]): Point[] =>
+  points.sort(([a], [b]) =>
+    JSON.stringify(a, Object.keys(a).sort()).localeCompare(JSON.stringify(b, Object.keys(b).sort())),
+  );
+let durationShape: { unit: string; boundaries: number[] } | undefined;
+
+/** Each metric's data points as [attributes, count (histogram) or value (counter)], sorted. */
+async function metricPoints(sdk: Sdk): Promise<Record<string, Point[]>> {
+  const out: Record<string, Point[]> = {};
+  for (const scope of (await sdk.metrics()).scopeMetrics) {
+    for (const metric of scope.metrics) {
+      const points: Point[] = [];
+      for (const point of metric.dataPoints) {
+        const value = point.value as number | { count: number; buckets: { boundaries: number[] } };
+        if (typeof value === 'number') {
+          points.push([{ ...point.attributes }, value]);
+        } else {
+          points.push([{ ...point.attributes }, value.count]);
+          durationShape = { unit: metric.descriptor.unit, boundaries: value.buckets.boundaries };
+        }
+      }
+      out[metric.descriptor.name] = sorted(points);
+    }
+  }
+  return out;
+}
