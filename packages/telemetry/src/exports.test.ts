@@ -11,6 +11,7 @@ describe('public exports', () => {
       'createTelemetry',
       'idempotencyOutcome',
       'problemErrorCode',
+      'rateLimitPolicy',
       'rateLimitRemaining',
     ]);
   });

@@ -17,6 +17,7 @@ export {
   type RequestFacts,
   type RequestTelemetry,
   type ResponseFacts,
+  rateLimitPolicy,
   rateLimitRemaining,
   type Telemetry,
   type TelemetryOptions,

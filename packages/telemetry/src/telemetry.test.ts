@@ -22,6 +22,7 @@ import {
   METRICS,
   type PrincipalIdMode,
   problemErrorCode,
+  rateLimitPolicy,
   rateLimitRemaining,
 } from './index.js';
 
@@ -75,6 +76,17 @@ describe('rateLimitRemaining', () => {
     [undefined, undefined, undefined],
   ] as const)('RateLimit %s, RateLimit-Remaining %s: %s', (field, remaining, expected) => {
     expect(rateLimitRemaining(field, remaining)).toBe(expected);
+  });
+});
+
+describe('rateLimitPolicy', () => {
+  it.each([
+    ['"2-in-1min"; q=2; w=60; pk=:ZDBmNjMxY2ExZGRi:', '2-in-1min'],
+    ['"burst";q=10;w=1, "daily";q=1000;w=86400', 'burst, daily'],
+    ['10;w=60', '10;w=60'],
+    [undefined, undefined],
+  ] as const)('%s: %s', (field, expected) => {
+    expect(rateLimitPolicy(field)).toBe(expected);
   });
 });
 
@@ -137,7 +149,7 @@ describe('createTelemetry', () => {
       'plumbline.api.deprecated': true,
       'plumbline.api.sunset': 'Wed, 31 Dec 2025 23:59:59 GMT',
       'plumbline.rate_limit.remaining': 41,
-      'plumbline.rate_limit.policy': '"default";q=60;w=60',
+      'plumbline.rate_limit.policy': 'default',
       'plumbline.auth.method': 'jwt',
       'plumbline.auth.principal_id': 'bc020a35b7f9cb13',
     });

@@ -247,6 +247,22 @@ export function rateLimitRemaining(
 }
 
 /**
+ * The policy names a `RateLimit-Policy` field lists (draft-10: `"2-in-1min";q=2;w=60`, names joined
+ * with `, `), or the field itself when its policies have no names (draft-8: `10;w=60`). The
+ * parameters (`q`, `w`, the partition key `pk`) are left out: a name is what a dashboard groups by.
+ *
+ * @example
+ * ```ts
+ * rateLimitPolicy('"2-in-1min";q=2;w=60;pk=:ZDBm:'); // '2-in-1min'
+ * ```
+ */
+export function rateLimitPolicy(field: string | undefined): string | undefined {
+  if (field === undefined) return undefined;
+  const names = [...field.matchAll(/(?:^|,)\s*"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!);
+  return names.length === 0 ? field : names.join(', ');
+}
+
+/**
  * The `error_code` of a problem document body (JSON or the XML form `@plumbline/errors` renders),
  * or undefined when the body is not one.
  *
@@ -414,7 +430,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
             }
             const remaining = rateLimitRemaining(header('ratelimit'), header('ratelimit-remaining'));
             if (remaining !== undefined) attributes[P.rateLimitRemaining] = remaining;
-            const policy = header('ratelimit-policy');
+            const policy = rateLimitPolicy(header('ratelimit-policy'));
             if (policy !== undefined) attributes[P.rateLimitPolicy] = policy;
             span!.setAttributes(attributes);
             if (errorType !== undefined) span!.setStatus({ code: SpanStatusCode.ERROR });

@@ -22,7 +22,15 @@ import { defineCollection } from '@plumbline/query-parser';
 import * as qpExpress from '@plumbline/query-parser/express';
 import * as qpFastify from '@plumbline/query-parser/fastify';
 import * as qpHono from '@plumbline/query-parser/hono';
+import { createLimiter } from '@plumbline/rate-limit';
+import * as rlExpress from '@plumbline/rate-limit/express';
+import * as rlFastify from '@plumbline/rate-limit/fastify';
+import * as rlHono from '@plumbline/rate-limit/hono';
 import { EXPRESS_VERSIONS, type Framework, type FrameworkApps } from '@plumbline/test-utils';
+import { createVersionPolicy } from '@plumbline/versioning';
+import * as verExpress from '@plumbline/versioning/express';
+import * as verFastify from '@plumbline/versioning/fastify';
+import * as verHono from '@plumbline/versioning/hono';
 import type { Request, Response } from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -42,6 +50,17 @@ const projects = defineCollection({
   defaultSort: 'id',
 });
 const ROWS = [{ id: 1, name: 'Apollo' }];
+
+// GET /reports: versioned by header (v1 deprecated, with a sunset date) and limited to two requests
+// a minute per `X-Client`.
+const policy = createVersionPolicy({
+  strategy: 'header',
+  header: 'API-Version',
+  versions: [{ version: '1', deprecatedAt: '2026-01-01T00:00:00Z', sunsetAt: '2027-12-31T23:59:59Z' }, '2'],
+  defaultVersion: '2',
+});
+const clientOf = (value: string | string[] | undefined): string =>
+  typeof value === 'string' ? value : 'anonymous';
 const FAILURE = 'connection refused by db.internal:5432 (password=hunter2)';
 
 /** The telemetry options of each framework's app (its own SDK providers, say). */
@@ -53,7 +72,13 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
     express: (express) => {
       const name = EXPRESS_VERSIONS.find(([, factory]) => factory === express)![0];
       const app = express();
-      app.use(ex.telemetry({ ...optionsFor(name), principal: authExpress.getPrincipal }));
+      app.use(
+        ex.telemetry({
+          ...optionsFor(name),
+          principal: authExpress.getPrincipal,
+          apiVersion: verExpress.getApiVersion,
+        }),
+      );
       app.use(requestId());
       app.use(negExpress.negotiate());
       app.get('/projects', qpExpress.collectionQuery(projects), (_req: Request, res: Response) => {
@@ -77,13 +102,26 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       app.get('/boom', () => {
         throw new Error(FAILURE);
       });
+      const limiter = createLimiter({ limit: 2, windowMs: 60_000 });
+      app.get(
+        '/reports',
+        verExpress.versioning(policy),
+        rlExpress.rateLimit(limiter, { key: (req) => clientOf(req.headers['x-client']) }),
+        (_req: Request, res: Response) => {
+          negExpress.represent(res, []);
+        },
+      );
       app.use(notFoundHandler());
       app.use(errorHandler({ onError: () => {} }));
       return app;
     },
     fastify: async () => {
       const app = Fastify();
-      await app.register(fa.telemetry, { ...optionsFor('fastify'), principal: authFastify.getPrincipal });
+      await app.register(fa.telemetry, {
+        ...optionsFor('fastify'),
+        principal: authFastify.getPrincipal,
+        apiVersion: verFastify.getApiVersion,
+      });
       await app.register(plumblineErrors, { onError: () => {} });
       await app.register(async (api) => {
         await api.register(negFastify.negotiation, {});
@@ -105,12 +143,31 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
         api.get('/boom', async () => {
           throw new Error(FAILURE);
         });
+        await api.register(async (reports) => {
+          await reports.register(verFastify.versioning, { policy });
+          const limiter = createLimiter({ limit: 2, windowMs: 60_000 });
+          reports.get(
+            '/reports',
+            {
+              onRequest: rlFastify.rateLimit(limiter, {
+                key: (request) => clientOf(request.headers['x-client']),
+              }),
+            },
+            async (_request, reply) => reply.represent([]),
+          );
+        });
       });
       return app;
     },
     hono: () => {
       const app = new Hono();
-      app.use(ho.telemetry({ ...optionsFor('hono'), principal: authHono.getPrincipal }));
+      app.use(
+        ho.telemetry({
+          ...optionsFor('hono'),
+          principal: authHono.getPrincipal,
+          apiVersion: verHono.getApiVersion,
+        }),
+      );
       const problems = problemDetails({ onError: () => {} });
       app.use(problems.middleware);
       app.onError(problems.onError);
@@ -134,6 +191,13 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       app.get('/boom', () => {
         throw new Error(FAILURE);
       });
+      const limiter = createLimiter({ limit: 2, windowMs: 60_000 });
+      app.get(
+        '/reports',
+        verHono.versioning(policy),
+        rlHono.rateLimit(limiter, { key: (c) => clientOf(c.req.header('x-client')) }),
+        (c) => negHono.represent(c, []),
+      );
       return app;
     },
   };

@@ -224,6 +224,52 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: 'a deprecated version: the version served, Deprecation and Sunset, the rate-limit budget',
+    request: {
+      path: '/reports',
+      headers: { ...BASE_HEADERS, 'API-Version': '1', 'X-Client': 'c1', 'X-Request-Id': 'req-v1' },
+    },
+    status: 200,
+    spanName: 'GET /reports',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/reports',
+      'http.route': '/reports',
+      'http.response.status_code': 200,
+      'plumbline.request_id': 'req-v1',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+      'plumbline.api.version': '1',
+      'plumbline.api.deprecated': true,
+      'plumbline.api.sunset': 'Fri, 31 Dec 2027 23:59:59 GMT',
+      'plumbline.rate_limit.remaining': 1,
+      'plumbline.rate_limit.policy': '2-in-1min',
+    },
+  },
+  {
+    name: 'the third request in the window: 429 rate_limited, nothing left',
+    before: [1, 2].map((n) => ({
+      path: '/reports',
+      headers: { ...BASE_HEADERS, 'X-Client': 'c2', 'X-Request-Id': `req-${n}` },
+    })),
+    request: { path: '/reports', headers: { ...BASE_HEADERS, 'X-Client': 'c2', 'X-Request-Id': 'req-429' } },
+    status: 429,
+    spanName: 'GET /reports',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/reports',
+      'http.route': '/reports',
+      'http.response.status_code': 429,
+      'plumbline.request_id': 'req-429',
+      'plumbline.error_code': 'rate_limited',
+      'plumbline.response.media_type': 'application/problem+json',
+      'plumbline.response.language': 'en',
+      'plumbline.api.version': '2',
+      'plumbline.rate_limit.remaining': 0,
+      'plumbline.rate_limit.policy': '2-in-1min',
+    },
+  },
+  {
     name: 'an unknown method: _OTHER, the original kept, the span named HTTP',
     request: {
       method: 'PURGE',
@@ -322,6 +368,8 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
         [{ ...post, 'http.response.status_code': 201 }, 4],
         [{ ...post, 'http.response.status_code': 422 }, 1],
         [{ ...get, 'http.route': '/boom', 'http.response.status_code': 500, 'error.type': '500' }, 1],
+        [{ ...get, 'http.route': '/reports', 'http.response.status_code': 200 }, 3],
+        [{ ...get, 'http.route': '/reports', 'http.response.status_code': 429 }, 1],
         [
           {
             'http.request.method': '_OTHER',
@@ -364,6 +412,10 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
           1,
         ],
         [
+          { 'http.request.method': 'GET', 'http.route': '/reports', 'plumbline.error_code': 'rate_limited' },
+          1,
+        ],
+        [
           {
             'http.request.method': '_OTHER',
             'plumbline.error_code': fastify ? 'method_not_allowed' : 'not_found',
@@ -400,8 +452,15 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
         ],
       ]),
     );
+    expect(points['plumbline.server.api_versions']).toEqual(
+      sorted([
+        [{ 'plumbline.api.version': '1', 'plumbline.api.deprecated': true }, 1],
+        [{ 'plumbline.api.version': '2', 'plumbline.api.deprecated': false }, 3],
+      ]),
+    );
     expect(Object.keys(points).sort()).toEqual([
       'http.server.request.duration',
+      'plumbline.server.api_versions',
       'plumbline.server.idempotency',
       'plumbline.server.problems',
     ]);
