@@ -4,7 +4,6 @@
  * adapters hand over. Only `@opentelemetry/api` is used; with no SDK registered `start` returns
  * undefined before anything is allocated.
  */
-import { createHash } from 'node:crypto';
 import {
   type Attributes,
   type Context,
@@ -25,6 +24,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { DURATION_BUCKETS, HTTP_ATTRIBUTES as H, METRICS, PLUMBLINE_ATTRIBUTES as P } from './attributes.js';
+import { sha256Hex } from './sha256.js';
 
 const NAME = '@plumbline/telemetry';
 // What the global tracer provider delegates to while no SDK is registered: the API's no-op
@@ -290,8 +290,16 @@ export function problemErrorCode(
   return undefined;
 }
 
+// Client ids are few: their hashes are kept (a bounded map, cleared when full).
+const HASHES = new Map<string, string>();
 function hashed(id: string): string {
-  return createHash('sha256').update(id).digest('hex').slice(0, 16);
+  let hash = HASHES.get(id);
+  if (hash === undefined) {
+    if (HASHES.size >= 1024) HASHES.clear();
+    hash = sha256Hex(id).slice(0, 16);
+    HASHES.set(id, hash);
+  }
+  return hash;
 }
 
 /**
