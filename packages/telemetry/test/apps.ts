@@ -102,6 +102,11 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       app.get('/boom', () => {
         throw new Error(FAILURE);
       });
+      const v1 = express.Router();
+      v1.get('/tasks/:id', (req: Request, res: Response) => {
+        negExpress.represent(res, { id: Number(req.params['id']) });
+      });
+      app.use('/v1', v1);
       const limiter = createLimiter({ limit: 2, windowMs: 60_000 });
       app.get(
         '/reports',
@@ -143,6 +148,14 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
         api.get('/boom', async () => {
           throw new Error(FAILURE);
         });
+        await api.register(
+          async (v1) => {
+            v1.get('/tasks/:id', async (request, reply) =>
+              reply.represent({ id: Number((request.params as { id: string }).id) }),
+            );
+          },
+          { prefix: '/v1' },
+        );
         await api.register(async (reports) => {
           await reports.register(verFastify.versioning, { policy });
           const limiter = createLimiter({ limit: 2, windowMs: 60_000 });
@@ -191,6 +204,9 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       app.get('/boom', () => {
         throw new Error(FAILURE);
       });
+      const v1 = new Hono();
+      v1.get('/tasks/:id', (c) => negHono.represent(c, { id: Number(c.req.param('id')) }));
+      app.route('/v1', v1);
       const limiter = createLimiter({ limit: 2, windowMs: 60_000 });
       app.get(
         '/reports',

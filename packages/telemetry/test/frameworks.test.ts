@@ -98,6 +98,21 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: 'a route of a router mounted on /v1: the mount path joined with the template',
+    request: { path: '/v1/tasks/7', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-mounted' } },
+    status: 200,
+    spanName: 'GET /v1/tasks/:id',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/v1/tasks/7',
+      'http.route': '/v1/tasks/:id',
+      'http.response.status_code': 200,
+      'plumbline.request_id': 'req-mounted',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
     name: 'no route: 404 not_found, no http.route, the span named by the method',
     request: { path: '/nope', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-404' } },
     status: 404,
@@ -362,6 +377,7 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
       sorted([
         [{ ...get, 'http.route': '/projects', 'http.response.status_code': 200 }, 2],
         [{ ...get, 'http.route': '/projects/:id', 'http.response.status_code': 200 }, 1],
+        [{ ...get, 'http.route': '/v1/tasks/:id', 'http.response.status_code': 200 }, 1],
         [{ ...get, 'http.response.status_code': 404 }, 1],
         [{ ...get, 'http.route': '/projects', 'http.response.status_code': 400 }, 1],
         [{ ...get, 'http.route': '/projects', 'http.response.status_code': 406 }, 1],

@@ -24,13 +24,18 @@ const PARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
 /** What a handler saw: the active span's trace id and whether it records, and what the adapter left on req/res. */
 interface Seen {
   readonly traceId: string | null;
+  readonly spanId: string | null;
   readonly recording: boolean | null;
   readonly touched?: readonly string[];
 }
 
 const seen = (): Seen => {
   const span = trace.getActiveSpan();
-  return { traceId: span?.spanContext().traceId ?? null, recording: span?.isRecording() ?? null };
+  return {
+    traceId: span?.spanContext().traceId ?? null,
+    spanId: span?.spanContext().spanId ?? null,
+    recording: span?.isRecording() ?? null,
+  };
 };
 
 const apps: FrameworkApps = {
@@ -84,6 +89,7 @@ describe('with no SDK registered', () => {
     expect(outcome.status).toBe(200);
     expect(outcome.body).toEqual({
       traceId: null,
+      spanId: null,
       recording: null,
       ...(framework.startsWith('express') ? { touched: [] } : {}),
     });
@@ -116,15 +122,17 @@ describe('an SDK registered after the apps were built', () => {
     trace.setGlobalTracerProvider(sdk.tracerProvider);
     try {
       const outcome = await senders[framework]!({ path: '/projects/1', headers: { traceparent: PARENT } });
+      const spans = await finishedSpans(sdk.exporter);
       expect(outcome.body).toEqual({
         traceId: TRACE_ID,
+        // The handler runs in the server span's context: its spans are the server span's children.
+        spanId: spans[0]?.spanContext().spanId,
         recording: true,
         // What the check above would have seen had the adapter done its work without an SDK.
         ...(framework.startsWith('express')
           ? { touched: ['res.end', 'close listener', 'req.route accessor'] }
           : {}),
       });
-      const spans = await finishedSpans(sdk.exporter);
       expect(spans.map((span) => [span.name, span.attributes['http.route']])).toEqual([
         ['GET /projects/:id', '/projects/:id'],
       ]);
