@@ -128,6 +128,24 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: 'a problem sent as XML: its error_code read from the XML body',
+    request: {
+      path: '/nope',
+      headers: { ...BASE_HEADERS, Accept: 'application/xml', 'X-Request-Id': 'req-xml' },
+    },
+    status: 404,
+    spanName: 'GET',
+    attributes: {
+      'http.request.method': 'GET',
+      'url.path': '/nope',
+      'http.response.status_code': 404,
+      'plumbline.request_id': 'req-xml',
+      'plumbline.error_code': 'not_found',
+      'plumbline.response.media_type': 'application/problem+xml',
+      'plumbline.response.language': 'en',
+    },
+  },
+  {
     name: 'a rejected collection query: 400 with its error_code, not an error span',
     request: { path: '/projects?sort=-owner', headers: { ...BASE_HEADERS, 'X-Request-Id': 'req-400' } },
     status: 400,
@@ -378,7 +396,7 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
         [{ ...get, 'http.route': '/projects', 'http.response.status_code': 200 }, 2],
         [{ ...get, 'http.route': '/projects/:id', 'http.response.status_code': 200 }, 1],
         [{ ...get, 'http.route': '/v1/tasks/:id', 'http.response.status_code': 200 }, 1],
-        [{ ...get, 'http.response.status_code': 404 }, 1],
+        [{ ...get, 'http.response.status_code': 404 }, 2],
         [{ ...get, 'http.route': '/projects', 'http.response.status_code': 400 }, 1],
         [{ ...get, 'http.route': '/projects', 'http.response.status_code': 406 }, 1],
         [{ ...post, 'http.response.status_code': 201 }, 4],
@@ -398,7 +416,7 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
     );
     expect(points['plumbline.server.problems']).toEqual(
       sorted([
-        [{ 'http.request.method': 'GET', 'plumbline.error_code': 'not_found' }, 1],
+        [{ 'http.request.method': 'GET', 'plumbline.error_code': 'not_found' }, 2],
         [
           {
             'http.request.method': 'GET',
