@@ -9,6 +9,7 @@ import {
   type Context,
   type Counter,
   context,
+  createNoopMeter,
   type Histogram,
   type Meter,
   type MeterProvider,
@@ -31,7 +32,7 @@ const NAME = '@plumbline/telemetry';
 // provider (a fresh proxy has not been given a delegate yet).
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 // The API's no-op meter class, to tell a registered MeterProvider from none.
-const NOOP_METER = metrics.getMeterProvider().getMeter(NAME).constructor;
+const NOOP_METER = createNoopMeter().constructor;
 
 const KNOWN_METHODS = new Set([
   'CONNECT',
