@@ -63,6 +63,31 @@ const clientOf = (value: string | string[] | undefined): string =>
   typeof value === 'string' ? value : 'anonymous';
 const FAILURE = 'connection refused by db.internal:5432 (password=hunter2)';
 
+// POST /slow waits in its handler until the test releases it, so a retry arrives while it is in flight.
+let slow: { enter: () => void; wait: Promise<void> } | undefined;
+const inSlow = async (): Promise<void> => {
+  const held = slow;
+  held?.enter();
+  await held?.wait;
+};
+
+/** Holds the next POST /slow in its handler: `entered` once it is there, `release()` lets it answer. */
+export function holdSlow(): { entered: Promise<void>; release: () => void } {
+  let enter = () => {};
+  let release = () => {};
+  const entered = new Promise<void>((resolve) => {
+    enter = resolve;
+  });
+  const wait = new Promise<void>((resolve) => {
+    release = () => {
+      slow = undefined;
+      resolve();
+    };
+  });
+  slow = { enter, wait };
+  return { entered, release };
+}
+
 /** The telemetry options of each framework's app (its own SDK providers, say). */
 export type OptionsFor = (framework: Framework) => TelemetryOptions;
 
@@ -94,6 +119,15 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
           const id = next++;
           res.setHeader('Location', `/projects/${id}`);
           negExpress.represent(res, { id, ...(req.body as object) }, 201);
+        },
+      );
+      app.post(
+        '/slow',
+        express.json(),
+        idemExpress.idempotency({ store: createMemoryStore() }),
+        async (_req: Request, res: Response) => {
+          await inSlow();
+          res.status(201).json({ done: true });
         },
       );
       app.get('/projects/:id', (req: Request, res: Response) => {
@@ -140,6 +174,13 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
             return reply
               .header('Location', `/projects/${id}`)
               .represent({ id, ...(request.body as object) }, 201);
+          });
+        });
+        await api.register(async (slowScope) => {
+          await slowScope.register(idemFastify.idempotency, { store: createMemoryStore() });
+          slowScope.post('/slow', async (_request, reply) => {
+            await inSlow();
+            return reply.code(201).send({ done: true });
           });
         });
         api.get('/projects/:id', async (request, reply) =>
@@ -198,6 +239,10 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
           return negHono.represent(c, { id, ...(await c.req.json()) }, 201);
         },
       );
+      app.post('/slow', idemHono.idempotency({ store: createMemoryStore() }), async (c) => {
+        await inSlow();
+        return c.json({ done: true }, 201);
+      });
       app.get('/projects/:id', (c) =>
         negHono.represent(c, { id: Number(c.req.param('id')), name: 'Apollo' }),
       );

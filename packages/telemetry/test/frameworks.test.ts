@@ -7,7 +7,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { FRAMEWORKS, type Framework, frameworkSenders, type HttpRequestSpec } from '@plumbline/test-utils';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DURATION_BUCKETS } from '../src/index.js';
-import { API_KEY, telemetryApps } from './apps.js';
+import { API_KEY, holdSlow, telemetryApps } from './apps.js';
 import { createSdk, finishedSpans, registerGlobals, type Sdk } from './sdk.js';
 
 registerGlobals();
@@ -499,6 +499,65 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
       'plumbline.server.problems',
     ]);
     expect(durationShape).toEqual({ unit: 's', boundaries: [...DURATION_BUCKETS] });
+  });
+
+  // After the metrics check, which counts the table's requests only.
+  it('a retry while the first request is in flight: 409 idempotency_key_in_use, outcome in_flight', async () => {
+    const slowPost = (requestIdValue: string): HttpRequestSpec => ({
+      method: 'POST',
+      path: '/slow',
+      headers: {
+        ...BASE_HEADERS,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'key-in-flight',
+        'X-Request-Id': requestIdValue,
+      },
+      body: '{}',
+    });
+    const held = holdSlow();
+    const first = senders[framework]!(slowPost('req-first-slow'));
+    await held.entered;
+    const retry = await senders[framework]!(slowPost('req-retry'));
+    held.release();
+    expect([retry.status, (await first).status]).toEqual([409, 201]);
+    const spans = await finishedSpans(sdk.exporter, 2);
+    const byRequestId = Object.fromEntries(
+      spans.map((span) => [
+        String(span.attributes['plumbline.request_id']),
+        [span.name, { ...span.attributes }],
+      ]),
+    );
+    expect(byRequestId).toEqual({
+      'req-first-slow': [
+        'POST /slow',
+        {
+          ...REQUEST_SIDE,
+          'http.request.method': 'POST',
+          'url.path': '/slow',
+          'http.route': '/slow',
+          'http.response.status_code': 201,
+          'plumbline.request_id': 'req-first-slow',
+          'plumbline.response.media_type': 'application/json',
+          'plumbline.response.language': 'en',
+          'plumbline.idempotency.outcome': 'new',
+        },
+      ],
+      'req-retry': [
+        'POST /slow',
+        {
+          ...REQUEST_SIDE,
+          'http.request.method': 'POST',
+          'url.path': '/slow',
+          'http.route': '/slow',
+          'http.response.status_code': 409,
+          'plumbline.request_id': 'req-retry',
+          'plumbline.error_code': 'idempotency_key_in_use',
+          'plumbline.response.media_type': 'application/problem+json',
+          'plumbline.response.language': 'en',
+          'plumbline.idempotency.outcome': 'in_flight',
+        },
+      ],
+    });
   });
 });
 
