@@ -130,6 +130,16 @@ export const CORE_USES: Readonly<Record<string, string>> = {
     assert.deepEqual([evil.allowed, evil.headers], [false, { Vary: 'Origin' }]);
     assert.throws(() => createCors({ origins: '*', credentials: true }), TypeError);
   `,
+  telemetry: `
+    const { createTelemetry, idempotencyOutcome, problemErrorCode, rateLimitPolicy } = await load('@plumbline/telemetry');
+    // No SDK registered: nothing is started and the carrier is never read.
+    const reads = [];
+    const getter = { keys: () => { reads.push('keys'); return []; }, get: (_c, key) => { reads.push(key); return undefined; } };
+    assert.deepEqual([createTelemetry().start('GET', {}, getter), reads], [undefined, []]);
+    assert.equal(problemErrorCode('application/problem+json; charset=utf-8', '{"error_code":"invalid_sort"}'), 'invalid_sort');
+    assert.deepEqual([idempotencyOutcome(true, 201, undefined, 'true'), idempotencyOutcome(true, 409, 'idempotency_key_in_use', undefined)], ['replayed', 'in_flight']);
+    assert.equal(rateLimitPolicy('"60-in-1min";q=60;w=60'), '60-in-1min');
+  `,
   conformance: `
     const { lint } = await load('@plumbline/conformance');
     const { createRuleset } = await load('@plumbline/conformance/ruleset');
@@ -305,6 +315,21 @@ export const EXPRESS_APPS: Readonly<Record<string, string>> = {
     assert.deepEqual([first.status, first.headers.ratelimit], [200, '"1-in-1min"; r=0; t=60']);
     const refused = await request(app, { path: '/projects' });
     assert.deepEqual([refused.status, refused.headers['retry-after'], refused.json.error_code], [429, '60', 'rate_limited']);
+  `,
+  telemetry: `
+    const { telemetry } = await load('@plumbline/telemetry/express');
+    const { errorHandler, notFoundHandler, requestId } = await load('@plumbline/errors/express');
+    const app = express();
+    app.use(telemetry());
+    app.use(requestId());
+    app.get('/projects/:id', (req, res) => res.json({ id: Number(req.params.id) }));
+    app.use(notFoundHandler());
+    app.use(errorHandler({ onError: () => {} }));
+    // No SDK registered: the middleware passes every request through untouched.
+    const found = await request(app, { path: '/projects/42', headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    assert.deepEqual([found.status, found.json], [200, { id: 42 }]);
+    const missing = await request(app, { path: '/nope' });
+    assert.deepEqual([missing.status, missing.json.error_code], [404, 'not_found']);
   `,
   cors: `
     const { cors } = await load('@plumbline/cors/express');
@@ -676,5 +701,27 @@ import { createIssuer } from '@plumbline/auth/issuer';`,
       assert.deepEqual([preflight.status, preflight.headers['access-control-allow-origin'], preflight.headers['access-control-max-age']], [204, 'https://app.example.com', '600']);
       const missing = await call(address, { path: '/nope', headers: { origin: 'https://app.example.com' } });
       assert.deepEqual([missing.status, missing.headers['access-control-allow-credentials'], missing.json.error_code], [404, 'true', 'not_found']);`,
+  },
+  telemetry: {
+    imports: '',
+    setup: '',
+    fastify: {
+      imports: "import { telemetry } from '@plumbline/telemetry/fastify';",
+      build: `
+    await app.register(telemetry);
+    app.get('/projects/:id', async (request) => ({ id: Number((request.params as { id: string }).id) }));`,
+    },
+    hono: {
+      imports: "import { telemetry } from '@plumbline/telemetry/hono';",
+      build: `
+    app.use(telemetry());
+    app.get('/projects/:id', (c) => c.json({ id: Number(c.req.param('id')) }));`,
+    },
+    checks: `
+      // No SDK registered: the middleware passes every request through untouched.
+      const found = await call(address, { path: '/projects/42' });
+      assert.deepEqual([found.status, found.json], [200, { id: 42 }]);
+      const missing = await call(address, { path: '/nope' });
+      assert.deepEqual([missing.status, missing.json.error_code], [404, 'not_found']);`,
   },
 };

@@ -1,0 +1,3 @@
+import { libraryConfig } from '../../tsdown.base.ts';
+
+export default libraryConfig(['index', 'express', 'fastify', 'hono']);
