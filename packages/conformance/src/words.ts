@@ -217,9 +217,20 @@ let dictionary: ReadonlySet<string> | undefined;
  * The path of `word-list`'s words.txt, found by resolving the package rather than importing it:
  * `word-list` is ESM-only, and a `require()` of it fails in Jest's module loader and on Node before
  * 20.19, where this package's CommonJS build must still load.
+ *
+ * Spectral bundles a ruleset (`spectral lint --ruleset .../ruleset.mjs`) and runs the bundle where
+ * `import.meta.url` becomes `__filename`, which is not defined there: the package is then found
+ * from the working directory, and `word-list` from the package (npm's flat and pnpm's nested
+ * layouts alike).
  */
 function wordListFile(): string {
-  return join(dirname(createRequire(import.meta.url).resolve('word-list')), 'words.txt');
+  let from: string;
+  try {
+    from = import.meta.url;
+  } catch {
+    from = createRequire(join(process.cwd(), 'noop.js')).resolve('@plumbline/conformance');
+  }
+  return join(dirname(createRequire(from).resolve('word-list')), 'words.txt');
 }
 
 /** Whether `word` is an English word (lower case), by `word-list`; read once, on first use. */
