@@ -34,6 +34,9 @@ import { applyToArray, buildPage, defineCollection } from '@plumbline/query-pars
 import * as queryExpress from '@plumbline/query-parser/express';
 import * as queryFastify from '@plumbline/query-parser/fastify';
 import * as queryHono from '@plumbline/query-parser/hono';
+import * as telExpress from '@plumbline/telemetry/express';
+import * as telFastify from '@plumbline/telemetry/fastify';
+import * as telHono from '@plumbline/telemetry/hono';
 import { createVersionPolicy } from '@plumbline/versioning';
 import * as verExpress from '@plumbline/versioning/express';
 import * as verFastify from '@plumbline/versioning/fastify';
@@ -163,6 +166,9 @@ const expressApps = {
     express()
       .use(authExpress.authenticate({ jwt: verifier() }))
       .get('/v2/items', sendBody),
+  // No OpenTelemetry SDK is registered in this process: the row is what telemetry() costs a service
+  // that has not turned tracing on (the issue's "nothing measurable").
+  telemetry: () => express().use(telExpress.telemetry()).get('/v2/items', sendBody),
   'bare-post': () => express().post('/v2/items', express.json(), sendCreated),
   'contract-hand': () =>
     express()
@@ -280,6 +286,11 @@ const fastifyApps = {
     Fastify()
       .addHook('onRequest', authFastify.authenticate({ jwt: verifier() }))
       .get('/v2/items', fastifyBody),
+  telemetry: async () => {
+    const app = Fastify();
+    await app.register(telFastify.telemetry);
+    return app.get('/v2/items', fastifyBody);
+  },
   'bare-post': async () => Fastify().post('/v2/items', fastifyCreated),
   'contract-hand': async () => {
     const app = await fastifyFront();
@@ -367,6 +378,7 @@ const honoApps = {
   versioning: () => new Hono().use(verHono.versioning(policy())).get('/v2/items', honoBody),
   'query-parser': () => new Hono().get('/v2/items', queryHono.collectionQuery(collection), honoBody),
   auth: () => new Hono().use(authHono.authenticate({ jwt: verifier() })).get('/v2/items', honoBody),
+  telemetry: () => new Hono().use(telHono.telemetry()).get('/v2/items', honoBody),
   'bare-post': () => new Hono().post('/v2/items', honoCreated),
   'contract-hand': () =>
     honoFront().get(

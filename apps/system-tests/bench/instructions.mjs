@@ -92,6 +92,7 @@ const MIDDLEWARE = [
   'versioning',
   'query-parser',
   'auth',
+  'telemetry',
   'idempotency',
   'contract',
   'contract-validated',
@@ -125,8 +126,8 @@ for (const name of ONLY ?? []) {
 const wanted = (route) => !ONLY || ONLY.has(route);
 /** With --split each route is counted in its own process (more start-ups, but on a busy machine many short processes finish sooner). */
 const ROUTES = [
-  ...(MIDDLEWARE.slice(0, 5).some(wanted) ? ['bare'] : []),
-  ...MIDDLEWARE.slice(0, 5).filter(wanted),
+  ...(MIDDLEWARE.slice(0, 6).some(wanted) ? ['bare'] : []),
+  ...MIDDLEWARE.slice(0, 6).filter(wanted),
   ...(wanted('idempotency') ? ['bare-post', 'idempotency'] : []),
   ...(opts.redis && wanted('idempotency') ? ['idempotency-redis', 'redis-floor'] : []),
   ...(wanted('contract') || wanted('contract-validated') ? ['bare', 'contract-hand'] : []),
