@@ -78,7 +78,8 @@ function attrs(list: readonly KeyValue[] | undefined): Attrs {
 }
 
 // OTLP/JSON writes trace and span ids as hex strings (not base64 as protobuf's JSON mapping would).
-const hexId = (id: string | undefined): string | undefined => (id === undefined || id === '' ? undefined : id);
+const hexId = (id: string | undefined): string | undefined =>
+  id === undefined || id === '' ? undefined : id;
 
 interface ExportTrace {
   readonly resourceSpans?: readonly {

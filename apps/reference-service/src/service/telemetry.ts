@@ -167,9 +167,33 @@ export function otelSettings(env: Env = process.env): OtelSettings | undefined {
 }
 
 /**
+ * The `http.route` of a request path: the path template of the OpenAPI document (or of the
+ * service's other pages) it falls under, `/v2/projects/{project_id}`, the same as the `route` label
+ * of the Prometheus metrics (`routeOf` of service/metrics.ts); undefined when none does (a 404 for a
+ * path nobody routes). Every wiring passes it as the middleware's `route`, so the three frameworks
+ * record the same template whatever answered: a route, or a middleware before it (401, 429, 503),
+ * which Express's `req.route` does not see inside the version routers.
+ *
+ * @example
+ * ```ts
+ * const route = telemetryRoute(metrics.routeOf);
+ * route('/v2/projects/42'); // '/v2/projects/{project_id}'
+ * route('/v2/projects/'); // undefined
+ * ```
+ */
+export function telemetryRoute(routeOf: (path: string) => string): (path: string) => string | undefined {
+  return (path) => {
+    // Paths match exactly on every framework: a trailing slash is a 404, never the route.
+    if (path.length > 1 && path.endsWith('/')) return undefined;
+    const template = routeOf(path);
+    return template === 'unmatched' ? undefined : template;
+  };
+}
+
+/**
  * What every wiring passes to `@plumbline/telemetry`'s middleware besides its framework's getters
- * (`getPrincipal`, `getApiVersion`): principal ids hashed (the package's default, written out so a
- * copy of the service sees the choice), the request id from `X-Request-Id` as `@plumbline/errors`
- * sends it.
+ * (`getPrincipal`, `getApiVersion`, the path for {@link telemetryRoute}): principal ids hashed (the
+ * package's default, written out so a copy of the service sees the choice), the request id from
+ * `X-Request-Id` as `@plumbline/errors` sends it.
  */
 export const TELEMETRY_OPTIONS = { principalId: 'hashed', requestIdHeader: 'X-Request-Id' } as const;

@@ -70,7 +70,7 @@ import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { TELEMETRY_OPTIONS } from '../../service/telemetry.js';
+import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
@@ -155,8 +155,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
 
   // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK. The
   // version served is the one the route constraint resolved.
+  const route = telemetryRoute((path) => metrics.routeOf(path));
   await app.register(telemetry, {
     ...TELEMETRY_OPTIONS,
+    route: (request) => route(pathOf(request)),
     principal: getPrincipal,
     apiVersion: (request) => {
       const outcome = outcomeOf(request.raw);
