@@ -42,7 +42,7 @@ export interface ReceivedSpan {
 }
 
 /** One data point of a sum or a histogram, with its metric's name. */
-export interface ReceivedPoint {
+interface ReceivedPoint {
   readonly metric: string;
   readonly unit: string | undefined;
   readonly kind: 'sum' | 'histogram' | 'gauge';
