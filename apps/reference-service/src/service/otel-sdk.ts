@@ -6,9 +6,13 @@
  * (endpoint, headers, timeout, compression, certificates); the resource reads `OTEL_SERVICE_NAME`
  * and `OTEL_RESOURCE_ATTRIBUTES`, over the service's default name `plumbline-reference-service`.
  */
+import { register } from 'node:module';
 import { context, metrics, propagation, type TextMapPropagator, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import {
   defaultResource,
   detectResources,
@@ -117,6 +121,19 @@ export async function startOtelSdk(settings: OtelSettings): Promise<OtelSdk> {
     metrics.setGlobalMeterProvider(provider);
     stops.push(() => provider.shutdown());
   }
+
+  // Child spans for Redis commands and SQL statements: the instrumentations patch ioredis and pg as
+  // they load, so this runs before main.ts imports service/context.ts (which imports both). The
+  // service is ESM: its `import` of them goes through import-in-the-middle's loader hook, registered
+  // here (it sees the modules loaded after this point only). Only calls made for a request are
+  // recorded: the migrations and the seeding at start would each be a trace of their own.
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  registerInstrumentations({
+    instrumentations: [
+      new IORedisInstrumentation({ requireParentSpan: true }),
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
+  });
 
   return {
     async shutdown(timeoutMs) {
