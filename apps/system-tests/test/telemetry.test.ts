@@ -4,9 +4,10 @@
  * `OTEL_EXPORTER_OTLP_PROTOCOL=http/json`). One instance, on the framework of the project
  * (`system-tests`, `system-tests:fastify`, `system-tests:hono`), answers a list (continuing the
  * caller's `traceparent`), a rejected query, a created project and its idempotent replay, a v1 call,
- * a 404, a 429 and a 503 while its Redis is frozen (SIGSTOP); each server span is checked attribute by
- * attribute, the metrics by their data points after SIGTERM flushed them, and the access log's
- * `trace_id` against the spans.
+ * a 404, a 429 and a 503 while its Redis is frozen (SIGSTOP), on PostgreSQL and a Redis of its own;
+ * each server span is checked attribute by attribute, the SQL statements and Redis commands under
+ * them (instrumentation-pg, -ioredis), the metrics by their data points after SIGTERM flushed them,
+ * and the access log's `trace_id` against the spans.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
