@@ -2,9 +2,10 @@
  * A small OTLP/HTTP receiver on loopback for the telemetry system test: it accepts what the
  * OpenTelemetry SDK's exporters send with `OTEL_EXPORTER_OTLP_PROTOCOL=http/json` (`POST /v1/traces`,
  * `POST /v1/metrics`, gzip or not), decodes the JSON encoding of the OTLP protobuf messages and keeps
- * the spans and metric data points, with attribute lists turned into plain objects. It answers as
- * the OTLP specification says a collector does: 200 with an empty JSON `Export*ServiceResponse`, 415
- * for another content type, 404 for another path.
+ * the spans and metric data points, with attribute lists turned into plain objects. What the SDK
+ * sends with the default `http/protobuf` is kept as bytes, not decoded. It answers as the OTLP
+ * specification says a collector does: 200 with an empty `Export*ServiceResponse` (JSON, or an empty
+ * protobuf message), 415 for another content type, 404 for another path.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { promisify } from 'node:util';
@@ -57,6 +58,8 @@ export interface OtlpReceiver {
   readonly endpoint: string;
   readonly spans: ReceivedSpan[];
   readonly points: ReceivedPoint[];
+  /** The bodies of protobuf exports (`application/x-protobuf`), by path, as received. */
+  readonly protobuf: { readonly path: string; readonly body: Buffer }[];
   /** Every request received: method, path, content type (for the protocol check). */
   readonly requests: { readonly method: string; readonly path: string; readonly contentType: string }[];
   /** Waits until `found` returns something, polling every 50 ms; throws after `timeoutMs`. */
@@ -133,6 +136,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const points: ReceivedPoint[] = [];
   const requests: OtlpReceiver['requests'] = [];
+  const protobuf: OtlpReceiver['protobuf'] = [];
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!;
@@ -143,6 +147,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     };
     if (req.method !== 'POST' || (path !== '/v1/traces' && path !== '/v1/metrics')) {
       answer(404, '{}');
+      return;
+    }
+    if (contentType === 'application/x-protobuf') {
+      body(req).then(
+        (raw) => {
+          protobuf.push({ path, body: raw });
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        },
+        () => answer(400, '{}'),
+      );
       return;
     }
     if (!contentType.startsWith('application/json')) {
@@ -209,6 +223,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
     points,
+    protobuf,
     requests,
     async waitFor(found, timeoutMs, what) {
       const deadline = Date.now() + timeoutMs;

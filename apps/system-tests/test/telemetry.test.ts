@@ -471,3 +471,47 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
     });
   });
 });
+
+describe.skipIf(!ready)(
+  `OTLP with the default protocol, http/protobuf (${process.env['FRAMEWORK'] ?? 'express'})`,
+  () => {
+    it('no OTEL_EXPORTER_OTLP_PROTOCOL: traces and metrics leave as protobuf, the request id in the span', async () => {
+      const receiver = await startOtlpReceiver();
+      const { instance } = await startInstance({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_METRIC_EXPORT_INTERVAL: '500',
+      });
+      try {
+        const requestId = `protobuf-${randomUUID()}`;
+        const reply = await request(`${instance.url}/health`, { headers: { 'x-request-id': requestId } });
+        expect(reply.status).toBe(200);
+        // Not decoded: a protobuf string field is its UTF-8 bytes, so the id is found as it was sent.
+        await receiver.waitFor(
+          () =>
+            receiver.protobuf.some((p) => p.path === '/v1/traces' && p.body.includes(requestId))
+              ? true
+              : undefined,
+          10_000,
+          'protobuf trace export with the request id',
+        );
+        await receiver.waitFor(
+          () =>
+            receiver.protobuf.some(
+              (p) => p.path === '/v1/metrics' && p.body.includes('http.server.request.duration'),
+            )
+              ? true
+              : undefined,
+          10_000,
+          'protobuf metrics export',
+        );
+        expect(new Set(receiver.requests.map((r) => `${r.method} ${r.path} ${r.contentType}`))).toEqual(
+          new Set(['POST /v1/traces application/x-protobuf', 'POST /v1/metrics application/x-protobuf']),
+        );
+      } finally {
+        await instance.stop();
+        await receiver.close();
+      }
+    }, 30_000);
+  },
+);
