@@ -1,4 +1,5 @@
 import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './service/config.js';
+import { type OtelSettings, otelSettings } from './service/telemetry.js';
 
 /** The curl target of the project list, v2, in the shape VERSIONING_STRATEGY gives. */
 function tryProjects(base: string, config: ServiceConfig): string {
@@ -14,9 +15,9 @@ function tryProjects(base: string, config: ServiceConfig): string {
   }
 }
 
-function readConfig(): ServiceConfig {
+function readConfig(): { config: ServiceConfig; otel: OtelSettings | undefined } {
   try {
-    return loadConfig();
+    return { config: loadConfig(), otel: otelSettings() };
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}\n\n${helpText()}`);
@@ -36,7 +37,10 @@ async function main(): Promise<void> {
     console.error(tooOld);
     process.exit(1);
   }
-  const config = readConfig();
+  const { config, otel } = readConfig();
+  // OpenTelemetry only when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT, service/telemetry.ts),
+  // and first, so the tracer and meter providers are registered before the app is built.
+  const sdk = otel ? await (await import('./service/otel-sdk.js')).startOtelSdk(otel) : undefined;
   // The rest loads only now: `--help`, a configuration error and a too-old Node answer without
   // loading the database drivers, Redis, pino or a framework (the listener loads just the one configured).
   const [
@@ -95,6 +99,8 @@ async function main(): Promise<void> {
     server.close(async (error) => {
       clearInterval(sweep);
       await ctx.close();
+      // The last spans and metric readings go out before the process ends (bounded by the grace timer too).
+      await sdk?.shutdown(config.shutdownGraceMs);
       process.exit(error ? 1 : 0);
     });
     server.closeIdleConnections();
@@ -103,7 +109,10 @@ async function main(): Promise<void> {
     setTimeout(() => {
       console.error(`Requests still running after ${config.shutdownGraceMs} ms: closing them`);
       server.closeAllConnections();
-      void ctx.close().finally(() => process.exit(1));
+      void ctx
+        .close()
+        .then(() => sdk?.shutdown(1000))
+        .finally(() => process.exit(1));
     }, config.shutdownGraceMs).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

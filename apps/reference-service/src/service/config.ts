@@ -235,6 +235,11 @@ const CONFIG_HELP: readonly (readonly [string, string, string])[] = [
   ],
   ['TLS_KEY_FILE', '(unset)', 'PEM private key for TLS_CERT_FILE'],
   ['LOG_LEVEL', 'info', 'fatal | error | warn | info | debug | trace | silent'],
+  [
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    '(unset: no OpenTelemetry SDK)',
+    'OTLP/HTTP collector to export traces and metrics to (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _METRICS_ENDPOINT); the standard OTEL_* variables apply: OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf | http/json), OTEL_TRACES_SAMPLER, OTEL_BSP_*, OTEL_METRIC_EXPORT_INTERVAL, OTEL_PROPAGATORS, OTEL_SDK_DISABLED',
+  ],
   ['SHUTDOWN_GRACE_MS', '10000', 'how long in-flight requests may finish after SIGTERM'],
   [
     'REDIS_COMMAND_TIMEOUT_MS',

@@ -1,13 +1,15 @@
 /**
  * Logging: pino, one JSON object per line in production (and whenever stdout is not a terminal),
  * readable one-line output through pino-pretty when stdout is a terminal outside production. Every
- * line a request writes carries its `request_id` (and the W3C `traceparent` trace id when the
- * caller sent one). Credentials never reach the logs: `Authorization`, `Proxy-Authorization`,
+ * line a request writes carries its `request_id` and, as `trace_id`, the trace id of the active
+ * OpenTelemetry span when the SDK runs (service/otel-sdk.ts), else that of a W3C `traceparent` the
+ * caller sent. Credentials never reach the logs: `Authorization`, `Proxy-Authorization`,
  * `X-API-Key`, cookies and `Set-Cookie` are replaced, token, secret and password fields anywhere
  * in a logged object are censored, and credential-looking query parameters and `user:password@`
  * parts of URLs are masked.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import {
   DEFAULT_REDACTED_PARAMETERS,
   type KeySetErrorEvent,
@@ -88,6 +90,17 @@ export function traceIdOf(header: string | string[] | undefined): string | undef
 }
 
 /**
+ * The trace id of the span active in the current context (the request's server span, when the
+ * OpenTelemetry SDK runs and `@plumbline/telemetry` started one), else undefined: without an SDK
+ * there is no context manager, so no span is ever active.
+ */
+function activeTraceId(): string | undefined {
+  const active = trace.getSpanContext(context.active());
+  // A span the sampler dropped still carries its trace id (the caller's, or a new one).
+  return active !== undefined && isSpanContextValid(active) ? active.traceId : undefined;
+}
+
+/**
  * The service's logger. `pretty` (a terminal in development) prints one readable line per entry
  * through pino-pretty; otherwise one JSON object per line. `destination` is for tests.
  *
@@ -127,7 +140,7 @@ export function createLogger(options: {
 /**
  * The access log on Node's request and response, for every wiring: one line per request
  * (`request completed`, level error for 5xx, warn for 503) and `req.log` for handlers, each line
- * carrying `request_id` and `trace_id` (from `traceparent`). Call it with the raw objects (Fastify
+ * carrying `request_id` and `trace_id` (the active span's, else `traceparent`'s). Call it with the raw objects (Fastify
  * `request.raw`/`reply.raw`, @hono/node-server `c.env.incoming`/`c.env.outgoing`) once the request
  * id is known; `requestIdOf` returns that id (`-` is logged when it returns `undefined`). A `query`
  * object on the request, when the framework put one there, is logged with credentials masked.
@@ -143,17 +156,26 @@ export function createAccessLogger(
   requestIdOf: (req: IncomingMessage) => string | undefined,
   proxies?: ProxyPolicy,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const props = new WeakMap<IncomingMessage, Record<string, string>>();
   return pinoHttp({
     logger,
     genReqId: (req) => requestIdOf(req) ?? '-',
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id' },
     customProps: (req) => {
-      const traceId = traceIdOf(req.headers['traceparent']);
+      // Read once, at the start (inside the server span's context), and reused for the last line.
+      const known = props.get(req);
+      if (known !== undefined) return known;
+      const traceId = activeTraceId() ?? traceIdOf(req.headers['traceparent']);
       // The client behind the trusted proxies (TRUST_PROXY), as the rate limits key it;
       // `remoteAddress` below stays the socket's peer.
       const client = proxies?.clientAddress(req.socket?.remoteAddress, req.headers['x-forwarded-for']);
-      return { ...(traceId ? { trace_id: traceId } : {}), ...(client ? { client_address: client } : {}) };
+      const bindings = {
+        ...(traceId ? { trace_id: traceId } : {}),
+        ...(client ? { client_address: client } : {}),
+      };
+      props.set(req, bindings);
+      return bindings;
     },
     // 503 is a fail-closed answer to an outage that its detector logs once; per request it is a warning.
     customLogLevel: (_req, res, error) =>

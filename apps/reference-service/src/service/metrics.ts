@@ -79,6 +79,11 @@ export interface ServiceMetrics {
     path: string,
     responseHeader?: (name: string) => unknown,
   ): void;
+  /**
+   * The route template of a request path, as the `route` label has it (`/v2/projects/{project_id}`,
+   * `unmatched` when no template fits); the OpenTelemetry spans use it too (service/telemetry.ts).
+   */
+  routeOf(path: string): string;
   /** Records the error a response was answered with; call from the error handler, before it sends. */
   recordError(req: IncomingMessage, error: HttpError): void;
   /** The `/metrics` answer: the registry in the Prometheus text format, never cached. */
@@ -205,6 +210,7 @@ export function createMetrics(
     registry,
     track,
     render,
+    routeOf: route,
     recordError(req, error) {
       (req as unknown as Record<symbol, string>)[ERROR_CODE] = error.code;
     },

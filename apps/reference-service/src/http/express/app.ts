@@ -2,7 +2,7 @@
  * The reference service's Express app: every Plumbline package composed in the order a request
  * meets them. Kept apart from `main.ts` so tests drive exactly the app production runs.
  *
- *   request id → version headers → access log → HTTPS check → failure rate limit (not for /health,
+ *   telemetry → request id → version headers → access log → HTTPS check → failure rate limit (not for /health,
  *   /ready) → neutral routes → v1 | v2 (read as VERSIONING_STRATEGY says, service/versioning.ts):
  *   version headers → negotiation (406) → authentication (401/403)
  *     → rate limit per principal (429) → body type (415) → body parser (400/413)
@@ -32,7 +32,8 @@ import {
 import { negotiate } from '@plumbline/negotiation/express';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/express';
-import { versionedRouter, versioning } from '@plumbline/versioning/express';
+import { telemetry } from '@plumbline/telemetry/express';
+import { getApiVersion, versionedRouter, versioning } from '@plumbline/versioning/express';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
@@ -49,6 +50,7 @@ import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
+import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
@@ -92,6 +94,16 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK.
+  const route = telemetryRoute(metrics.routeOf);
+  app.use(
+    telemetry({
+      ...TELEMETRY_OPTIONS,
+      principal: getPrincipal,
+      apiVersion: getApiVersion,
+      route: (req) => route(req.originalUrl.split('?', 1)[0]!),
+    }),
+  );
   app.use(metricsMiddleware(metrics));
   app.use(requestId());
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP

@@ -34,6 +34,7 @@ import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { negotiation } from '@plumbline/negotiation/fastify';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/fastify';
+import { telemetry } from '@plumbline/telemetry/fastify';
 import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
 import Fastify, {
   type FastifyInstance,
@@ -69,6 +70,7 @@ import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
+import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
@@ -150,6 +152,19 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
       app.addHttpMethod(method, { hasBody: true });
   }
+
+  // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK. The
+  // version served is the one the route constraint resolved.
+  const route = telemetryRoute((path) => metrics.routeOf(path));
+  await app.register(telemetry, {
+    ...TELEMETRY_OPTIONS,
+    route: (request) => route(pathOf(request)),
+    principal: getPrincipal,
+    apiVersion: (request) => {
+      const outcome = outcomeOf(request.raw);
+      return outcome.kind === 'resolved' ? outcome.resolved.version : undefined;
+    },
+  });
 
   // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
   // route (RFC 9110 13.2.2; `If-None-Match: *` matches any current representation), as Express's

@@ -31,7 +31,8 @@ import { negotiate, represent } from '@plumbline/negotiation/hono';
 import { rawQueryOf } from '@plumbline/query-parser';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/hono';
-import { versioning } from '@plumbline/versioning/hono';
+import { telemetry } from '@plumbline/telemetry/hono';
+import { getApiVersion, versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
@@ -62,6 +63,7 @@ import { createMetrics } from '../../service/metrics.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
+import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { versionOf, versionRoutes } from './routes.js';
 
@@ -127,6 +129,16 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths.
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK.
+  const route = telemetryRoute(metrics.routeOf);
+  app.use(
+    telemetry({
+      ...TELEMETRY_OPTIONS,
+      principal: getPrincipal,
+      apiVersion: getApiVersion,
+      route: (c) => route(c.req.path),
+    }),
+  );
   app.use(async (c, next) => {
     const { incoming, outgoing } = c.env;
     incoming.url = received.get(incoming) ?? incoming.url;

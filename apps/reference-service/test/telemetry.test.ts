@@ -1,0 +1,148 @@
+/**
+ * OpenTelemetry in the service (service/telemetry.ts): the SDK's settings read from the standard
+ * OpenTelemetry variables only, nothing when no OTLP endpoint is set, a configuration error for what
+ * the service cannot honour; and the `http.route` every wiring records. The SDK itself, against a
+ * real OTLP receiver, is apps/system-tests/test/telemetry.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/service/config.js';
+import { otelSettings, telemetryRoute } from '../src/service/telemetry.js';
+
+const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+const DEFAULT_TRACES = {
+  protocol: 'http/protobuf',
+  sampler: 'parentbased_always_on',
+  ratio: 1,
+  batch: {
+    scheduledDelayMillis: 5000,
+    exportTimeoutMillis: 30_000,
+    maxQueueSize: 2048,
+    maxExportBatchSize: 512,
+  },
+};
+const DEFAULT_METRICS = {
+  protocol: 'http/protobuf',
+  exportIntervalMillis: 60_000,
+  exportTimeoutMillis: 30_000,
+};
+
+describe('otelSettings: the SDK only when an OTLP endpoint is set', () => {
+  it.each([
+    ['nothing set', {}],
+    ['only OTEL_SERVICE_NAME', { OTEL_SERVICE_NAME: 'api' }],
+    ['an empty endpoint', { OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }],
+    ['OTEL_SDK_DISABLED=true', { ...ENDPOINT, OTEL_SDK_DISABLED: 'true' }],
+    ['both exporters none', { ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }],
+  ])('%s: undefined (the SDK is not loaded)', (_label, env) => {
+    expect(otelSettings(env)).toBeUndefined();
+  });
+
+  it('the endpoint alone: the specification’s defaults', () => {
+    expect(otelSettings(ENDPOINT)).toEqual({
+      traces: DEFAULT_TRACES,
+      metrics: DEFAULT_METRICS,
+      propagators: ['tracecontext', 'baggage'],
+    });
+  });
+
+  it.each([
+    ['traces endpoint only', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/v1/traces' }, true, false],
+    ['metrics endpoint only', { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://c/v1/metrics' }, false, true],
+    ['OTEL_TRACES_EXPORTER=none', { ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none' }, false, true],
+    ['OTEL_METRICS_EXPORTER=none', { ...ENDPOINT, OTEL_METRICS_EXPORTER: 'none' }, true, false],
+  ])('%s: traces %s, metrics %s', (_label, env, traces, metrics) => {
+    const settings = otelSettings(env);
+    expect([settings?.traces !== undefined, settings?.metrics !== undefined]).toEqual([traces, metrics]);
+  });
+
+  it('every other standard variable is read', () => {
+    expect(
+      otelSettings({
+        ...ENDPOINT,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_BSP_EXPORT_TIMEOUT: '2000',
+        OTEL_BSP_MAX_QUEUE_SIZE: '100',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10',
+        OTEL_METRIC_EXPORT_INTERVAL: '500',
+        OTEL_METRIC_EXPORT_TIMEOUT: '30000',
+        OTEL_PROPAGATORS: 'tracecontext',
+      }),
+    ).toEqual({
+      traces: {
+        protocol: 'http/json',
+        sampler: 'parentbased_traceidratio',
+        ratio: 0.25,
+        batch: {
+          scheduledDelayMillis: 100,
+          exportTimeoutMillis: 2000,
+          maxQueueSize: 100,
+          maxExportBatchSize: 10,
+        },
+      },
+      // The export timeout is at most the interval (the metric reader refuses a longer one).
+      metrics: { protocol: 'http/protobuf', exportIntervalMillis: 500, exportTimeoutMillis: 500 },
+      propagators: ['tracecontext'],
+    });
+  });
+
+  it.each([
+    ['OTEL_PROPAGATORS=none', { OTEL_PROPAGATORS: 'none' }, []],
+    [
+      'OTEL_PROPAGATORS twice the same',
+      { OTEL_PROPAGATORS: 'baggage, baggage,tracecontext' },
+      ['baggage', 'tracecontext'],
+    ],
+  ])('%s', (_label, env, propagators) => {
+    expect(otelSettings({ ...ENDPOINT, ...env })?.propagators).toEqual(propagators);
+  });
+
+  it.each([
+    [
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json, not "grpc"/,
+    ],
+    [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be/],
+    [{ OTEL_TRACES_EXPORTER: 'zipkin' }, /OTEL_TRACES_EXPORTER must be otlp or none, not "zipkin"/],
+    [{ OTEL_METRICS_EXPORTER: 'prometheus' }, /OTEL_METRICS_EXPORTER must be otlp or none, not "prometheus"/],
+    [{ OTEL_TRACES_SAMPLER: 'xray' }, /OTEL_TRACES_SAMPLER must be one of always_on, /],
+    [
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' },
+      /OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, not "2"/,
+    ],
+    [
+      { OTEL_BSP_SCHEDULE_DELAY: '1s' },
+      /OTEL_BSP_SCHEDULE_DELAY must be a whole number of at least 0, not "1s"/,
+    ],
+    [
+      { OTEL_METRIC_EXPORT_INTERVAL: '0' },
+      /OTEL_METRIC_EXPORT_INTERVAL must be a whole number of at least 1, not "0"/,
+    ],
+    [{ OTEL_PROPAGATORS: 'b3' }, /OTEL_PROPAGATORS may list tracecontext, baggage or none, not "b3"/],
+  ])('%o: a configuration error that names the variable', (env, message) => {
+    expect(() => otelSettings({ ...ENDPOINT, ...env })).toThrow(ConfigError);
+    expect(() => otelSettings({ ...ENDPOINT, ...env })).toThrow(message);
+  });
+});
+
+describe('telemetryRoute: the route template the metrics label, for every framework', () => {
+  const templates: Record<string, string> = {
+    '/v2/projects': '/v2/projects',
+    '/v2/projects/42': '/v2/projects/{project_id}',
+    '/v2/projects/search': '/v2/projects/search',
+  };
+  const route = telemetryRoute((path) => templates[path] ?? 'unmatched');
+
+  it.each([
+    ['/v2/projects', '/v2/projects'],
+    ['/v2/projects/42', '/v2/projects/{project_id}'],
+    ['/v2/projects/search', '/v2/projects/search'],
+    ['/nowhere', undefined],
+    ['/v2/projects/', undefined],
+  ])('%s → %s', (path, expected) => {
+    expect(route(path)).toBe(expected);
+  });
+});
