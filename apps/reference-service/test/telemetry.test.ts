@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/service/config.js';
-import { otelSettings, telemetryRoute } from '../src/service/telemetry.js';
+import { otelSettings, telemetryEnabled, telemetryRoute } from '../src/service/telemetry.js';
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
 const DEFAULT_TRACES = {
@@ -33,8 +33,16 @@ describe('otelSettings: the SDK only when an OTLP endpoint is set', () => {
     ['an empty endpoint', { OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }],
     ['OTEL_SDK_DISABLED=true', { ...ENDPOINT, OTEL_SDK_DISABLED: 'true' }],
     ['both exporters none', { ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }],
-  ])('%s: undefined (the SDK is not loaded)', (_label, env) => {
+  ])('%s: undefined (the SDK is not loaded, the middleware not mounted)', (_label, env) => {
     expect(otelSettings(env)).toBeUndefined();
+    expect(telemetryEnabled(env)).toBe(false);
+  });
+
+  it('an endpoint: the wirings mount the telemetry middleware', () => {
+    expect(telemetryEnabled(ENDPOINT)).toBe(true);
+    expect(telemetryEnabled({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' })).toBe(
+      true,
+    );
   });
 
   it('the endpoint alone: the specification’s defaults', () => {

@@ -50,7 +50,7 @@ import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
-import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
+import { TELEMETRY_OPTIONS, telemetryEnabled, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
@@ -94,16 +94,19 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
-  // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK.
-  const route = telemetryRoute(metrics.routeOf);
-  app.use(
-    telemetry({
-      ...TELEMETRY_OPTIONS,
-      principal: getPrincipal,
-      apiVersion: getApiVersion,
-      route: (req) => route(req.originalUrl.split('?', 1)[0]!),
-    }),
-  );
+  // OpenTelemetry (service/telemetry.ts): one server span per request, mounted only when an OTLP
+  // endpoint is set (main.ts started the SDK).
+  if (telemetryEnabled()) {
+    const route = telemetryRoute(metrics.routeOf);
+    app.use(
+      telemetry({
+        ...TELEMETRY_OPTIONS,
+        principal: getPrincipal,
+        apiVersion: getApiVersion,
+        route: (req) => route(req.originalUrl.split('?', 1)[0]!),
+      }),
+    );
+  }
   app.use(metricsMiddleware(metrics));
   app.use(requestId());
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP

@@ -70,7 +70,7 @@ import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
+import { TELEMETRY_OPTIONS, telemetryEnabled, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
@@ -153,18 +153,21 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       app.addHttpMethod(method, { hasBody: true });
   }
 
-  // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK. The
-  // version served is the one the route constraint resolved.
-  const route = telemetryRoute((path) => metrics.routeOf(path));
-  await app.register(telemetry, {
-    ...TELEMETRY_OPTIONS,
-    route: (request) => route(pathOf(request)),
-    principal: getPrincipal,
-    apiVersion: (request) => {
-      const outcome = outcomeOf(request.raw);
-      return outcome.kind === 'resolved' ? outcome.resolved.version : undefined;
-    },
-  });
+  // OpenTelemetry (service/telemetry.ts): one server span per request, registered only when an OTLP
+  // endpoint is set (main.ts started the SDK). The version served is the one the route constraint
+  // resolved.
+  if (telemetryEnabled()) {
+    const route = telemetryRoute((path) => metrics.routeOf(path));
+    await app.register(telemetry, {
+      ...TELEMETRY_OPTIONS,
+      route: (request) => route(pathOf(request)),
+      principal: getPrincipal,
+      apiVersion: (request) => {
+        const outcome = outcomeOf(request.raw);
+        return outcome.kind === 'resolved' ? outcome.resolved.version : undefined;
+      },
+    });
+  }
 
   // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
   // route (RFC 9110 13.2.2; `If-None-Match: *` matches any current representation), as Express's

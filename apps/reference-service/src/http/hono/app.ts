@@ -63,7 +63,7 @@ import { createMetrics } from '../../service/metrics.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { TELEMETRY_OPTIONS, telemetryRoute } from '../../service/telemetry.js';
+import { TELEMETRY_OPTIONS, telemetryEnabled, telemetryRoute } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { versionOf, versionRoutes } from './routes.js';
 
@@ -129,16 +129,19 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths.
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
-  // OpenTelemetry (service/telemetry.ts): one server span per request; nothing without an SDK.
-  const route = telemetryRoute(metrics.routeOf);
-  app.use(
-    telemetry({
-      ...TELEMETRY_OPTIONS,
-      principal: getPrincipal,
-      apiVersion: getApiVersion,
-      route: (c) => route(c.req.path),
-    }),
-  );
+  // OpenTelemetry (service/telemetry.ts): one server span per request, mounted only when an OTLP
+  // endpoint is set (main.ts started the SDK).
+  if (telemetryEnabled()) {
+    const route = telemetryRoute(metrics.routeOf);
+    app.use(
+      telemetry({
+        ...TELEMETRY_OPTIONS,
+        principal: getPrincipal,
+        apiVersion: getApiVersion,
+        route: (c) => route(c.req.path),
+      }),
+    );
+  }
   app.use(async (c, next) => {
     const { incoming, outgoing } = c.env;
     incoming.url = received.get(incoming) ?? incoming.url;
