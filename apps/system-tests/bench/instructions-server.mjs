@@ -11,6 +11,10 @@
  */
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createJwtVerifier } from '@plumbline/auth';
 import * as authExpress from '@plumbline/auth/express';
 import * as authFastify from '@plumbline/auth/fastify';
@@ -150,6 +154,40 @@ async function redisFloor() {
   };
 }
 
+/**
+ * The OpenTelemetry SDK as a service runs it (AsyncLocalStorage context, a tracer provider with a
+ * batch span processor, a meter provider with a periodic reader), registered globally for the
+ * `telemetry-sdk` routes. Its exporters discard what they are given: the row counts recording spans
+ * and metrics and queueing them for export, not encoding them or sending them over the network, which
+ * a batch exporter does off the request path every few seconds. Only in a process of its own
+ * (`BENCH_ROUTE`, the driver's default): registered in a shared process it would turn every other
+ * route's telemetry on too.
+ */
+let sdkRegistered = false;
+function registerSdk() {
+  if (!env.BENCH_ROUTE) throw new Error('telemetry-sdk routes need a process of their own (BENCH_ROUTE)');
+  if (sdkRegistered) return;
+  sdkRegistered = true;
+  const done = (_items, callback) => callback({ code: 0 });
+  const settled = () => Promise.resolve();
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(
+    new TracerProvider({
+      spanProcessors: [new BatchSpanProcessor({ exporter: { export: done, shutdown: settled } })],
+    }),
+  );
+  metrics.setGlobalMeterProvider(
+    new MeterProvider({
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: { export: done, forceFlush: settled, shutdown: settled },
+          exportIntervalMillis: 60_000,
+        }),
+      ],
+    }),
+  );
+}
+
 const expressApps = {
   bare: () => express().get('/v2/items', sendBody),
   errors: () =>
@@ -169,6 +207,10 @@ const expressApps = {
   // No OpenTelemetry SDK is registered in this process: the row is what telemetry() costs a service
   // that has not turned tracing on (the issue's "nothing measurable").
   telemetry: () => express().use(telExpress.telemetry()).get('/v2/items', sendBody),
+  'telemetry-sdk': () => {
+    registerSdk();
+    return express().use(telExpress.telemetry()).get('/v2/items', sendBody);
+  },
   'bare-post': () => express().post('/v2/items', express.json(), sendCreated),
   'contract-hand': () =>
     express()
@@ -291,6 +333,12 @@ const fastifyApps = {
     await app.register(telFastify.telemetry);
     return app.get('/v2/items', fastifyBody);
   },
+  'telemetry-sdk': async () => {
+    registerSdk();
+    const app = Fastify();
+    await app.register(telFastify.telemetry);
+    return app.get('/v2/items', fastifyBody);
+  },
   'bare-post': async () => Fastify().post('/v2/items', fastifyCreated),
   'contract-hand': async () => {
     const app = await fastifyFront();
@@ -379,6 +427,10 @@ const honoApps = {
   'query-parser': () => new Hono().get('/v2/items', queryHono.collectionQuery(collection), honoBody),
   auth: () => new Hono().use(authHono.authenticate({ jwt: verifier() })).get('/v2/items', honoBody),
   telemetry: () => new Hono().use(telHono.telemetry()).get('/v2/items', honoBody),
+  'telemetry-sdk': () => {
+    registerSdk();
+    return new Hono().use(telHono.telemetry()).get('/v2/items', honoBody);
+  },
   'bare-post': () => new Hono().post('/v2/items', honoCreated),
   'contract-hand': () =>
     honoFront().get(
