@@ -107,7 +107,9 @@ export function telemetryApps(optionsFor: OptionsFor, forwarded = false): Framew
       app.use(
         ex.telemetry({
           ...optionsFor(name),
-          ...(forwarded ? { clientAddress: (req: Request) => forwardedFor(req.headers['x-forwarded-for']) } : {}),
+          ...(forwarded
+            ? { clientAddress: (req: Request) => forwardedFor(req.headers['x-forwarded-for']) }
+            : {}),
           principal: authExpress.getPrincipal,
           apiVersion: verExpress.getApiVersion,
         }),
@@ -229,7 +231,9 @@ export function telemetryApps(optionsFor: OptionsFor, forwarded = false): Framew
       app.use(
         ho.telemetry({
           ...optionsFor('hono'),
-          ...(forwarded ? { clientAddress: (c: Context) => forwardedFor(c.req.header('x-forwarded-for')) } : {}),
+          ...(forwarded
+            ? { clientAddress: (c: Context) => forwardedFor(c.req.header('x-forwarded-for')) }
+            : {}),
           principal: authHono.getPrincipal,
           apiVersion: verHono.getApiVersion,
         }),

@@ -565,7 +565,10 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
 // the option reading `X-Forwarded-For` and one without it, where `req.ip` / `request.ip` / the socket
 // stays the address (no framework trusts a proxy by default).
 const addressSdks = {
-  option: Object.fromEntries(FRAMEWORKS.map((framework) => [framework, createSdk()])) as Record<Framework, Sdk>,
+  option: Object.fromEntries(FRAMEWORKS.map((framework) => [framework, createSdk()])) as Record<
+    Framework,
+    Sdk
+  >,
   none: Object.fromEntries(FRAMEWORKS.map((framework) => [framework, createSdk()])) as Record<Framework, Sdk>,
 };
 const addressSenders = {
@@ -588,7 +591,12 @@ const addressSenders = {
 
 describe.each(FRAMEWORKS)('%s: clientAddress', (framework) => {
   it.each([
-    ['the option reading X-Forwarded-For: its first address', 'option', '203.0.113.7, 10.0.0.2', '203.0.113.7'],
+    [
+      'the option reading X-Forwarded-For: its first address',
+      'option',
+      '203.0.113.7, 10.0.0.2',
+      '203.0.113.7',
+    ],
     ['the option, no X-Forwarded-For: no client.address', 'option', undefined, undefined],
     ['no option, X-Forwarded-For sent: the socket address as before', 'none', '203.0.113.7', '127.0.0.1'],
   ] as const)('%s', async (_name, set, header, expected) => {
