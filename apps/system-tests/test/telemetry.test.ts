@@ -7,7 +7,9 @@
  * a 404, a 429 and a 503 while its Redis is frozen (SIGSTOP), on PostgreSQL and a Redis of its own;
  * each server span is checked attribute by attribute, the SQL statements and Redis commands under
  * them (instrumentation-pg, -ioredis), the metrics by their data points after SIGTERM flushed them,
- * and the access log's `trace_id` against the spans.
+ * and the access log's `trace_id` against the spans. `client.address` is the socket's peer despite
+ * `X-Forwarded-For` on that instance (no `TRUST_PROXY`), and the forwarded client on one more
+ * instance with `TRUST_PROXY=loopback`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +127,9 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
     await send('replay', '/v2/projects', create);
     await send('v1', '/v1/projects?limit=1', { headers: rw });
     await send('unrouted', '/nowhere', { headers: rw });
+    // No TRUST_PROXY: X-Forwarded-For is not believed, client.address is the socket's peer. On the
+    // OpenAPI document, whose series the metrics check leaves out.
+    await send('forwarded-untrusted', '/openapi.json', { headers: { 'x-forwarded-for': '203.0.113.7' } });
     // The read-only key's own budget: RATE_LIMIT answers, then 429.
     for (let i = 1; i <= RATE_LIMIT + 1; i++) {
       await send(`read-only-${i}`, '/v2/projects?limit=1', {
@@ -169,6 +174,7 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
       replay: 201,
       v1: 200,
       unrouted: 404,
+      'forwarded-untrusted': 200,
       ...Object.fromEntries(Array.from({ length: RATE_LIMIT }, (_, i) => [`read-only-${i + 1}`, 200])),
       [`read-only-${RATE_LIMIT + 1}`]: 429,
       stalled: 503,
@@ -351,6 +357,14 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
     expect(span.attributes).toEqual({ ...attributes(), 'plumbline.request_id': sent.get(label)!.requestId });
   });
 
+  it('without TRUST_PROXY, client.address is the socket’s peer, not X-Forwarded-For', () => {
+    const span = spanOf('forwarded-untrusted');
+    expect({ name: span.name, client: span.attributes['client.address'] }).toEqual({
+      name: 'GET /openapi.json',
+      client: '127.0.0.1',
+    });
+  });
+
   it('the read-only key counts down its own budget, one span per answer', () => {
     const remaining = Array.from(
       { length: RATE_LIMIT + 1 },
@@ -471,6 +485,41 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
     });
   });
 });
+
+describe.skipIf(!ready)(
+  `client.address behind a trusted proxy (${process.env['FRAMEWORK'] ?? 'express'})`,
+  () => {
+    it('TRUST_PROXY=loopback: a request from loopback with X-Forwarded-For records its client, as the rate limiter keys it', async () => {
+      const receiver = await startOtlpReceiver();
+      const { instance } = await startInstance({
+        TRUST_PROXY: 'loopback',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_METRIC_EXPORT_INTERVAL: '500',
+      });
+      try {
+        const requestId = `trusted-${randomUUID()}`;
+        const reply = await request(`${instance.url}/openapi.json`, {
+          headers: { 'user-agent': USER_AGENT, 'x-request-id': requestId, 'x-forwarded-for': '203.0.113.7' },
+        });
+        expect(reply.status).toBe(200);
+        const span = await receiver.waitFor(
+          () => receiver.spans.find((s) => s.attributes['plumbline.request_id'] === requestId),
+          10_000,
+          'span of the forwarded request',
+        );
+        expect({ name: span.name, client: span.attributes['client.address'] }).toEqual({
+          name: 'GET /openapi.json',
+          client: '203.0.113.7',
+        });
+      } finally {
+        await instance.stop();
+        await receiver.close();
+      }
+    }, 30_000);
+  },
+);
 
 describe.skipIf(!ready)(
   `OTLP with the default protocol, http/protobuf (${process.env['FRAMEWORK'] ?? 'express'})`,

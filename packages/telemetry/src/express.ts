@@ -8,15 +8,19 @@ import { createTelemetry, problemErrorCode } from './telemetry.js';
 
 /**
  * Options of {@link telemetry}: the core's (`tracerProvider`, `meterProvider`, `principalId`,
- * `requestIdHeader`) and the getters `principal` (`getPrincipal` of `@plumbline/auth/express`),
- * `apiVersion` (`getApiVersion` of `@plumbline/versioning/express`) and `route`.
+ * `requestIdHeader`), the getters `principal` (`getPrincipal` of `@plumbline/auth/express`),
+ * `apiVersion` (`getApiVersion` of `@plumbline/versioning/express`) and `route`, and
+ * `clientAddress` (default: `req.ip`, Express's `trust proxy` rule).
  *
  * @example
  * ```ts
- * const options: TelemetryMiddlewareOptions = { principal: getPrincipal, apiVersion: getApiVersion };
+ * const options: TelemetryMiddlewareOptions = { clientAddress: (req) => req.get('x-real-ip') };
  * ```
  */
-export type TelemetryMiddlewareOptions = AdapterOptions<Request>;
+export interface TelemetryMiddlewareOptions extends AdapterOptions<Request> {
+  /** The client's address (`client.address`), for a proxy rule the default does not know. */
+  readonly clientAddress?: (req: Request) => string | undefined;
+}
 
 type Layered = Request & { route?: { path?: unknown } };
 
@@ -83,7 +87,7 @@ export function telemetry(options: TelemetryMiddlewareOptions = {}): RequestHand
       path,
       serverAddress: req.hostname ?? host.address,
       serverPort: host.port,
-      clientAddress: req.ip,
+      clientAddress: options.clientAddress === undefined ? req.ip : options.clientAddress(req),
       userAgent: req.headers['user-agent'],
       idempotencyKey: req.headers['idempotency-key'] !== undefined,
     });

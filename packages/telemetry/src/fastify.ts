@@ -9,16 +9,19 @@ import { createTelemetry, problemErrorCode, type RequestTelemetry } from './tele
 
 /**
  * Options of the {@link telemetry} plugin: the core's (`tracerProvider`, `meterProvider`,
- * `principalId`, `requestIdHeader`) and the getters `principal` (`getPrincipal` of
+ * `principalId`, `requestIdHeader`), the getters `principal` (`getPrincipal` of
  * `@plumbline/auth/fastify`), `apiVersion` (`getApiVersion` of `@plumbline/versioning/fastify`)
- * and `route`.
+ * and `route`, and `clientAddress` (default: `request.ip`, Fastify's `trustProxy` rule).
  *
  * @example
  * ```ts
- * const options: TelemetryPluginOptions = { principal: getPrincipal, apiVersion: getApiVersion };
+ * const options: TelemetryPluginOptions = { clientAddress: (request) => request.headers['x-real-ip']?.toString() };
  * ```
  */
-export type TelemetryPluginOptions = AdapterOptions<FastifyRequest>;
+export interface TelemetryPluginOptions extends AdapterOptions<FastifyRequest> {
+  /** The client's address (`client.address`), for a proxy rule the default does not know. */
+  readonly clientAddress?: (request: FastifyRequest) => string | undefined;
+}
 
 interface Measured {
   readonly active: RequestTelemetry;
@@ -40,7 +43,7 @@ const plugin: FastifyPluginCallback<TelemetryPluginOptions> = (fastify, options,
       path: request.url.split('?', 1)[0]!,
       serverAddress: request.hostname,
       serverPort: request.port ?? (request.protocol === 'https' ? 443 : 80),
-      clientAddress: request.ip,
+      clientAddress: options.clientAddress === undefined ? request.ip : options.clientAddress(request),
       userAgent: request.headers['user-agent'],
       idempotencyKey: request.headers['idempotency-key'] !== undefined,
     });

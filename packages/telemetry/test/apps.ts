@@ -32,8 +32,8 @@ import * as verExpress from '@plumbline/versioning/express';
 import * as verFastify from '@plumbline/versioning/fastify';
 import * as verHono from '@plumbline/versioning/hono';
 import type { Request, Response } from 'express';
-import Fastify from 'fastify';
-import { Hono } from 'hono';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { type Context, Hono } from 'hono';
 import * as ex from '../src/express.js';
 import * as fa from '../src/fastify.js';
 import * as ho from '../src/hono.js';
@@ -91,8 +91,15 @@ export function holdSlow(): { entered: Promise<void>; release: () => void } {
 /** The telemetry options of each framework's app (its own SDK providers, say). */
 export type OptionsFor = (framework: Framework) => TelemetryOptions;
 
-/** Builds the app on every framework, telemetry first, with `optionsFor(framework)`. */
-export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
+// The first address of `X-Forwarded-For`, as a service behind a proxy it trusts reads it.
+const forwardedFor = (value: string | string[] | undefined): string | undefined =>
+  (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+
+/**
+ * Builds the app on every framework, telemetry first, with `optionsFor(framework)`; with
+ * `forwarded`, also a `clientAddress` option reading the first address of `X-Forwarded-For`.
+ */
+export function telemetryApps(optionsFor: OptionsFor, forwarded = false): FrameworkApps {
   return {
     express: (express) => {
       const name = EXPRESS_VERSIONS.find(([, factory]) => factory === express)![0];
@@ -100,6 +107,9 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       app.use(
         ex.telemetry({
           ...optionsFor(name),
+          ...(forwarded
+            ? { clientAddress: (req: Request) => forwardedFor(req.headers['x-forwarded-for']) }
+            : {}),
           principal: authExpress.getPrincipal,
           apiVersion: verExpress.getApiVersion,
         }),
@@ -158,6 +168,9 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       const app = Fastify();
       await app.register(fa.telemetry, {
         ...optionsFor('fastify'),
+        ...(forwarded
+          ? { clientAddress: (request: FastifyRequest) => forwardedFor(request.headers['x-forwarded-for']) }
+          : {}),
         principal: authFastify.getPrincipal,
         apiVersion: verFastify.getApiVersion,
       });
@@ -218,6 +231,9 @@ export function telemetryApps(optionsFor: OptionsFor): FrameworkApps {
       app.use(
         ho.telemetry({
           ...optionsFor('hono'),
+          ...(forwarded
+            ? { clientAddress: (c: Context) => forwardedFor(c.req.header('x-forwarded-for')) }
+            : {}),
           principal: authHono.getPrincipal,
           apiVersion: verHono.getApiVersion,
         }),

@@ -561,6 +561,68 @@ describe.each(FRAMEWORKS)('%s', (framework) => {
   });
 });
 
+// `clientAddress`: apps of their own (their own SDKs, so the metrics above stay exact), one set with
+// the option reading `X-Forwarded-For` and one without it, where `req.ip` / `request.ip` / the socket
+// stays the address (no framework trusts a proxy by default).
+const addressSdks = {
+  option: Object.fromEntries(FRAMEWORKS.map((framework) => [framework, createSdk()])) as Record<
+    Framework,
+    Sdk
+  >,
+  none: Object.fromEntries(FRAMEWORKS.map((framework) => [framework, createSdk()])) as Record<Framework, Sdk>,
+};
+const addressSenders = {
+  option: frameworkSenders(
+    telemetryApps(
+      (framework) => ({
+        tracerProvider: addressSdks.option[framework].tracerProvider,
+        meterProvider: addressSdks.option[framework].meterProvider,
+      }),
+      true,
+    ),
+  ),
+  none: frameworkSenders(
+    telemetryApps((framework) => ({
+      tracerProvider: addressSdks.none[framework].tracerProvider,
+      meterProvider: addressSdks.none[framework].meterProvider,
+    })),
+  ),
+};
+
+describe.each(FRAMEWORKS)('%s: clientAddress', (framework) => {
+  it.each([
+    [
+      'the option reading X-Forwarded-For: its first address',
+      'option',
+      '203.0.113.7, 10.0.0.2',
+      '203.0.113.7',
+    ],
+    ['the option, no X-Forwarded-For: no client.address', 'option', undefined, undefined],
+    ['no option, X-Forwarded-For sent: the socket address as before', 'none', '203.0.113.7', '127.0.0.1'],
+  ] as const)('%s', async (_name, set, header, expected) => {
+    const sdk = addressSdks[set][framework];
+    sdk.exporter.reset();
+    const headers: Record<string, string> = { ...BASE_HEADERS, 'X-Request-Id': 'req-address' };
+    if (header !== undefined) headers['X-Forwarded-For'] = header;
+    const outcome = await addressSenders[set][framework]!({ path: '/projects/42', headers });
+    expect(outcome.status).toBe(200);
+    const spans = await finishedSpans(sdk.exporter);
+    expect(spans).toHaveLength(1);
+    const { 'client.address': _socket, ...requestSide } = REQUEST_SIDE;
+    expect({ ...spans[0]!.attributes }).toEqual({
+      ...requestSide,
+      ...(expected === undefined ? {} : { 'client.address': expected }),
+      'http.request.method': 'GET',
+      'url.path': '/projects/42',
+      'http.route': '/projects/:id',
+      'http.response.status_code': 200,
+      'plumbline.request_id': 'req-address',
+      'plumbline.response.media_type': 'application/json',
+      'plumbline.response.language': 'en',
+    });
+  });
+});
+
 type Point = readonly [Readonly<Record<string, unknown>>, number];
 const sorted = (points: Point[]): Point[] =>
   points.sort(([a], [b]) =>

@@ -104,6 +104,8 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
         principal: getPrincipal,
         apiVersion: getApiVersion,
         route: (req) => route(req.originalUrl.split('?', 1)[0]!),
+        // client.address: the rate limiter's client address (TRUST_PROXY), not `req.ip`.
+        clientAddress: clientIp,
       }),
     );
   }

@@ -153,6 +153,11 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       app.addHttpMethod(method, { hasBody: true });
   }
 
+  // The client address and the trusted peers come from service/client-address.ts, as on Express and Hono;
+  // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
+  const proxies = proxyPolicy(config.trustProxy);
+  const clientIp = (request: FastifyRequest) =>
+    proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
   // OpenTelemetry (service/telemetry.ts): one server span per request, registered only when an OTLP
   // endpoint is set (main.ts started the SDK). The version served is the one the route constraint
   // resolved.
@@ -161,6 +166,8 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     await app.register(telemetry, {
       ...TELEMETRY_OPTIONS,
       route: (request) => route(pathOf(request)),
+      // client.address: the rate limiter's client address (TRUST_PROXY), not `request.ip`.
+      clientAddress: clientIp,
       principal: getPrincipal,
       apiVersion: (request) => {
         const outcome = outcomeOf(request.raw);
@@ -211,9 +218,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     const plain = serverWideOptionsReply(request.method, request.raw.url);
     if (plain) return sendPlain(reply, plain);
   });
-  // The client address and the trusted peers come from service/client-address.ts, as on Express and Hono;
-  // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
-  const proxies = proxyPolicy(config.trustProxy);
   const requestIds = new WeakMap<IncomingMessage, string | undefined>();
   const accessLog = createAccessLogger(logger, (req) => requestIds.get(req), proxies);
   app.addHook('onRequest', async (request, reply) => {
@@ -236,8 +240,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   // included, carries the CORS headers.
   const corsPolicy = serviceCors(ctx, openapi);
   if (corsPolicy) await app.register(cors, { policy: corsPolicy });
-  const clientIp = (request: FastifyRequest) =>
-    proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
   app.addHook(
     'onRequest',
     requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }),

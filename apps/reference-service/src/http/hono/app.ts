@@ -129,6 +129,10 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   const documents = versionDocuments(api, built);
   // Route templates are the OpenAPI document's paths.
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
+  // The client address and the trusted peers come from service/client-address.ts, as on Express and Fastify.
+  const proxies = proxyPolicy(config.trustProxy);
+  const ip = (c: C) =>
+    proxies.clientAddress(c.env.incoming.socket.remoteAddress, c.env.incoming.headers['x-forwarded-for']);
   // OpenTelemetry (service/telemetry.ts): one server span per request, mounted only when an OTLP
   // endpoint is set (main.ts started the SDK).
   if (telemetryEnabled()) {
@@ -139,6 +143,8 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
         principal: getPrincipal,
         apiVersion: getApiVersion,
         route: (c) => route(c.req.path),
+        // client.address: the rate limiter's client address (TRUST_PROXY), not the socket's.
+        clientAddress: ip,
       }),
     );
   }
@@ -208,8 +214,6 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     const answer = serverWideOptionsReply(c.req.method, c.env.incoming.url);
     return answer ? reply(c, answer) : next();
   });
-  // The client address and the trusted peers come from service/client-address.ts, as on Express and Fastify.
-  const proxies = proxyPolicy(config.trustProxy);
   const ids = new WeakMap<IncomingMessage, string>();
   const accessLog = createAccessLogger(logger, (req) => ids.get(req), proxies);
   app.use(async (c, next) => {
@@ -234,8 +238,6 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   for (const path of NO_STORE_PATHS) app.use(path, headers(NO_STORE_HEADERS));
 
   // Failed requests count per client address, before authentication; the principal limit after it (service/limits.ts).
-  const ip = (c: C) =>
-    proxies.clientAddress(c.env.incoming.socket.remoteAddress, c.env.incoming.headers['x-forwarded-for']);
   const limiters = createServiceLimiters(ctx);
   app.use(
     rateLimit(limiters.failures, {
