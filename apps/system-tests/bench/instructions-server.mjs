@@ -207,6 +207,11 @@ const expressApps = {
   // No OpenTelemetry SDK is registered in this process: the row is what telemetry() costs a service
   // that has not turned tracing on (the issue's "nothing measurable").
   telemetry: () => express().use(telExpress.telemetry()).get('/v2/items', sendBody),
+  // A middleware that only passes the request on: the anchor the `telemetry` row is read against.
+  empty: () =>
+    express()
+      .use((_req, _res, next) => next())
+      .get('/v2/items', sendBody),
   'telemetry-sdk': () => {
     registerSdk();
     return express().use(telExpress.telemetry()).get('/v2/items', sendBody);
@@ -328,6 +333,14 @@ const fastifyApps = {
     Fastify()
       .addHook('onRequest', authFastify.authenticate({ jwt: verifier() }))
       .get('/v2/items', fastifyBody),
+  // The three hooks telemetry adds, doing nothing.
+  empty: async () => {
+    const app = Fastify();
+    app.addHook('onRequest', (_request, _reply, next) => next());
+    app.addHook('onSend', (_request, _reply, payload, next) => next(null, payload));
+    app.addHook('onResponse', (_request, _reply, next) => next());
+    return app.get('/v2/items', fastifyBody);
+  },
   telemetry: async () => {
     const app = Fastify();
     await app.register(telFastify.telemetry);
@@ -427,6 +440,7 @@ const honoApps = {
   'query-parser': () => new Hono().get('/v2/items', queryHono.collectionQuery(collection), honoBody),
   auth: () => new Hono().use(authHono.authenticate({ jwt: verifier() })).get('/v2/items', honoBody),
   telemetry: () => new Hono().use(telHono.telemetry()).get('/v2/items', honoBody),
+  empty: () => new Hono().use((_c, next) => next()).get('/v2/items', honoBody),
   'telemetry-sdk': () => {
     registerSdk();
     return new Hono().use(telHono.telemetry()).get('/v2/items', honoBody);

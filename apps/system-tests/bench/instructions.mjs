@@ -93,6 +93,7 @@ const MIDDLEWARE = [
   'query-parser',
   'auth',
   'telemetry',
+  'empty',
   'telemetry-sdk',
   'idempotency',
   'contract',
@@ -127,8 +128,8 @@ for (const name of ONLY ?? []) {
 const wanted = (route) => !ONLY || ONLY.has(route);
 /** With --split each route is counted in its own process (more start-ups, but on a busy machine many short processes finish sooner). */
 const ROUTES = [
-  ...(MIDDLEWARE.slice(0, 7).some(wanted) ? ['bare'] : []),
-  ...MIDDLEWARE.slice(0, 7).filter(wanted),
+  ...(MIDDLEWARE.slice(0, 8).some(wanted) ? ['bare'] : []),
+  ...MIDDLEWARE.slice(0, 8).filter(wanted),
   ...(wanted('idempotency') ? ['bare-post', 'idempotency'] : []),
   ...(opts.redis && wanted('idempotency') ? ['idempotency-redis', 'redis-floor'] : []),
   ...(wanted('contract') || wanted('contract-validated') ? ['bare', 'contract-hand'] : []),
@@ -467,9 +468,12 @@ function cheapest(runs) {
 
 /**
  * Rows printed for the record and never judged: @plumbline/telemetry with an SDK recording every
- * request (a figure to report, BENCHMARKS.md; its cost is the SDK's more than ours).
+ * request (a figure to report, BENCHMARKS.md; its cost is the SDK's more than ours), and `empty`,
+ * a middleware that only passes the request on (Express, Hono) or the same three hooks telemetry
+ * adds doing nothing (Fastify): the framework's own price for one more middleware, against which
+ * the `telemetry` row without an SDK is read.
  */
-const REPORTED = new Set(['telemetry-sdk']);
+const REPORTED = new Set(['telemetry-sdk', 'empty']);
 
 /** Guarded (every middleware row, not the bare routes) and over the baseline by the tolerance and the floor. */
 function isOver(name, value, base) {
