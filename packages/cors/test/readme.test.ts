@@ -4,29 +4,12 @@
  * The Core example returns what its comments say.
  */
 import { readFileSync } from 'node:fs';
-import { listen, readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
-import type { Express } from 'express';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
+import { describe, expect, it } from 'vitest';
 import type { CorsDecision } from '../src/index.js';
 
 const here = new URL('.', import.meta.url);
 const readme = new URL('../README.md', import.meta.url);
-const closers: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const close of closers) await close();
-});
-
-const express = async (): Promise<number> => {
-  const { app } = await runReadmeExample<{ app: Express }>(
-    here,
-    'cors-express',
-    readmeBlock(readme, '### Express'),
-    ['app'],
-  );
-  const server = await listen(app);
-  closers.push(server.close);
-  return server.port;
-};
 
 const text = readFileSync(readme, 'utf8');
 // A header line the README shows, as `name: value` lower-cased name for comparison.
@@ -60,7 +43,7 @@ const CORS_NAMES = [
   'access-control-expose-headers',
 ];
 
-describe.each([['Express', express] as const, ...readmeFrameworkExamples(here, readme, 'cors')])(
+describe.each(readmeFrameworkExamples(here, readme, 'cors', { express: true }))(
   'README %s example',
   (_name, start) => {
     const port = start();

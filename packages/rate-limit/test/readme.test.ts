@@ -3,29 +3,12 @@
  * answers the requests the README shows with the bytes it shows: 60 counted requests, then the 429.
  */
 import { readFileSync } from 'node:fs';
-import { listen, readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
-import type { Express } from 'express';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
+import { describe, expect, it } from 'vitest';
 import type { RateDecision } from '../src/index.js';
 
 const here = new URL('.', import.meta.url);
 const readme = new URL('../README.md', import.meta.url);
-const closers: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const close of closers) await close();
-});
-
-const express = async (): Promise<number> => {
-  const { app } = await runReadmeExample<{ app: Express }>(
-    here,
-    'rate-limit-express',
-    readmeBlock(readme, '### Express'),
-    ['app'],
-  );
-  const server = await listen(app);
-  closers.push(server.close);
-  return server.port;
-};
 
 // The README's text, whose http blocks show the fields for a client at 127.0.0.1.
 const text = readFileSync(readme, 'utf8');
@@ -36,7 +19,7 @@ const shown = (line: string) => {
 
 const POLICY = '"60-in-1min"; q=60; w=60; pk=:NTA4Y2MwZmUyNjE4:';
 
-describe.each([['Express', express] as const, ...readmeFrameworkExamples(here, readme, 'rate-limit')])(
+describe.each(readmeFrameworkExamples(here, readme, 'rate-limit', { express: true }))(
   'README %s example',
   (_name, start) => {
     const port = start();

@@ -4,9 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { listen, readmeBlock, readmeFrameworkExamples, runReadmeExample, send } from '@plumbline/test-utils';
-import type { Express } from 'express';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { readmeFrameworkExamples, send } from '@plumbline/test-utils';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createSdk, finishedSpans, registerGlobals } from './sdk.js';
 
 registerGlobals();
@@ -15,22 +14,6 @@ trace.setGlobalTracerProvider(sdk.tracerProvider);
 
 const here = new URL('.', import.meta.url);
 const readme = new URL('../README.md', import.meta.url);
-const closers: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const close of closers) await close();
-});
-
-const express = async (): Promise<number> => {
-  const { app } = await runReadmeExample<{ app: Express }>(
-    here,
-    'telemetry-express',
-    readmeBlock(readme, '### Express'),
-    ['app'],
-  );
-  const server = await listen(app);
-  closers.push(server.close);
-  return server.port;
-};
 
 // The span the README shows: its first line (name, kind, status), then one attribute a line.
 const text = readFileSync(readme, 'utf8');
@@ -43,7 +26,7 @@ const shownAttributes = Object.fromEntries(
   }),
 );
 
-describe.each([['Express', express] as const, ...readmeFrameworkExamples(here, readme, 'telemetry')])(
+describe.each(readmeFrameworkExamples(here, readme, 'telemetry', { express: true }))(
   'README %s example',
   (_name, start) => {
     const port = start();

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { listen } from './http.js';
 
 /**
  * The first ```ts block after a heading of a README (the heading line as written, e.g.
@@ -83,8 +84,9 @@ interface FastifyExample {
 /**
  * A package README's `### Fastify` and `### Hono` examples, each run as written except that
  * `port: 3000` becomes an ephemeral loopback port, as `[framework, start]` pairs for `describe.each`.
- * `start()` resolves with the port; every server started closes after the file's tests. Generated
- * files from an earlier run are removed first.
+ * With `{ express: true }`, its `### Express` example comes first: it exports `app`, which is served
+ * on an ephemeral loopback port. `start()` resolves with the port; every server started closes after
+ * the file's tests. Generated files from an earlier run are removed first.
  *
  * @example
  * ```ts
@@ -92,16 +94,29 @@ interface FastifyExample {
  *   const port = start();
  *   it('answers', async () => expect((await send(await port, { path: '/x' })).status).toBe(200));
  * });
+ * const all = readmeFrameworkExamples(here, readme, 'cors', { express: true }); // Express, Fastify, Hono
  * ```
  */
 export function readmeFrameworkExamples(
   dir: URL,
   readme: URL,
   name: string,
+  options: { readonly express?: boolean } = {},
 ): [string, () => Promise<number>][] {
   cleanReadmeExamples(dir);
   const closers: (() => Promise<unknown>)[] = [];
   afterAll(() => Promise.all(closers.map((close) => close())));
+  const express = async (): Promise<number> => {
+    const { app } = await runReadmeExample<{ app: RequestListener }>(
+      dir,
+      `${name}-express`,
+      readmeBlock(readme, '### Express'),
+      ['app'],
+    );
+    const server = await listen(app);
+    closers.push(server.close);
+    return server.port;
+  };
   const fastify = async (): Promise<number> => {
     const { app } = await runReadmeExample<FastifyExample>(
       dir,
@@ -126,6 +141,7 @@ export function readmeFrameworkExamples(
     return (server.address() as AddressInfo).port;
   };
   return [
+    ...(options.express ? [['Express', express] as [string, () => Promise<number>]] : []),
     ['Fastify', fastify],
     ['Hono', hono],
   ];
