@@ -4,6 +4,8 @@
  * adapters hand over. Only `@opentelemetry/api` is used; with no SDK registered `start` returns
  * undefined before anything is allocated.
  */
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex } from '@noble/hashes/utils';
 import {
   type Attributes,
   type Context,
@@ -25,7 +27,6 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { DURATION_BUCKETS, HTTP_ATTRIBUTES as H, METRICS, PLUMBLINE_ATTRIBUTES as P } from './attributes.js';
-import { sha256Hex } from './sha256.js';
 
 const NAME = '@plumbline/telemetry';
 // What the global tracer provider delegates to while no SDK is registered: the API's no-op
@@ -297,7 +298,7 @@ function hashed(id: string): string {
   let hash = HASHES.get(id);
   if (hash === undefined) {
     if (HASHES.size >= 1024) HASHES.clear();
-    hash = sha256Hex(id).slice(0, 16);
+    hash = bytesToHex(sha256(id)).slice(0, 16);
     HASHES.set(id, hash);
   }
   return hash;
