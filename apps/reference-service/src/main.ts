@@ -1,5 +1,5 @@
 import { ConfigError, helpText, loadConfig, type ServiceConfig, unsupportedNode } from './service/config.js';
-import { type OtelSettings, otelSettings } from './service/telemetry.js';
+import { type OtelSettings, otelSettings, telemetryNodeError } from './service/telemetry.js';
 
 /** The curl target of the project list, v2, in the shape VERSIONING_STRATEGY gives. */
 function tryProjects(base: string, config: ServiceConfig): string {
@@ -17,7 +17,10 @@ function tryProjects(base: string, config: ServiceConfig): string {
 
 function readConfig(): { config: ServiceConfig; otel: OtelSettings | undefined } {
   try {
-    return { config: loadConfig(), otel: otelSettings() };
+    const otel = otelSettings();
+    const tooOldForOtel = telemetryNodeError(otel, process.versions.node);
+    if (tooOldForOtel) throw tooOldForOtel;
+    return { config: loadConfig(), otel };
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}\n\n${helpText()}`);
@@ -40,7 +43,11 @@ async function main(): Promise<void> {
   const { config, otel } = readConfig();
   // OpenTelemetry only when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT, service/telemetry.ts),
   // and first, so the tracer and meter providers are registered before the app is built.
-  const sdk = otel ? await (await import('./service/otel-sdk.js')).startOtelSdk(otel) : undefined;
+  const sdk = otel
+    ? await (await import('./service/otel-sdk.js')).startOtelSdk(otel, {
+        scheme: config.tls ? 'https' : 'http',
+      })
+    : undefined;
   // The rest loads only now: `--help`, a configuration error and a too-old Node answer without
   // loading the database drivers, Redis, pino or a framework (the listener loads just the one configured).
   const [

@@ -213,6 +213,35 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('counts problem documents by error_code and requests by the API version served (deprecated or not)', async () => {
+    const fresh = await startService(SQLITE);
+    try {
+      const key = { 'x-api-key': fresh.credentials.apiKeys.readWrite };
+      expect((await fetch(`${fresh.url}/v2/projects?sort=nope`, { headers: key })).status).toBe(400);
+      expect((await fetch(`${fresh.url}/v2/projects?limit=1`, { headers: key })).status).toBe(200);
+      expect((await fetch(`${fresh.url}/v1/projects?limit=1`, { headers: key })).status).toBe(200);
+      expect((await fetch(`${fresh.url}/nowhere`)).status).toBe(404);
+      expect((await fetch(`${fresh.url}/health`)).status).toBe(200);
+      const text = await scrape(fresh);
+      const series = (family: string) =>
+        text
+          .split('\n')
+          .filter((line) => line.startsWith(`${family}{`))
+          .sort();
+      expect(series('plumbline_problems_total')).toEqual([
+        'plumbline_problems_total{method="GET",route="/v2/projects",error_code="sort_field_not_allowed"} 1',
+        'plumbline_problems_total{method="GET",route="unmatched",error_code="not_found"} 1',
+      ]);
+      // The version-neutral /health, the unrouted 404 and the scrape itself are in no version.
+      expect(series('plumbline_api_version_requests_total')).toEqual([
+        'plumbline_api_version_requests_total{version="1",deprecated="true"} 1',
+        'plumbline_api_version_requests_total{version="2",deprecated="false"} 2',
+      ]);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('counts idempotency outcomes: new, replayed, mismatch', async () => {
     const headers = {
       'x-api-key': svc.credentials.apiKeys.readWrite,

@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/service/config.js';
-import { otelSettings, telemetryEnabled, telemetryRoute } from '../src/service/telemetry.js';
+import {
+  otelSettings,
+  telemetryEnabled,
+  telemetryNodeError,
+  telemetryRoute,
+  tracesEnabled,
+} from '../src/service/telemetry.js';
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
 const DEFAULT_TRACES = {
@@ -152,5 +158,45 @@ describe('telemetryRoute: the route template the metrics label, for every framew
     ['/v2/projects/', undefined],
   ])('%s → %s', (path, expected) => {
     expect(route(path)).toBe(expected);
+  });
+});
+
+describe('telemetryNodeError: an OTLP endpoint on a Node.js the SDK does not support stops the start', () => {
+  const settings = otelSettings(ENDPOINT);
+  it.each([
+    ['22.13.0', false],
+    ['22.14.9', false],
+    ['22.15.0', true],
+    ['23.0.0', true],
+    ['24.21.0', true],
+  ])('%s with an endpoint → starts: %s', (version, starts) => {
+    expect(telemetryNodeError(settings, version) === undefined).toBe(starts);
+  });
+
+  it('without an endpoint, any Node.js the service runs on is fine', () => {
+    expect(telemetryNodeError(undefined, '22.13.0')).toBeUndefined();
+  });
+
+  it('says what is set, what the SDK needs, what it found and the two ways out', () => {
+    const error = telemetryNodeError(settings, '22.13.0');
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.message).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT is set, and the OpenTelemetry SDK the service exports with needs Node.js 22.15 or newer; this is Node.js 22.13.0. Upgrade Node.js, or unset the endpoint to run without OpenTelemetry.',
+    );
+  });
+});
+
+describe('tracesEnabled: the Redis client sends each command from its own request only when traces are exported', () => {
+  it.each([
+    ['nothing set', {}, false],
+    ['an endpoint', ENDPOINT, true],
+    ['an endpoint, traces off', { ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none' }, false],
+    [
+      'only a traces endpoint',
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' },
+      true,
+    ],
+  ])('%s → %s', (_label, env, traced) => {
+    expect(tracesEnabled(env)).toBe(traced);
   });
 });

@@ -148,13 +148,18 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
       redis.thaw();
     }
     // Spans leave in batches every 100 ms; the last metrics leave when SIGTERM shuts the SDK down.
+    // The stalled request's Redis commands end at their command timeout, after its answer.
     await receiver.waitFor(
-      () =>
-        receiver.spans.some((s) => s.attributes['plumbline.request_id'] === sent.get('stalled')?.requestId)
+      () => {
+        const server = receiver.spans.find(
+          (s) => s.attributes['plumbline.request_id'] === sent.get('stalled')?.requestId,
+        );
+        return server && receiver.spans.some((s) => s.traceId === server.traceId && s.name === 'exists')
           ? true
-          : undefined,
+          : undefined;
+      },
       10_000,
-      'span of the last request',
+      'spans of the last request and of its revocation check',
     );
     await instance.stop();
   }, 90_000);
@@ -427,10 +432,25 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
     const command = childrenOf('create').find((s) => s.scope === '@opentelemetry/instrumentation-ioredis');
     expect(command?.attributes).toMatchObject({
       'db.system.name': 'redis',
-      'db.operation.name': 'PIPELINE evalsha',
+      // Traced, the service sends each command on its own (no auto-pipelining, service/context.ts).
+      'db.operation.name': 'evalsha',
       'server.address': '127.0.0.1',
       'server.port': redis.port,
     });
+  });
+
+  it('a Redis stall: the stalled commands are child spans of the 503, ended with an error at the command timeout', () => {
+    const stalled = childrenOf('stalled')
+      .filter((s) => s.scope === '@opentelemetry/instrumentation-ioredis')
+      .map((s) => ({ name: s.name, error: s.statusCode === 2 }));
+    // The revocation check of the bearer token is the command that decides the 503.
+    expect(stalled).toContainEqual({ name: 'exists', error: true });
+    expect(stalled.every((s) => s.error)).toBe(true);
+    // Nothing of it was recorded under another request's trace.
+    const revocationChecks = receiver.spans.filter(
+      (s) => s.name === 'exists' && s.statusCode === 2 && s.traceId !== spanOf('stalled').traceId,
+    );
+    expect(revocationChecks).toEqual([]);
   });
 
   it('the access log’s trace_id is the caller’s trace, or the server span’s', () => {
@@ -460,8 +480,19 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
         .join(' ');
       last.set(`${p.metric} ${p.kind} ${p.unit} ${attrs}`, p.value);
     }
+    // Redis errors while it was frozen: how many commands failed depends on the timing, not on us.
+    const backend = Object.fromEntries(
+      [...last].filter(([key]) => key.startsWith('plumbline.server.backend_errors ')),
+    );
+    expect(backend['plumbline.server.backend_errors sum {error} plumbline.backend=database']).toBe(0);
+    expect(backend['plumbline.server.backend_errors sum {error} plumbline.backend=redis']).toBeGreaterThan(0);
     const ours = Object.fromEntries(
-      [...last].filter(([key]) => !key.includes('http.route=/openapi.json') && !key.includes('/oauth/token')),
+      [...last].filter(
+        ([key]) =>
+          !key.includes('http.route=/openapi.json') &&
+          !key.includes('/oauth/token') &&
+          !key.startsWith('plumbline.server.backend_errors '),
+      ),
     );
     expect(ours).toEqual({
       'http.server.request.duration histogram s http.request.method=GET http.response.status_code=200 http.route=/v2/projects url.scheme=http':
@@ -476,8 +507,12 @@ describe.skipIf(!ready)(`OpenTelemetry over OTLP (${process.env['FRAMEWORK'] ?? 
       'plumbline.server.problems sum {response} http.request.method=GET plumbline.error_code=not_found': 1,
       'plumbline.server.problems sum {response} http.request.method=GET http.route=/v2/projects plumbline.error_code=rate_limited': 1,
       'plumbline.server.problems sum {response} http.request.method=GET http.route=/v2/projects plumbline.error_code=service_unavailable': 1,
-      'plumbline.server.idempotency sum {request} http.request.method=POST http.route=/v2/projects plumbline.idempotency.outcome=new': 1,
-      'plumbline.server.idempotency sum {request} http.request.method=POST http.route=/v2/projects plumbline.idempotency.outcome=replayed': 1,
+      'plumbline.server.idempotency sum {request} plumbline.idempotency.outcome=new': 1,
+      'plumbline.server.idempotency sum {request} plumbline.idempotency.outcome=replayed': 1,
+      'plumbline.server.idempotency sum {request} plumbline.idempotency.outcome=in_flight': 0,
+      'plumbline.server.idempotency sum {request} plumbline.idempotency.outcome=mismatch': 0,
+      'plumbline.server.idempotency sum {request} plumbline.idempotency.outcome=conflict': 0,
+      'plumbline.server.rate_limit_rejections sum {response} ': 1,
       'plumbline.server.api_versions sum {request} plumbline.api.deprecated=true plumbline.api.version=1': 1,
       // list, bad query, create, replay, the read-only key's answers and its 429, the 503.
       'plumbline.server.api_versions sum {request} plumbline.api.deprecated=false plumbline.api.version=2':

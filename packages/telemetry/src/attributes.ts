@@ -77,3 +77,24 @@ export const METRICS = Object.freeze({
 export const DURATION_BUCKETS: readonly number[] = Object.freeze([
   0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
 ]);
+
+/**
+ * The request methods `http.request.method` records as sent (the semantic conventions' known
+ * methods); any other is recorded as `_OTHER`, so a client cannot create series with made-up methods.
+ *
+ * @example
+ * ```ts
+ * const method = KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
+ * ```
+ */
+export const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+]);

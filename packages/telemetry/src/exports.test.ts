@@ -6,6 +6,7 @@ describe('public exports', () => {
     expect(Object.keys(await import('./index.js')).sort()).toEqual([
       'DURATION_BUCKETS',
       'HTTP_ATTRIBUTES',
+      'KNOWN_METHODS',
       'METRICS',
       'PLUMBLINE_ATTRIBUTES',
       'createTelemetry',

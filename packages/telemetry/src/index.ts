@@ -6,7 +6,13 @@
  *
  * @packageDocumentation
  */
-export { DURATION_BUCKETS, HTTP_ATTRIBUTES, METRICS, PLUMBLINE_ATTRIBUTES } from './attributes.js';
+export {
+  DURATION_BUCKETS,
+  HTTP_ATTRIBUTES,
+  KNOWN_METHODS,
+  METRICS,
+  PLUMBLINE_ATTRIBUTES,
+} from './attributes.js';
 export type { AdapterOptions } from './shared.js';
 export {
   createTelemetry,

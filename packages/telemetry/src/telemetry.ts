@@ -26,7 +26,13 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { DURATION_BUCKETS, HTTP_ATTRIBUTES as H, METRICS, PLUMBLINE_ATTRIBUTES as P } from './attributes.js';
+import {
+  DURATION_BUCKETS,
+  HTTP_ATTRIBUTES as H,
+  KNOWN_METHODS,
+  METRICS,
+  PLUMBLINE_ATTRIBUTES as P,
+} from './attributes.js';
 
 const NAME = '@plumbline/telemetry';
 // What the global tracer provider delegates to while no SDK is registered: the API's no-op
@@ -34,18 +40,6 @@ const NAME = '@plumbline/telemetry';
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 // The API's no-op meter class, to tell a registered MeterProvider from none.
 const NOOP_METER = createNoopMeter().constructor;
-
-const KNOWN_METHODS = new Set([
-  'CONNECT',
-  'DELETE',
-  'GET',
-  'HEAD',
-  'OPTIONS',
-  'PATCH',
-  'POST',
-  'PUT',
-  'TRACE',
-]);
 
 /**
  * How the principal id is recorded in `plumbline.auth.principal_id`: `hashed` (the default: the

@@ -39,6 +39,7 @@ import { IDEMPOTENCY_TABLE, migrate } from '../storage/migrations.js';
 import { Repository } from '../storage/repository.js';
 import type { ServiceConfig } from './config.js';
 import { createDemoCredentials, type DemoCredentials, seedDemoData } from './seed.js';
+import { tracesEnabled } from './telemetry.js';
 import { type ApiStrategy, apiStrategy } from './versioning.js';
 
 interface OAuthClientRecord {
@@ -111,6 +112,11 @@ async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | un
   // Commands fail fast while Redis is away (callers answer 503) instead of queueing for ever, and a
   // Redis that accepts commands but never answers (frozen, partitioned) fails them at
   // `commandTimeout`; the client keeps reconnecting in the background, so service resumes without a restart.
+  // Auto-pipelining sends a command that arrives while an earlier pipeline waits for Redis from that
+  // pipeline's callback, so with tracing on, instrumentation-ioredis would hang its span under the
+  // earlier request's trace (seen in the telemetry system test: a stalled request's commands recorded
+  // under the token request before it). Traced, each command is sent from its own request.
+  const autoPipelining = !tracesEnabled();
   const nodeOptions = {
     maxRetriesPerRequest: 1,
     connectTimeout: timeouts.redisConnectMs,
@@ -124,7 +130,7 @@ async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | un
     // the client refreshes the slot map in the background and uses the node again once it is back.
     client = new Cluster([...config.redisClusterNodes], {
       enableOfflineQueue: false,
-      enableAutoPipelining: true,
+      enableAutoPipelining: autoPipelining,
       clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
@@ -144,7 +150,7 @@ async function connectRedis(config: ServiceConfig): Promise<Redis | Cluster | un
     client = new Redis(config.redisUrl, {
       ...nodeOptions,
       enableOfflineQueue: false,
-      enableAutoPipelining: true,
+      enableAutoPipelining: autoPipelining,
       retryStrategy: (times) => Math.min(times * 100, 2000),
     });
   } else {

@@ -9,11 +9,19 @@
  * - `plumbline_auth_failures_total{reason}`: the error_code of a 401/403 or credential refusal
  * - `plumbline_rate_limit_rejections_total`
  * - `plumbline_backend_errors_total{backend}`: redis | database
+ * - `plumbline_problems_total{method,route,error_code}`: every problem document sent, by its error_code
+ * - `plumbline_api_version_requests_total{version,deprecated}`: requests by the API version served
  * - the prom-client process and Node.js defaults (`process_*`, `nodejs_*`)
+ *
+ * This registry is the service's one source of metrics. `/metrics` renders it for Prometheus; with an
+ * OTLP endpoint set, service/otel-metrics.ts exports the same readings over OTLP under the
+ * OpenTelemetry semantic-convention names (the mapping is in that file), so a request is counted once
+ * and both exports agree.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '@plumbline/errors';
+import { DURATION_BUCKETS } from '@plumbline/telemetry';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from './context.js';
 import type { PlainReply } from './plain-reply.js';
@@ -71,13 +79,15 @@ export interface ServiceMetrics {
    * answer; `path` is the request path as received, without the query string (the route template
    * is matched from it, `unmatched` when no template fits). `responseHeader` reads a header of the
    * response as sent; by default `res.getHeader`, which does not see headers a framework hands to
-   * `writeHead` (@hono/node-server sends every header that way).
+   * `writeHead` (@hono/node-server sends every header that way). `apiVersion` reads the API version
+   * the request was served in once the response is sent (undefined on version-neutral routes).
    */
   track(
     req: IncomingMessage,
     res: ServerResponse,
     path: string,
     responseHeader?: (name: string) => unknown,
+    apiVersion?: () => string | undefined,
   ): void;
   /**
    * The route template of a request path, as the `route` label has it (`/v2/projects/{project_id}`,
@@ -91,6 +101,22 @@ export interface ServiceMetrics {
 }
 
 const ERROR_CODE = Symbol('plumbline.metrics.error_code');
+
+let exportRegistry: ((registry: Registry) => void) | undefined;
+
+/**
+ * Hands every registry {@link createMetrics} creates from now on to `listener`: the OpenTelemetry SDK
+ * (service/otel-sdk.ts) registers here, before the app is built, to export the same readings over
+ * OTLP. `undefined` stops handing them over.
+ *
+ * @example
+ * ```ts
+ * exportRegistries((registry) => bridge.add(registry));
+ * ```
+ */
+export function exportRegistries(listener: ((registry: Registry) => void) | undefined): void {
+  exportRegistry = listener;
+}
 
 /**
  * Creates the registry, the families and the backend instrumentation for one app.
@@ -108,6 +134,7 @@ export function createMetrics(
 ): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  exportRegistry?.(registry);
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by route template, method and status',
@@ -118,7 +145,9 @@ export function createMetrics(
     name: 'http_request_duration_seconds',
     help: 'Time from request to the end of the response, by route template, method and status',
     labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    // The boundaries the OpenTelemetry semantic conventions advise for http.server.request.duration,
+    // so the OTLP export (service/otel-metrics.ts) carries the histogram a collector expects.
+    buckets: [...DURATION_BUCKETS],
     registers: [registry],
   });
   const idempotency = new Counter({
@@ -144,6 +173,18 @@ export function createMetrics(
     labelNames: ['backend'] as const,
     registers: [registry],
   });
+  const problems = new Counter({
+    name: 'plumbline_problems_total',
+    help: 'Problem documents sent, by route template, method and error_code',
+    labelNames: ['method', 'route', 'error_code'] as const,
+    registers: [registry],
+  });
+  const versions = new Counter({
+    name: 'plumbline_api_version_requests_total',
+    help: 'Requests by the API version served and whether that version is deprecated',
+    labelNames: ['version', 'deprecated'] as const,
+    registers: [registry],
+  });
   for (const outcome of ['new', 'replayed', 'in_flight', 'mismatch', 'conflict'])
     idempotency.inc({ outcome }, 0);
   for (const backend of ['redis', 'database']) backendErrors.inc({ backend }, 0);
@@ -166,12 +207,20 @@ export function createMetrics(
     res: ServerResponse,
     path: string,
     responseHeader: (name: string) => unknown,
+    apiVersion: (() => string | undefined) | undefined,
     started: bigint,
   ) => {
     const labels = { method: req.method ?? 'GET', route: route(path), status: String(res.statusCode) };
     requests.inc(labels);
     duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     const code = (req as unknown as Record<symbol, string | undefined>)[ERROR_CODE];
+    if (code) problems.inc({ method: labels.method, route: labels.route, error_code: code });
+    const version = apiVersion?.();
+    if (version !== undefined)
+      versions.inc({
+        version,
+        deprecated: String((responseHeader('deprecation') ?? undefined) !== undefined),
+      });
     if (code && AUTH_FAILURES.has(code)) authFailures.inc({ reason: code });
     if (code === 'rate_limited') rateLimited.inc();
     if (req.method === 'POST' && (req.headers['idempotency-key'] || req.headers['x-idempotency-key'])) {
@@ -196,9 +245,10 @@ export function createMetrics(
     res: ServerResponse,
     path: string,
     responseHeader: (name: string) => unknown = (name) => res.getHeader(name),
+    apiVersion?: () => string | undefined,
   ) => {
     const started = process.hrtime.bigint();
-    res.once('finish', () => observe(req, res, path, responseHeader, started));
+    res.once('finish', () => observe(req, res, path, responseHeader, apiVersion, started));
   };
   const render = async (): Promise<PlainReply> => ({
     status: 200,

@@ -34,6 +34,8 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { exportRegistries } from './metrics.js';
+import { prometheusBridge } from './otel-metrics.js';
 import type { OtelSettings, OtlpProtocol, SamplerName } from './telemetry.js';
 
 /** The running SDK: flush and stop it once the server has closed. */
@@ -82,7 +84,10 @@ async function metricExporter(protocol: OtlpProtocol): Promise<PushMetricExporte
  * const sdk = settings && (await import('./service/otel-sdk.js')).startOtelSdk(settings);
  * ```
  */
-export async function startOtelSdk(settings: OtelSettings): Promise<OtelSdk> {
+export async function startOtelSdk(
+  settings: OtelSettings,
+  listener: { readonly scheme: 'http' | 'https' } = { scheme: 'http' },
+): Promise<OtelSdk> {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'plumbline-reference-service' }))
     .merge(detectResources({ detectors: [envDetector] }));
@@ -108,6 +113,12 @@ export async function startOtelSdk(settings: OtelSettings): Promise<OtelSdk> {
     stops.push(() => provider.shutdown());
   }
   if (settings.metrics) {
+    // The service's own metrics are read from the registry `/metrics` renders (service/otel-metrics.ts):
+    // every registry createMetrics makes from now on is exported too. The provider itself carries what
+    // the instrumentations record (instrumentation-pg's client metrics).
+    const bridge = prometheusBridge(listener);
+    exportRegistries((registry) => bridge.add(registry));
+    stops.push(async () => exportRegistries(undefined));
     const provider = new MeterProvider({
       resource,
       readers: [
@@ -115,6 +126,7 @@ export async function startOtelSdk(settings: OtelSettings): Promise<OtelSdk> {
           exporter: await metricExporter(settings.metrics.protocol),
           exportIntervalMillis: settings.metrics.exportIntervalMillis,
           exportTimeoutMillis: settings.metrics.exportTimeoutMillis,
+          metricProducers: [bridge.producer],
         }),
       ],
     });

@@ -7,6 +7,7 @@
  * the start and every request cost what they did before (the middleware sees the API's no-op
  * providers and calls `next()`).
  */
+import { createNoopMeter, type MeterProvider } from '@opentelemetry/api';
 import { ConfigError } from './config.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -194,9 +195,16 @@ export function telemetryRoute(routeOf: (path: string) => string): (path: string
  * What every wiring passes to `@plumbline/telemetry`'s middleware besides its framework's getters
  * (`getPrincipal`, `getApiVersion`, the path for {@link telemetryRoute}): principal ids hashed (the
  * package's default, written out so a copy of the service sees the choice), the request id from
- * `X-Request-Id` as `@plumbline/errors` sends it.
+ * `X-Request-Id` as `@plumbline/errors` sends it, and spans only: the service's metrics have one
+ * source, the registry `/metrics` renders, which service/otel-metrics.ts exports over OTLP under the
+ * same semantic-convention names the middleware would record (a no-op meter here, so no request is
+ * counted twice).
  */
-export const TELEMETRY_OPTIONS = { principalId: 'hashed', requestIdHeader: 'X-Request-Id' } as const;
+export const TELEMETRY_OPTIONS = {
+  principalId: 'hashed',
+  requestIdHeader: 'X-Request-Id',
+  meterProvider: { getMeter: () => createNoopMeter() },
+} as const satisfies { meterProvider: MeterProvider; principalId: string; requestIdHeader: string };
 
 /**
  * Whether this process runs OpenTelemetry: `main.ts` starts the SDK exactly when {@link otelSettings}
@@ -209,3 +217,41 @@ export const TELEMETRY_OPTIONS = { principalId: 'hashed', requestIdHeader: 'X-Re
  * ```
  */
 export const telemetryEnabled = (env: Env = process.env): boolean => otelSettings(env) !== undefined;
+
+/**
+ * Whether this process exports traces (an OTLP endpoint for traces, {@link otelSettings}): the Redis
+ * client then sends each command from its own request (no auto-pipelining), so its span has the
+ * right parent (service/context.ts).
+ *
+ * @example
+ * ```ts
+ * new Redis(url, { enableAutoPipelining: !tracesEnabled() });
+ * ```
+ */
+export const tracesEnabled = (env: Env = process.env): boolean => otelSettings(env)?.traces !== undefined;
+
+/** The oldest Node.js the OpenTelemetry SDK packages the service loads declare they run on. */
+const MIN_NODE_SDK = [22, 15] as const;
+
+/**
+ * A configuration error when an OTLP endpoint is set on a Node.js the OpenTelemetry SDK does not
+ * support (before 22.15; the service itself starts from 22.13); undefined otherwise. main.ts stops
+ * with it rather than start an SDK that may fail half-way.
+ *
+ * @example
+ * ```ts
+ * telemetryNodeError(otelSettings(), '22.13.0'); // ConfigError: ... needs Node.js 22.15 or newer ...
+ * ```
+ */
+export function telemetryNodeError(
+  settings: OtelSettings | undefined,
+  version: string,
+): ConfigError | undefined {
+  if (settings === undefined) return undefined;
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const [minMajor, minMinor] = MIN_NODE_SDK;
+  if (major > minMajor || (major === minMajor && minor >= minMinor)) return undefined;
+  return new ConfigError(
+    `OTEL_EXPORTER_OTLP_ENDPOINT is set, and the OpenTelemetry SDK the service exports with needs Node.js ${minMajor}.${minMinor} or newer; this is Node.js ${version}. Upgrade Node.js, or unset the endpoint to run without OpenTelemetry.`,
+  );
+}

@@ -3,6 +3,7 @@
  * what the neutral hook needs off Express's request and hands over Node's request and response.
  */
 import { getRequestId } from '@plumbline/errors/express';
+import { getApiVersion } from '@plumbline/versioning/express';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ProxyPolicy } from '../../service/client-address.js';
@@ -37,7 +38,7 @@ export function accessLog(logger: Logger, proxies?: ProxyPolicy): RequestHandler
  */
 export function metricsMiddleware(metrics: ServiceMetrics): RequestHandler {
   return (req, res, next) => {
-    metrics.track(req, res, req.originalUrl.split('?')[0] ?? '/');
+    metrics.track(req, res, req.originalUrl.split('?')[0] ?? '/', undefined, () => getApiVersion(req));
     next();
   };
 }

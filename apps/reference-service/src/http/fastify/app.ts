@@ -128,6 +128,11 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     }
     return outcome;
   };
+  /** The API version the request is served in (the telemetry attribute and the metrics label). */
+  const versionOf = (req: IncomingMessage): string | undefined => {
+    const outcome = outcomeOf(req);
+    return outcome.kind === 'resolved' ? outcome.resolved.version : undefined;
+  };
 
   let handler: RequestListener | undefined;
   const app = Fastify<Server, IncomingMessage, ServerResponse>({
@@ -169,10 +174,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       // client.address: the rate limiter's client address (TRUST_PROXY), not `request.ip`.
       clientAddress: clientIp,
       principal: getPrincipal,
-      apiVersion: (request) => {
-        const outcome = outcomeOf(request.raw);
-        return outcome.kind === 'resolved' ? outcome.resolved.version : undefined;
-      },
+      apiVersion: (request) => versionOf(request.raw),
     });
   }
 
@@ -192,7 +194,9 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   // `/openapi.json?version=1`: one version's document (openapi/versions.ts).
   const documents = versionDocuments(api, built);
   const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
-  app.addHook('onRequest', async (request, reply) => metrics.track(request.raw, reply.raw, pathOf(request)));
+  app.addHook('onRequest', async (request, reply) =>
+    metrics.track(request.raw, reply.raw, pathOf(request), undefined, () => versionOf(request.raw)),
+  );
   // Every path answers its other methods itself (otherMethods, pages/unversioned.ts): what no route
   // matched is 404, as on Express, not the plugin's 405 for a path some method has.
   await app.register(plumblineErrors, {

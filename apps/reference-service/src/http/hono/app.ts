@@ -151,8 +151,16 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app.use(async (c, next) => {
     const { incoming, outgoing } = c.env;
     incoming.url = received.get(incoming) ?? incoming.url;
-    // The response's headers are read from Hono's response: @hono/node-server hands them to writeHead.
-    metrics.track(incoming, outgoing, incoming.url?.split('?')[0] ?? '/', (name) => c.res.headers.get(name));
+    // The response's headers are read from Hono's response (@hono/node-server hands them to writeHead)
+    // and from Node's.
+    metrics.track(
+      incoming,
+      outgoing,
+      incoming.url?.split('?')[0] ?? '/',
+      // Plumbline's version headers go on Node's response (@plumbline/errors/hono), the rest on Hono's.
+      (name) => c.res.headers.get(name) ?? outgoing.getHeader(name),
+      () => getApiVersion(c),
+    );
     await next();
   });
   // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
