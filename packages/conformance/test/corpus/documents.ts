@@ -26,6 +26,15 @@ export interface CorpusDocument {
   readonly refused?: string;
 }
 
+/*
+ * 2026-11-28, issue 32: the seven documents held out until then (ideal-postcodes, blockfrost,
+ * shipengine, dialogporten, lix-server, link-example, petstore-expanded) are tuning documents now.
+ * Their held-out findings were read to name the causes of the four rules under 95 % (a `count`
+ * page size, the decimal `/2.0/` version prefix, alternate-key lookups and collective nouns taken
+ * for singular collections), and the rules were changed for those causes afterwards, so these
+ * documents are no longer unseen. The held-out part is a new set of documents (`heldOut: true` in
+ * documents.json), chosen and listed before the linter was run on any of them.
+ */
 export const CORPUS: readonly CorpusDocument[] = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'documents.json'), 'utf8'),
 ) as CorpusDocument[];
