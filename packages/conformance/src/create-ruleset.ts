@@ -15,6 +15,7 @@ import {
   type JsonObject,
   type OperationRef,
   operationsOf,
+  type ParameterInfo,
   type PathShape,
   paginationStyle,
   parametersOf,
@@ -26,7 +27,7 @@ import {
 } from './openapi.js';
 import { LINT_RULES } from './rules.js';
 import { normalizeName, prefixOf, structureOf, successSchema } from './structure.js';
-import { actionVerb, isNounVerb, segmentWords } from './words.js';
+import { actionVerb, endsInNoun, isNounVerb, segmentWords } from './words.js';
 
 type JsonPath = (string | number)[];
 
@@ -104,6 +105,72 @@ const IRREGULAR_PLURALS = new Set([
 ]);
 
 /**
+ * Nouns whose singular names the whole list: collectives whose members are of another kind (a
+ * `log` of entries, a `mempool` of transactions, a `queue` of jobs) and mass nouns (`software`,
+ * `equipment`). Also matched as the end of a compound (`seenlog`, `mempool`, `auditlog`).
+ */
+const COLLECTIVE_NOUNS: ReadonlySet<string> = new Set([
+  'log',
+  'ledger',
+  'feed',
+  'pool',
+  'queue',
+  'inbox',
+  'outbox',
+  'trash',
+  'backlog',
+  'equipment',
+  'information',
+  'software',
+  'hardware',
+  'content',
+  'storage',
+  'mail',
+  'traffic',
+  'music',
+  'staff',
+  'telemetry',
+  'usage',
+  'evidence',
+  'knowledge',
+  'luggage',
+  'baggage',
+  'furniture',
+  'documentation',
+  'clothing',
+]);
+
+/** Last words of a key's name: `external_id`, `user_name`, `email`. */
+const KEY_WORDS: ReadonlySet<string> = new Set([
+  'id',
+  'key',
+  'name',
+  'slug',
+  'code',
+  'number',
+  'hash',
+  'uuid',
+  'guid',
+  'email',
+  'username',
+  'handle',
+  'sku',
+]);
+
+/** Names of an encoding: `/labels/{label}/cbor` selects a representation, not a collection. */
+const FORMAT_WORDS: ReadonlySet<string> = new Set([
+  'json',
+  'xml',
+  'cbor',
+  'csv',
+  'yaml',
+  'yml',
+  'html',
+  'pdf',
+  'raw',
+]);
+
+/**
  * State words and adjectives: as a sub-path of a collection they select a subset of it
  * (`/todos/completed`, `/projects/archived`), which docs/conventions.md 4.1 (5) and (6) send to the query.
  */
@@ -147,8 +214,16 @@ const STATE_WORDS = new Set([
 const FILTER_PHRASE =
   /^((sorted|ordered)(-by)?(-.+)?|(sort|order)-by(-.+)?|by-.+|filter(ed)?(-by)?(-.+)?|top-\d+|search)$/;
 
+/**
+ * Page-size and cursor names besides 4.4's: `per_page`, `page_size`, JSON:API's `page[size]` and
+ * `page[cursor]`, OData's `$top`, `take`, `page_token`, `after`.
+ */
 const PAGE_ALIASES =
-  /^(per_?page|page_?size|pageSize|max_?results|maxResults|page_?token|pageToken|next_?token|starting_after|after|before|first|last)$/i;
+  /^(per_?page|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
+/** Names of a page size only when the schema is a number (`count=25`, not a `count=true` flag). */
+const NUMERIC_PAGE_SIZES = /^(count|size)$/i;
+/** A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`. */
+const SERVER_VERSION = /\/(v\d+(\.\d+)?|\d+\.\d+)(\/|$)/i;
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const EXTENSION = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
 const CREDENTIAL_QUERY = new Set([
@@ -164,7 +239,7 @@ const AMBIGUOUS_CREDENTIAL_QUERY = new Set(['token', 'key']);
 const CREDENTIAL_WORDS = /\b(api|auth\w*|credential|secret|access|bearer|password)\b/i;
 
 function isPlural(word: string): boolean {
-  if (IRREGULAR_PLURALS.has(word)) return true;
+  if (IRREGULAR_PLURALS.has(word) || endsInNoun(word, COLLECTIVE_NOUNS)) return true;
   return word.endsWith('s') && !/(ss|us|is)$/.test(word);
 }
 
@@ -217,6 +292,20 @@ function isCollectionLeaf(context: Context, path: string, item: JsonObject): boo
   if (successSchema(context.document, get) !== undefined) return false;
   const noun = headNoun(last.text);
   return noun !== undefined && isPlural(noun);
+}
+
+/**
+ * Whether a static segment before `{param}` names the key the parameter is looked up by: a
+ * `by-` phrase (`by-name/{name}`, `byEmail/{email}`) or the parameter's own name when that names a
+ * key (`external_batch_id/{external_batch_id}`, `email/{email}`); `git/ref/{ref}` or
+ * `cluster/{cluster}` name a singular collection, not a key.
+ */
+function isKeyName(segment: string, param: string): boolean {
+  if (/^by([-_]|[A-Z])/.test(segment)) return true;
+  const last = segmentWords(segment).at(-1);
+  return (
+    last !== undefined && KEY_WORDS.has(last) && normalizeName(segment) === normalizeName(param.slice(1, -1))
+  );
 }
 
 function pathItem(context: Context, path: string): unknown {
@@ -274,6 +363,11 @@ const pluralNouns: Check = (context) =>
       // last segment, when the document shows it has members, pages or answers with a list.
       // A singleton (/me, /payment, /config) or an action (/restore) is not a collection.
       const next = shape.segments[index + 1];
+      // A lookup by an alternate key after a collection names the key, not another collection:
+      // /users/by-name/{name}, /batches/external_batch_id/{external_batch_id}. At the root
+      // (/udprn/{udprn}) the key stands where the collection's name should.
+      if (next?.param === true && before?.param === false && isKeyName(segment.text, next.text)) return false;
+      if (FORMAT_WORDS.has(segment.text.toLowerCase())) return false;
       const collection = next === undefined ? isCollection(context, path) : next.param;
       const noun = headNoun(segment.text);
       // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
@@ -495,12 +589,16 @@ const errorResponses: Check = (context) =>
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'get' || !isCollection(context, op.path)) return [];
-    const query = parametersOf(context.document, op)
-      .filter((p) => p.in === 'query')
-      .map((p) => p.name);
+    const parameters = parametersOf(context.document, op).filter((p) => p.in === 'query');
+    const query = parameters.map((p) => p.name);
     // 4.4 rule 2 asks for a bounded page; the names of 4.4's table are one way to say it, the
-    // common aliases (per_page, page_size, page_token, after) another: both bound the page.
-    const bounded = paginationStyle(query) !== undefined || query.some((name) => PAGE_ALIASES.test(name));
+    // common aliases (per_page, page_size, page[size], page_token, after) another, and a numeric
+    // `count` or `size` (the number of items on a page) a third: all bound the page.
+    const numeric = (p: ParameterInfo): boolean => ['integer', 'number'].includes(String(p.schema?.['type']));
+    const bounded =
+      paginationStyle(query) !== undefined ||
+      query.some((name) => PAGE_ALIASES.test(name)) ||
+      parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p));
     return bounded
       ? []
       : [
@@ -547,7 +645,7 @@ const versionConsistent: Check = (context) => {
   const strategies = new Map<string, JsonPath>();
   const servers = isObject(document) && Array.isArray(document['servers']) ? document['servers'] : [];
   const serverVersioned = servers.some(
-    (server) => isObject(server) && typeof server['url'] === 'string' && /\/v\d+(\/|$)/.test(server['url']),
+    (server) => isObject(server) && typeof server['url'] === 'string' && SERVER_VERSION.test(server['url']),
   );
   if (serverVersioned) strategies.set('path', ['servers']);
   const paths = resourcePaths(context);

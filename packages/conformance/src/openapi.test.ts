@@ -18,6 +18,16 @@ describe('openapi helpers', () => {
     ['/v2/tasks/search', '2', ['tasks', 'search'], false],
     ['/v2/projects/id-{id}', '2', ['projects', 'id-{id}'], false],
     ['/', undefined, [], false],
+    // Bitbucket's decimal prefix and a minor version after v (issue 32).
+    [
+      '/2.0/repositories/{username}/{slug}/pullrequests',
+      '2.0',
+      ['repositories', '{username}', '{slug}', 'pullrequests'],
+      true,
+    ],
+    ['/v2.1/projects', '2.1', ['projects'], true],
+    // Digits with a dot are a version only as the first segment.
+    ['/files/1.0/{id}', undefined, ['files', '1.0', '{id}'], false],
   ])('parsePath(%s)', (path, version, segments, collection) => {
     const shape = parsePath(path);
     expect(shape.version).toBe(version);
@@ -164,6 +174,8 @@ describe('the versioning strategy of a document, and the unknown-version request
       { strategy: 'header', name: 'X-API-Version' },
       { path: '/api/v9999/projects', headers: {} },
     ],
+    ['/2.0/repositories/{username}', undefined, { path: '/9999.0/repositories/{username}', headers: {} }],
+    ['/v2.1/projects', undefined, { path: '/v9999/projects', headers: {} }],
     ['/projects', undefined, undefined],
     ['/projects', { strategy: 'query', name: 'version' }, { path: '/projects?version=9999', headers: {} }],
     [

@@ -26,13 +26,18 @@ interface Segment {
  */
 export interface PathShape {
   readonly path: string;
-  /** The version of a `/v<N>/` or `/api/v<N>/` prefix. */
+  /**
+   * The version of a `/v<N>/`, `/v<N>.<M>/` or `/api/v<N>/` prefix, or of a first segment that is a
+   * decimal version (`/2.0/`, Bitbucket's style): digits with a dot cannot be a resource name.
+   */
   readonly version?: string;
   /** Segments after the version prefix. */
   readonly segments: readonly Segment[];
 }
 
 const VERSION_SEGMENT = /^v\d+(?:\.\d+)?$/i;
+/** A decimal version without the `v` (`2.0`, `1.1`): a version prefix only as the first segment. */
+const DECIMAL_VERSION = /^\d+\.\d+$/;
 
 /**
  * Splits a path template into segments and its version prefix.
@@ -51,6 +56,9 @@ export function parsePath(path: string): PathShape {
   if (candidate !== undefined && VERSION_SEGMENT.test(candidate)) {
     version = candidate.slice(1);
     start += 1;
+  } else if (candidate !== undefined && start === 0 && DECIMAL_VERSION.test(candidate)) {
+    version = candidate;
+    start = 1;
   } else {
     start = 0;
   }
@@ -395,7 +403,7 @@ export function versionCarrierOf(document: unknown): VersionCarrier | undefined 
 /**
  * The request for an API version that cannot exist (9999) on a collection `path`: the path's
  * `/v<N>/` segment swapped, or the version sent the way `carrier` says; `undefined` when neither
- * the path nor the document shows a version.
+ * the path nor the document shows a version. A decimal prefix (`/2.0/`) becomes `/9999.0/`.
  *
  * @example
  * ```ts
@@ -407,8 +415,10 @@ export function unknownVersionRequest(
   path: string,
   carrier: VersionCarrier | undefined,
 ): { path: string; headers: Record<string, string> } | undefined {
-  const segment = /^(\/(?:api\/)?)v\d+(\/.*)$/i.exec(path);
+  const segment = /^(\/(?:api\/)?)v\d+(?:\.\d+)?(\/.*)$/i.exec(path);
   if (segment !== null) return { path: `${segment[1]}v9999${segment[2]}`, headers: {} };
+  const decimal = /^\/\d+\.\d+(\/.*)$/.exec(path);
+  if (decimal !== null) return { path: `/9999.0${decimal[1]}`, headers: {} };
   if (carrier === undefined) return undefined;
   if (carrier.strategy === 'media-type')
     return { path, headers: { Accept: `application/vnd.${carrier.vendor}.v9999+json` } };

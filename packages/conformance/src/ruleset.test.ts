@@ -474,6 +474,134 @@ describe('ruleset: single cases', () => {
     expect(findings.map((finding) => finding.message)).toEqual([message]);
   });
 
+  // The causes of the held-out misses of issue 32, on the paths they were found on.
+  const list = {
+    '200': {
+      description: 'a page',
+      content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+    },
+    ...errors,
+  };
+  const query = (name: string, type: string) => ({ name, in: 'query', schema: { type } });
+  it.each([
+    [
+      "Blockfrost's page + count (integer) bounds the page",
+      {
+        '/v0/accounts/{stake_address}/addresses': {
+          get: { parameters: [query('count', 'integer'), query('page', 'integer')], responses: list },
+        },
+      },
+      [],
+    ],
+    [
+      "JSON:API's page[size] and page[number] bound the page",
+      {
+        '/v1/articles': {
+          get: {
+            parameters: [query('page[number]', 'integer'), query('page[size]', 'integer')],
+            responses: list,
+          },
+        },
+      },
+      [],
+    ],
+    [
+      "OData's $top bounds the page",
+      {
+        '/v1/people': {
+          get: { parameters: [query('$top', 'integer'), query('$skip', 'integer')], responses: list },
+        },
+      },
+      [],
+    ],
+    [
+      'a count flag (boolean) is not a page size',
+      { '/v1/people': { get: { parameters: [query('count', 'boolean')], responses: list } } },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Bitbucket's decimal /2.0/ prefix is a version, not a word",
+      {
+        '/2.0/repositories/{username}/{slug}/pullrequests/{pid}': { get: { responses: ok } },
+        '/2.0/users/{username}': { get: { responses: ok } },
+      },
+      // {username}/{slug}: two identifiers in a row, a finding of its own; no casing, no version finding.
+      ['plumbline-path-identifiers'],
+    ],
+    ['a /v2.1/ prefix is a version', { '/v2.1/projects/{id}': { get: { responses: ok } } }, []],
+    [
+      'a path without the decimal prefix beside paths with it',
+      {
+        '/2.0/users/{username}': { get: { responses: ok } },
+        '/users/{username}': { get: { responses: ok } },
+      },
+      ['plumbline-version-consistent'],
+    ],
+    [
+      "ShipEngine's lookup by an alternate key after a collection",
+      {
+        '/v1/shipments/{shipment_id}': { get: { responses: ok } },
+        '/v1/shipments/external_shipment_id/{external_shipment_id}': { get: { responses: ok } },
+      },
+      // snake_case is the casing rule's finding; the plural rule is silent.
+      ['plumbline-path-casing'],
+    ],
+    [
+      'a by- phrase names the key of a lookup',
+      {
+        '/v1/customers/{id}': { get: { responses: ok } },
+        '/v1/customers/by-email/{email}': { get: { responses: ok } },
+      },
+      [],
+    ],
+    [
+      "GitHub's /git/ref/{ref} is a singular collection, not a key name",
+      {
+        '/v3/repos/{owner}/{repo}/git/refs': { get: { parameters: paging, responses: list } },
+        '/v3/repos/{owner}/{repo}/git/ref/{ref}': { get: { responses: ok } },
+      },
+      // {owner}/{repo} is two identifiers in a row on both paths.
+      ['plumbline-path-identifiers', 'plumbline-path-identifiers', 'plumbline-path-plural-nouns'],
+    ],
+    [
+      "Ideal Postcodes' /udprn/{udprn} at the root stands where the collection's name should",
+      { '/v1/udprn/{udprn}': { get: { responses: ok } } },
+      ['plumbline-path-plural-nouns'],
+    ],
+    [
+      "Dialogporten's seenlog and Blockfrost's mempool are collective nouns",
+      {
+        '/api/v1/enduser/dialogs/{dialogId}/seenlog/{seenLogId}': { get: { responses: ok } },
+        '/v0/mempool/{hash}': { get: { responses: ok } },
+      },
+      [],
+    ],
+    [
+      'a blog is counted one by one',
+      { '/v1/blog/{id}': { get: { responses: ok } } },
+      ['plumbline-path-plural-nouns'],
+    ],
+    [
+      "Blockfrost's /cbor is a representation, not a collection",
+      {
+        '/v0/metadata/txs/labels/{label}/cbor': { get: { parameters: paging, responses: list } },
+      },
+      [],
+    ],
+  ])('%s', async (_label, paths, expected) => {
+    expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
+  it.each([
+    ['https://api.bitbucket.org/2.0', []],
+    ['https://cardano-mainnet.blockfrost.io/api/v0', []],
+    ['https://api.example.com/v2.1', []],
+    ['https://api.example.com', ['plumbline-version-consistent']],
+  ])('the server URL %s versions the API', async (url, expected) => {
+    const document = doc({ '/repositories/{workspace}': { get: { responses: ok } } }, { servers: [{ url }] });
+    expect(await rulesOf(document)).toEqual(expected);
+  });
+
   it('a versioned server URL makes unprefixed paths consistent', async () => {
     const document = doc(
       { '/projects/{id}': { get: { responses: ok } } },

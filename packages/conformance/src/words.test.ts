@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionVerb, isNounVerb, segmentWords } from './words.js';
+import { actionVerb, endsInNoun, isNounVerb, segmentWords } from './words.js';
 
 describe('segmentWords', () => {
   it.each([
@@ -55,5 +55,23 @@ describe('isNounVerb', () => {
     ['check-runs', false],
   ])('%s → %s', (segment, expected) => {
     expect(isNounVerb(segment)).toBe(expected);
+  });
+});
+
+describe('endsInNoun', () => {
+  const collectives = new Set(['log', 'pool']);
+  it.each([
+    ['log', true],
+    // Dialogporten's seen log and Blockfrost's mempool: a word written together with the noun.
+    ['seenlog', true],
+    ['mempool', true],
+    ['auditlog', true],
+    // "b" and "s" are not words of three letters: a blog, a spool are counted one by one.
+    ['blog', false],
+    ['spool', false],
+    ['pools', false],
+    ['dialog', false],
+  ])('%s → %s', (word, expected) => {
+    expect(endsInNoun(word, collectives)).toBe(expected);
   });
 });

@@ -287,6 +287,25 @@ export function segmentWords(segment: string): string[] {
   return joined === '' ? [] : joined.split(' ').flatMap(split);
 }
 
+/**
+ * Whether `word` is one of `heads` or a dictionary word of three letters or more written together
+ * with one (`seenlog` → seen + log, `mempool` → mem + pool), as a compound ending in that noun.
+ *
+ * @example
+ * ```ts
+ * endsInNoun('seenlog', new Set(['log'])); // true
+ * endsInNoun('blog', new Set(['log'])); // false: "b" is not a word
+ * ```
+ */
+export function endsInNoun(word: string, heads: ReadonlySet<string>): boolean {
+  if (heads.has(word)) return true;
+  for (const head of heads) {
+    const before = word.slice(0, word.length - head.length);
+    if (word.endsWith(head) && before.length >= 3 && isWord(before)) return true;
+  }
+  return false;
+}
+
 function isPluralWord(word: string): boolean {
   return word.endsWith('s') && !/(ss|us|is)$/.test(word);
 }

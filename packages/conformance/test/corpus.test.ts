@@ -116,40 +116,57 @@ describe('corpus: real public OpenAPI documents', () => {
     }
   });
 
-  it('the README reports the recall per rule on the hand-checked sample of the held-out documents', async () => {
-    const recall = JSON.parse(readFileSync(join(here, 'corpus', 'recall.json'), 'utf8')) as Recall;
-    const rows: string[] = [];
-    const caught = new Map<string, number>();
-    const total = new Map<string, number>();
-    for (const violation of recall.violations) {
-      const document = CORPUS.find((candidate) => candidate.id === violation.document);
-      expect(document?.heldOut, `${violation.document} is a held-out document`).toBe(true);
-      expect(recall.sampled[violation.document], `${violation.path} was sampled`).toContain(violation.path);
-      expect(LINT_RULES.map((rule) => rule.id)).toContain(violation.rule);
-      expect(violation.why).toMatch(/\w/);
-      const findings = await findingsOf(document!);
-      const where = new RegExp(
-        `(^|[\\s"])${violation.method === undefined ? '' : `${violation.method} `}${escapeRegExp(violation.path)}($|[\\s:])`,
+  // recall.json was sampled on the documents held out until 2026-11-28, tuning documents since
+  // (documents.ts says why); recall-held-out.json on the held-out documents chosen then, before the
+  // linter was run on them.
+  it.each([
+    ['recall.json', 'tuning-recall', false],
+    ['recall-held-out.json', 'held-out-recall', true],
+  ] as const)(
+    'the README reports the recall per rule on the hand-checked sample %s',
+    async (file, marker, heldOut) => {
+      const recall = JSON.parse(readFileSync(join(here, 'corpus', file), 'utf8')) as Recall;
+      const rows: string[] = [];
+      const caught = new Map<string, number>();
+      const total = new Map<string, number>();
+      for (const violation of recall.violations) {
+        const document = CORPUS.find((candidate) => candidate.id === violation.document);
+        expect(
+          document?.heldOut ?? false,
+          `${violation.document} is a ${heldOut ? 'held-out' : 'tuning'} document`,
+        ).toBe(heldOut);
+        expect(recall.sampled[violation.document], `${violation.path} was sampled`).toContain(violation.path);
+        expect(LINT_RULES.map((rule) => rule.id)).toContain(violation.rule);
+        expect(violation.why).toMatch(/\w/);
+        const findings = await findingsOf(document!);
+        const where = new RegExp(
+          `(^|[\\s"])${violation.method === undefined ? '' : `${violation.method} `}${escapeRegExp(violation.path)}($|[\\s:])`,
+        );
+        const hit = findings.some(
+          (finding) => finding.rule === violation.rule && where.test(finding.message),
+        );
+        total.set(violation.rule, (total.get(violation.rule) ?? 0) + 1);
+        if (hit) caught.set(violation.rule, (caught.get(violation.rule) ?? 0) + 1);
+      }
+      for (const rule of LINT_RULES) {
+        const all = total.get(rule.id) ?? 0;
+        const found = caught.get(rule.id) ?? 0;
+        const share = all === 0 ? '-' : `${((100 * found) / all).toFixed(1)} %`;
+        rows.push(`| \`${rule.id}\` | ${all} | ${found} | ${all - found} | ${share} |`);
+      }
+      const table = [
+        '| rule | hand-checked violations | caught | missed | recall |',
+        '|---|---|---|---|---|',
+        ...rows,
+      ].join('\n');
+      const readme = readFileSync(join(here, '../README.md'), 'utf8');
+      const section = new RegExp(`<!-- ${marker}:start -->\\n([\\s\\S]*?)\\n<!-- ${marker}:end -->`).exec(
+        readme,
       );
-      const hit = findings.some((finding) => finding.rule === violation.rule && where.test(finding.message));
-      total.set(violation.rule, (total.get(violation.rule) ?? 0) + 1);
-      if (hit) caught.set(violation.rule, (caught.get(violation.rule) ?? 0) + 1);
-    }
-    for (const rule of LINT_RULES) {
-      const all = total.get(rule.id) ?? 0;
-      const found = caught.get(rule.id) ?? 0;
-      const share = all === 0 ? '-' : `${((100 * found) / all).toFixed(1)} %`;
-      rows.push(`| \`${rule.id}\` | ${all} | ${found} | ${all - found} | ${share} |`);
-    }
-    const table = [
-      '| rule | hand-checked violations | caught | missed | recall |',
-      '|---|---|---|---|---|',
-      ...rows,
-    ].join('\n');
-    const readme = readFileSync(join(here, '../README.md'), 'utf8');
-    const section = /<!-- held-out-recall:start -->\n([\s\S]*?)\n<!-- held-out-recall:end -->/.exec(readme);
-    expect(section?.[1]).toBe(table);
-  }, 120_000);
+      expect(section?.[1], marker).toBe(table);
+    },
+    120_000,
+  );
 
   it.each(CORPUS.filter((document) => document.refused !== undefined).map((d) => [d.id, d] as const))(
     '%s: refused before any rule runs',

@@ -26,6 +26,26 @@ export interface CorpusDocument {
   readonly refused?: string;
 }
 
+/*
+ * 2026-11-28, issue 32: the seven documents held out until then (ideal-postcodes, blockfrost,
+ * shipengine, dialogporten, lix-server, link-example, petstore-expanded) are tuning documents now.
+ * Their held-out findings were read to name the causes of the four rules under 95 % (a `count`
+ * page size, the decimal `/2.0/` version prefix, alternate-key lookups and collective nouns taken
+ * for singular collections), and the rules were changed for those causes afterwards, so these
+ * documents are no longer unseen. The held-out part is a new set of documents (`heldOut: true` in
+ * documents.json), chosen and listed before the linter was run on any of them: 11 of the 32 linted
+ * documents, from packages with permissive licences, exact-version devDependencies:
+ * - @dcl/catalyst-api-specs 3.8.0 (Apache-2.0): Decentraland's Catalyst server (catalyst);
+ * - @mojaloop/api-snippets 18.4.1 (Apache-2.0): Mojaloop's third-party PISP and DFSP admin APIs
+ *   v2.0, third-party DFSP API v1.0 and SDK outbound (bulk) API: asynchronous FSPIOP style,
+ *   a PUT callback per request;
+ * - @lix-js/server-protocol-schema 0.1.1 (Apache-2.0): Lix server protocol, RPC over POST;
+ * - ws-dottie 1.6.1 (MIT): Washington State ferries schedule, vessels, terminals and fares and
+ *   WSDOT highway alerts, a reconstruction of WCF-style GET APIs with parameters in the path.
+ * Two packages that were chosen too could not be installed (@shipengine/connect-fulfillment-provider-api
+ * and connect-order-source-api: their peer dependency is not on the registry); none was replaced
+ * after any finding was seen.
+ */
 export const CORPUS: readonly CorpusDocument[] = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'documents.json'), 'utf8'),
 ) as CorpusDocument[];
