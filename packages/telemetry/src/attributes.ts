@@ -39,6 +39,7 @@ export const PLUMBLINE_ATTRIBUTES = Object.freeze({
   requestId: 'plumbline.request_id',
   errorCode: 'plumbline.error_code',
   apiVersion: 'plumbline.api.version',
+  apiVersionSource: 'plumbline.api.version_source',
   apiDeprecated: 'plumbline.api.deprecated',
   apiSunset: 'plumbline.api.sunset',
   mediaType: 'plumbline.response.media_type',

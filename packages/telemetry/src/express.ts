@@ -130,6 +130,7 @@ export function telemetry(options: TelemetryMiddlewareOptions = {}): RequestHand
         errorCode: problem,
         principal: options.principal?.(req),
         apiVersion: options.apiVersion?.(req),
+        apiVersionSource: options.apiVersionSource?.(req),
       });
     });
     context.with(active.context, next);

@@ -76,6 +76,7 @@ const plugin: FastifyPluginCallback<TelemetryPluginOptions> = (fastify, options,
         errorCode: state.problem,
         principal: options.principal?.(request),
         apiVersion: options.apiVersion?.(request),
+        apiVersionSource: options.apiVersionSource?.(request),
       });
     }
     next();

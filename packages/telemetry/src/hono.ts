@@ -73,6 +73,7 @@ async function finish(
     errorCode: problem,
     principal: options.principal?.(c),
     apiVersion: options.apiVersion?.(c),
+    apiVersionSource: options.apiVersionSource?.(c),
   });
 }
 

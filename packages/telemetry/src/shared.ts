@@ -51,6 +51,13 @@ export interface AdapterOptions<Req> extends TelemetryOptions {
   readonly principal?: (req: Req) => PrincipalLike | undefined;
   /** The API version served (`getApiVersion` of `@plumbline/versioning/<framework>`). */
   readonly apiVersion?: (req: Req) => string | undefined;
+  /**
+   * How the version served was read, recorded as `plumbline.api.version_source` next to it: the
+   * strategy that found it in the request (`path`, `query`, `header`, `media-type`, `date`), or
+   * `default` when the request named none. With `@plumbline/versioning`:
+   * `(req) => { const v = getResolvedVersion(req); return v && (v.defaulted ? 'default' : 'header'); }`.
+   */
+  readonly apiVersionSource?: (req: Req) => string | undefined;
   /** The route template, instead of the one the adapter reads from the framework. */
   readonly route?: (req: Req) => string | undefined;
 }

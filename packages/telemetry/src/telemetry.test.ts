@@ -124,6 +124,7 @@ describe('createTelemetry', () => {
       header: (name) => headers[name.toLowerCase()],
       principal: { type: 'jwt', clientId: 'machine' },
       apiVersion: '2024-01-01',
+      apiVersionSource: 'date',
     });
     active.end({ status: 500, header: () => undefined });
     const spans = sdk.exporter.getFinishedSpans();
@@ -146,6 +147,7 @@ describe('createTelemetry', () => {
       'http.route': '/v1/projects',
       'http.response.status_code': 200,
       'plumbline.api.version': '2024-01-01',
+      'plumbline.api.version_source': 'date',
       'plumbline.api.deprecated': true,
       'plumbline.api.sunset': 'Wed, 31 Dec 2025 23:59:59 GMT',
       'plumbline.rate_limit.remaining': 41,

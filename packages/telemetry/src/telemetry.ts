@@ -134,6 +134,8 @@ export interface ResponseFacts {
   readonly principal?: PrincipalLike | undefined;
   /** The API version served, if versioning ran. */
   readonly apiVersion?: string | undefined;
+  /** How that version was read: the strategy that found it in the request (`header`, `path`, ...) or `default`. */
+  readonly apiVersionSource?: string | undefined;
 }
 
 /**
@@ -415,7 +417,11 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
               attributes[P.requestId] = retryId;
               if (requestId !== undefined) attributes[P.originalRequestId] = requestId;
             } else if (requestId !== undefined) attributes[P.requestId] = requestId;
-            if (facts.apiVersion !== undefined) attributes[P.apiVersion] = facts.apiVersion;
+            if (facts.apiVersion !== undefined) {
+              attributes[P.apiVersion] = facts.apiVersion;
+              if (facts.apiVersionSource !== undefined)
+                attributes[P.apiVersionSource] = facts.apiVersionSource;
+            }
             if (deprecated) attributes[P.apiDeprecated] = true;
             const sunset = header('sunset');
             if (sunset !== undefined) attributes[P.apiSunset] = sunset;

@@ -59,6 +59,9 @@ const policy = createVersionPolicy({
   versions: [{ version: '1', deprecatedAt: '2026-01-01T00:00:00Z', sunsetAt: '2027-12-31T23:59:59Z' }, '2'],
   defaultVersion: '2',
 });
+/** How the version was read: the header strategy, or the default when the request named none. */
+const sourceOf = (resolved: { readonly defaulted: boolean } | null | undefined): string | undefined =>
+  resolved ? (resolved.defaulted ? 'default' : 'header') : undefined;
 const clientOf = (value: string | string[] | undefined): string =>
   typeof value === 'string' ? value : 'anonymous';
 const FAILURE = 'connection refused by db.internal:5432 (password=hunter2)';
@@ -112,6 +115,7 @@ export function telemetryApps(optionsFor: OptionsFor, forwarded = false): Framew
             : {}),
           principal: authExpress.getPrincipal,
           apiVersion: verExpress.getApiVersion,
+          apiVersionSource: (req: Request) => sourceOf(verExpress.getResolvedVersion(req)),
         }),
       );
       app.use(requestId());
@@ -173,6 +177,7 @@ export function telemetryApps(optionsFor: OptionsFor, forwarded = false): Framew
           : {}),
         principal: authFastify.getPrincipal,
         apiVersion: verFastify.getApiVersion,
+        apiVersionSource: (request: FastifyRequest) => sourceOf(request.apiVersion),
       });
       await app.register(plumblineErrors, { onError: () => {} });
       await app.register(async (api) => {
@@ -236,6 +241,7 @@ export function telemetryApps(optionsFor: OptionsFor, forwarded = false): Framew
             : {}),
           principal: authHono.getPrincipal,
           apiVersion: verHono.getApiVersion,
+          apiVersionSource: (c: Context) => sourceOf(verHono.getResolvedVersion(c)),
         }),
       );
       const problems = problemDetails({ onError: () => {} });

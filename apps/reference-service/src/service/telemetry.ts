@@ -207,6 +207,24 @@ export const TELEMETRY_OPTIONS = {
 } as const satisfies { meterProvider: MeterProvider; principalId: string; requestIdHeader: string };
 
 /**
+ * `plumbline.api.version_source`: how the version served was read, the service's versioning strategy
+ * (VERSIONING_STRATEGY) when the request named one, `default` when it named none; undefined on
+ * version-neutral routes. Every wiring passes it as the middleware's `apiVersionSource`.
+ *
+ * @example
+ * ```ts
+ * versionSource('header', { defaulted: false }); // 'header'
+ * versionSource('header', { defaulted: true }); // 'default'
+ * ```
+ */
+export function versionSource(
+  strategy: string,
+  resolved: { readonly defaulted: boolean } | undefined,
+): string | undefined {
+  return resolved === undefined ? undefined : resolved.defaulted ? 'default' : strategy;
+}
+
+/**
  * Whether this process runs OpenTelemetry: `main.ts` starts the SDK exactly when {@link otelSettings}
  * finds an endpoint. The wirings mount the telemetry middleware only then, so a service without an
  * endpoint does not pay its no-SDK check on every request (7.8 k to 20 k instructions, `bench:guard`).

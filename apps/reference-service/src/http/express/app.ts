@@ -33,7 +33,12 @@ import { negotiate } from '@plumbline/negotiation/express';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/express';
 import { telemetry } from '@plumbline/telemetry/express';
-import { getApiVersion, versionedRouter, versioning } from '@plumbline/versioning/express';
+import {
+  getApiVersion,
+  getResolvedVersion,
+  versionedRouter,
+  versioning,
+} from '@plumbline/versioning/express';
 import express, { type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
@@ -50,7 +55,12 @@ import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
-import { TELEMETRY_OPTIONS, telemetryEnabled, telemetryRoute } from '../../service/telemetry.js';
+import {
+  TELEMETRY_OPTIONS,
+  telemetryEnabled,
+  telemetryRoute,
+  versionSource,
+} from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
@@ -103,6 +113,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
         ...TELEMETRY_OPTIONS,
         principal: getPrincipal,
         apiVersion: getApiVersion,
+        apiVersionSource: (req) => versionSource(api.strategy, getResolvedVersion(req)),
         route: (req) => route(req.originalUrl.split('?', 1)[0]!),
         // client.address: the rate limiter's client address (TRUST_PROXY), not `req.ip`.
         clientAddress: clientIp,

@@ -70,7 +70,12 @@ import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { TELEMETRY_OPTIONS, telemetryEnabled, telemetryRoute } from '../../service/telemetry.js';
+import {
+  TELEMETRY_OPTIONS,
+  telemetryEnabled,
+  telemetryRoute,
+  versionSource,
+} from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
@@ -175,6 +180,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       clientAddress: clientIp,
       principal: getPrincipal,
       apiVersion: (request) => versionOf(request.raw),
+      apiVersionSource: (request) => {
+        const outcome = outcomeOf(request.raw);
+        return versionSource(api.strategy, outcome.kind === 'resolved' ? outcome.resolved : undefined);
+      },
     });
   }
 

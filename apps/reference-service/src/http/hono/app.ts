@@ -32,7 +32,7 @@ import { rawQueryOf } from '@plumbline/query-parser';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/hono';
 import { telemetry } from '@plumbline/telemetry/hono';
-import { getApiVersion, versioning } from '@plumbline/versioning/hono';
+import { getApiVersion, getResolvedVersion, versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
@@ -63,7 +63,12 @@ import { createMetrics } from '../../service/metrics.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import { TELEMETRY_OPTIONS, telemetryEnabled, telemetryRoute } from '../../service/telemetry.js';
+import {
+  TELEMETRY_OPTIONS,
+  telemetryEnabled,
+  telemetryRoute,
+  versionSource,
+} from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { versionOf, versionRoutes } from './routes.js';
 
@@ -142,6 +147,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
         ...TELEMETRY_OPTIONS,
         principal: getPrincipal,
         apiVersion: getApiVersion,
+        apiVersionSource: (c) => versionSource(api.strategy, getResolvedVersion(c)),
         route: (c) => route(c.req.path),
         // client.address: the rate limiter's client address (TRUST_PROXY), not the socket's.
         clientAddress: ip,
