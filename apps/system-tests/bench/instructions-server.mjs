@@ -41,7 +41,7 @@ import * as queryHono from '@plumbline/query-parser/hono';
 import * as telExpress from '@plumbline/telemetry/express';
 import * as telFastify from '@plumbline/telemetry/fastify';
 import * as telHono from '@plumbline/telemetry/hono';
-import { createVersionPolicy } from '@plumbline/versioning';
+import { createVersionPolicy, fieldRenamed, versions } from '@plumbline/versioning';
 import * as verExpress from '@plumbline/versioning/express';
 import * as verFastify from '@plumbline/versioning/fastify';
 import * as verHono from '@plumbline/versioning/hono';
@@ -136,6 +136,20 @@ const parseBody = (body) => {
 
 // ---- Express 5 -------------------------------------------------------------------------------
 const sendBody = (_req, res) => res.json(BODY);
+
+// Version changes (issue #33): three versions, each a field renamed on the items of the page. The
+// `version-changes` routes send BODY through migrateResponse to the newest version (nothing to
+// migrate: what every current client pays), `version-changes-2` down to v1 (two changes crossed).
+// Renamed keys of the same total length keep the body the same size as the bare route's.
+const itemChanges = versions([
+  { version: '1' },
+  { version: '2', changes: [fieldRenamed({ schema: 'Item', from: 'title', to: 'name' })] },
+  { version: '3', changes: [fieldRenamed({ schema: 'Item', from: 'state', to: 'status' })] },
+]);
+const ITEMS_ENDPOINT = { method: 'GET', path: '/items', schemas: ['Item'], collection: 'data' };
+const migrated = (version) => () => itemChanges.migrateResponse(version, BODY, ITEMS_ENDPOINT);
+const newest = migrated('3');
+const oldest = migrated('1');
 let created = 0;
 const sendCreated = (req, res) => res.status(201).json({ id: ++created, ...req.body });
 
@@ -197,6 +211,8 @@ const expressApps = {
       .use(errorsExpress.notFoundHandler())
       .use(errorsExpress.errorHandler()),
   negotiation: () => express().use(negExpress.negotiate(NEGOTIATION)).get('/v2/items', sendBody),
+  'version-changes': () => express().get('/v2/items', (_req, res) => res.json(newest())),
+  'version-changes-2': () => express().get('/v2/items', (_req, res) => res.json(oldest())),
   versioning: () =>
     express().use(verExpress.versionedRouter(policy(), { 2: express.Router().get('/items', sendBody) })),
   'query-parser': () => express().get('/v2/items', queryExpress.collectionQuery(collection), sendBody),
@@ -312,6 +328,8 @@ async function fastifyFront() {
 }
 const fastifyApps = {
   bare: async () => Fastify().get('/v2/items', fastifyBody),
+  'version-changes': async () => Fastify().get('/v2/items', async () => newest()),
+  'version-changes-2': async () => Fastify().get('/v2/items', async () => oldest()),
   errors: async () => {
     const app = Fastify();
     await app.register(errorsFastify.plumblineErrors);
@@ -436,6 +454,8 @@ const honoApps = {
     return app.get('/v2/items', honoBody);
   },
   negotiation: () => new Hono().use(negHono.negotiate(NEGOTIATION)).get('/v2/items', honoBody),
+  'version-changes': () => new Hono().get('/v2/items', (c) => c.json(newest())),
+  'version-changes-2': () => new Hono().get('/v2/items', (c) => c.json(oldest())),
   versioning: () => new Hono().use(verHono.versioning(policy())).get('/v2/items', honoBody),
   'query-parser': () => new Hono().get('/v2/items', queryHono.collectionQuery(collection), honoBody),
   auth: () => new Hono().use(authHono.authenticate({ jwt: verifier() })).get('/v2/items', honoBody),

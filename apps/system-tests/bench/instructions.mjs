@@ -90,6 +90,8 @@ const MIDDLEWARE = [
   'errors',
   'negotiation',
   'versioning',
+  'version-changes',
+  'version-changes-2',
   'query-parser',
   'auth',
   'telemetry',
