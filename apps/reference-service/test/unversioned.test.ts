@@ -100,8 +100,12 @@ describe('unversioned routes', () => {
       '',
       '## 1',
       '',
-      '- Deprecated since 2026-06-01T00:00:00.000Z; successor: 2 ([/docs/deprecations/v1](/docs/deprecations/v1))',
-      '- Sunset on 2027-06-30T00:00:00.000Z ([/docs/sunset-policy](/docs/sunset-policy))',
+      language === 'de'
+        ? '- Veraltet seit 2026-06-01T00:00:00.000Z; Nachfolger: 2 ([/docs/deprecations/v1](/docs/deprecations/v1))'
+        : '- Deprecated since 2026-06-01T00:00:00.000Z; successor: 2 ([/docs/deprecations/v1](/docs/deprecations/v1))',
+      language === 'de'
+        ? '- Abschaltung am 2027-06-30T00:00:00.000Z ([/docs/sunset-policy](/docs/sunset-policy))'
+        : '- Sunset on 2027-06-30T00:00:00.000Z ([/docs/sunset-policy](/docs/sunset-policy))',
       '',
     ].join('\n');
   const html = (language: 'en' | 'de') => {

@@ -671,6 +671,49 @@ describe('lifecycle on the declarations', () => {
     );
   });
 
+  it.each([
+    [
+      'de',
+      undefined,
+      '- Veraltet seit 2026-06-01T00:00:00.000Z; Nachfolger: 2',
+      '- Abschaltung am 2027-06-30T00:00:00.000Z',
+    ],
+    [
+      'de-AT',
+      undefined,
+      '- Veraltet seit 2026-06-01T00:00:00.000Z; Nachfolger: 2',
+      '- Abschaltung am 2027-06-30T00:00:00.000Z',
+    ],
+    [
+      'fr',
+      undefined,
+      '- Deprecated since 2026-06-01T00:00:00.000Z; successor: 2',
+      '- Sunset on 2027-06-30T00:00:00.000Z',
+    ],
+    [
+      'fr',
+      { deprecated: 'Obsolète', since: 'depuis le', successor: 'successeur', sunsetOn: 'Retrait le' },
+      '- Obsolète depuis le 2026-06-01T00:00:00.000Z; successeur: 2',
+      '- Retrait le 2027-06-30T00:00:00.000Z',
+    ],
+  ] as const)('the lifecycle lines in %s (words %o)', (language, words, deprecatedLine, sunsetLine) => {
+    const markdown = changelogMarkdown(declared, { language, ...(words === undefined ? {} : { words }) });
+    const v1 = markdown.slice(markdown.indexOf('## 1\n'));
+    expect(v1).toBe(
+      [
+        '## 1',
+        '',
+        `${deprecatedLine} ([/docs/deprecations/v1](/docs/deprecations/v1))`,
+        `${sunsetLine} ([/docs/sunset-policy](/docs/sunset-policy))`,
+        '',
+      ].join('\n'),
+    );
+    // Version 3's undated deprecation: the word alone.
+    expect(markdown).toContain(
+      `- ${deprecatedLine.slice(2).split(' ')[0]}; ${words?.successor ?? (language.startsWith('de') ? 'Nachfolger' : 'successor')}: 4\n`,
+    );
+  });
+
   it('add() keeps the lifecycle of the entries before', () => {
     expect(
       declared.add({ version: '5', changes: [endpointAdded({ method: 'GET', path: '/x' })] }).definitions[0],

@@ -762,7 +762,34 @@ export function versions(entries: readonly VersionEntry[]): VersionChanges {
 export interface ChangelogOptions {
   /** Language tag of the texts: exact tag, then its primary language, then `en`, then the first given. Default `en`. */
   readonly language?: string;
+  /**
+   * The words of {@link changelogMarkdown}'s lifecycle lines. Default: the built-in ones of
+   * `language` (English and German), English for any other language.
+   */
+  readonly words?: ChangelogWords;
 }
+
+/**
+ * The words {@link changelogMarkdown} writes a version's lifecycle with:
+ * `- {deprecated} {since} <date>; {successor}: <version>` and `- {sunsetOn} <date>`.
+ *
+ * @example
+ * ```ts
+ * const french: ChangelogWords = { deprecated: 'Obsolète', since: 'depuis le', successor: 'successeur', sunsetOn: 'Retrait le' };
+ * changelogMarkdown(api, { language: 'fr', words: french });
+ * ```
+ */
+export interface ChangelogWords {
+  readonly deprecated: string;
+  readonly since: string;
+  readonly successor: string;
+  readonly sunsetOn: string;
+}
+
+const CHANGELOG_WORDS: Readonly<Record<string, ChangelogWords>> = {
+  en: { deprecated: 'Deprecated', since: 'since', successor: 'successor', sunsetOn: 'Sunset on' },
+  de: { deprecated: 'Veraltet', since: 'seit', successor: 'Nachfolger', sunsetOn: 'Abschaltung am' },
+};
 
 /**
  * One version of a {@link changelog}.
@@ -837,7 +864,8 @@ export function changelog(declared: VersionChanges, options: ChangelogOptions = 
 /**
  * The {@link changelog} as Markdown: a `## <version>` section per version, a bullet per change,
  * after `- Deprecated since <date>; successor: <version>` and `- Sunset on <date>` bullets (with
- * their documentation links) for a version that declares a lifecycle.
+ * their documentation links) for a version that declares a lifecycle, in the words of
+ * `options.language` (English and German built in; `options.words` for any other).
  *
  * @example
  * ```ts
@@ -848,15 +876,23 @@ export function changelog(declared: VersionChanges, options: ChangelogOptions = 
 export function changelogMarkdown(declared: VersionChanges, options: ChangelogOptions = {}): string {
   const target = (item: ChangeTarget) => (typeof item === 'string' ? item : `${item.method} ${item.path}`);
   const see = (uri: string | undefined) => (uri === undefined ? '' : ` ([${uri}](${uri}))`);
+  const language = (options.language ?? 'en').toLowerCase();
+  const words =
+    options.words ??
+    CHANGELOG_WORDS[language] ??
+    CHANGELOG_WORDS[language.split('-')[0]!] ??
+    CHANGELOG_WORDS['en']!;
   return changelog(declared, options)
     .map((entry) => {
       const lines = [
         ...(entry.deprecated === undefined
           ? []
           : [
-              `- Deprecated${entry.deprecated === true ? '' : ` since ${entry.deprecated}`}${entry.successor === undefined ? '' : `; successor: ${entry.successor}`}${see(entry.links?.deprecation)}`,
+              `- ${words.deprecated}${entry.deprecated === true ? '' : ` ${words.since} ${entry.deprecated}`}${entry.successor === undefined ? '' : `; ${words.successor}: ${entry.successor}`}${see(entry.links?.deprecation)}`,
             ]),
-        ...(entry.sunset === undefined ? [] : [`- Sunset on ${entry.sunset}${see(entry.links?.sunset)}`]),
+        ...(entry.sunset === undefined
+          ? []
+          : [`- ${words.sunsetOn} ${entry.sunset}${see(entry.links?.sunset)}`]),
         ...entry.changes.map(
           (change) => `- ${change.description} (${change.affects.map(target).join(', ')})`,
         ),

@@ -10,6 +10,7 @@ export {
   type ChangeKind,
   type ChangelogEntry,
   type ChangelogOptions,
+  type ChangelogWords,
   type ChangeTarget,
   changelog,
   changelogMarkdown,
