@@ -175,4 +175,17 @@ describe.each([
       });
     }
   });
+
+  it('the lifecycle headers: the query strategy reads ?version=1 as a v1 request, the others only pick the document', async () => {
+    const res = await fetch(`${svc.url}/openapi.json?version=1`);
+    const lifecycle = {
+      deprecation: res.headers.get('deprecation'),
+      sunset: res.headers.get('sunset'),
+    };
+    expect(lifecycle).toEqual(
+      strategy === 'query'
+        ? { deprecation: '@1780272000', sunset: 'Wed, 30 Jun 2027 00:00:00 GMT' }
+        : { deprecation: null, sunset: null },
+    );
+  });
 });
