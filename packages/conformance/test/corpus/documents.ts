@@ -45,6 +45,14 @@ export interface CorpusDocument {
  * Two packages that were chosen too could not be installed (@shipengine/connect-fulfillment-provider-api
  * and connect-order-source-api: their peer dependency is not on the registry); none was replaced
  * after any finding was seen.
+ *
+ * 2026-11-28, second round: those eleven held-out documents are tuning documents now. Their
+ * findings were read to name the causes of the three rules under 95 % on them (a filter phrase
+ * written as one word, `timeadjbyroute`, and a plural noun before a presentation modifier,
+ * `fareLineItemsVerbose`, taken for singular collections; Mojaloop's version in the media type of
+ * its `Content-Type` and `Accept` header parameters not seen; Catalyst's read-only
+ * `POST /lambdas/profiles` taken for a create), and the rules were changed for those causes, so
+ * they are no longer unseen. Their recall sample is `recall-2.json`, a tuning sample since.
  */
 export const CORPUS: readonly CorpusDocument[] = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'documents.json'), 'utf8'),
