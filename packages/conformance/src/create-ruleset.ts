@@ -210,6 +210,33 @@ const STATE_WORDS = new Set([
   'upcoming',
 ]);
 
+/**
+ * Words after a plural noun that choose how much of each item is shown, not another noun:
+ * `fareLineItemsBasic`, `ordersSummary`, `usersVerbose`.
+ */
+const PRESENTATION_MODIFIERS: ReadonlySet<string> = new Set([
+  'basic',
+  'verbose',
+  'summary',
+  'detail',
+  'details',
+  'detailed',
+  'full',
+  'lite',
+  'brief',
+  'compact',
+  'extended',
+  'minimal',
+  'expanded',
+]);
+
+/**
+ * A filter phrase written as one word: a `by` between two lower-case parts (`timeadjbyroute`,
+ * `terminalsandmatesbyroute`, `sailingsbydate`). The part before `by` does not end in `b`, so
+ * `hobbyists` and `lobbyists` are words, not phrases.
+ */
+const JOINED_FILTER_PHRASE = /^[a-z]{2,}[ac-z]by[a-z]{3,}$/;
+
 /** Sort, filter and search phrases: `/sorted-by-name`, `/order-by-date`, `/by-owner`, `/filter`, `/search`. */
 const FILTER_PHRASE =
   /^((sorted|ordered)(-by)?(-.+)?|(sort|order)-by(-.+)?|by-.+|filter(ed)?(-by)?(-.+)?|top-\d+|search)$/;
@@ -245,12 +272,17 @@ function isPlural(word: string): boolean {
 
 /**
  * The head noun of a segment: the last word, or the one before a preposition (`codes-of-conduct`,
- * `branches-where-head`); a version suffix (`projectsV2`) is not a word.
+ * `branches-where-head`) or before a presentation modifier (`fareLineItemsVerbose`); a version
+ * suffix (`projectsV2`) is not a word.
  */
 function headNoun(segment: string): string | undefined {
   const list = segmentWords(segment.replace(EXTENSION, '')).filter((word) => !/^v\d+$/.test(word));
   const of = list.findIndex((word) => ['of', 'where', 'for', 'with', 'by'].includes(word));
-  return of > 0 ? list[of - 1] : list.at(-1);
+  if (of > 0) return list[of - 1];
+  // A presentation modifier after the noun (`fareLineItemsBasic`) is not the noun.
+  const last = list.at(-1);
+  if (list.length > 1 && last !== undefined && PRESENTATION_MODIFIERS.has(last)) return list.at(-2);
+  return last;
 }
 
 /**
@@ -368,6 +400,9 @@ const pluralNouns: Check = (context) =>
       // (/udprn/{udprn}) the key stands where the collection's name should.
       if (next?.param === true && before?.param === false && isKeyName(segment.text, next.text)) return false;
       if (FORMAT_WORDS.has(segment.text.toLowerCase())) return false;
+      // A filter phrase written as one word (/timeadjbyroute/{RouteID}): the parameter after it is
+      // the filter's value, not a member; the casing rule reports the joined words.
+      if (JOINED_FILTER_PHRASE.test(segment.text)) return false;
       const collection = next === undefined ? isCollection(context, path) : next.param;
       const noun = headNoun(segment.text);
       // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
@@ -509,9 +544,33 @@ const identifiers: Check = (context) => {
 // ---------------------------------------------------------------------------------------------
 // Operation rules.
 
+/** First words of an operation's name or summary that say it reads: `getAvatarsDetailsByPost`, "Query users". */
+const READ_NAME =
+  /^(get|query|search|list|lookup|look up|fetch|find|retrieve|read|batch get|batch-get|batchget)\b/i;
+
+/**
+ * A POST that reads rather than creates: it documents no 201, answers 200 with a body, and its
+ * operationId (or, without one, its summary) begins with a read verb (Catalyst's `POST /lambdas/profiles`,
+ * `getAvatarsDetailsByPost`, returns the profiles of the ids in the body).
+ */
+function isReadByPost(context: Context, op: OperationRef): boolean {
+  const responses = responsesOf(context, op);
+  if (responses.some(([status]) => status === '201')) return false;
+  const ok = responses.find(([status]) => status === '200')?.[1];
+  if (ok === undefined || !isObject(deref(context.document, ok['content']))) return false;
+  // The operationId names the operation; the summary is prose ("Get Shipping Rates" for
+  // ShipEngine's calculate_rates, which stores the rates it returns) and is read only without one.
+  const id = op.operation['operationId'];
+  const summary = op.operation['summary'];
+  const name =
+    typeof id === 'string' ? segmentWords(id).join(' ') : typeof summary === 'string' ? summary.trim() : '';
+  return READ_NAME.test(name);
+}
+
 const post201: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'post' || !isCollection(context, op.path)) return [];
+    if (isReadByPost(context, op)) return [];
     const created = responsesOf(context, op).find(([status]) => status === '201')?.[1];
     const where = ['paths', op.path, 'post', 'responses'];
     if (created === undefined) return [{ message: `POST ${op.path} does not document 201`, path: where }];
@@ -640,6 +699,33 @@ const securityHeaders: Check = (context) => {
   return found;
 };
 
+/** Request headers that name a media type, and so can carry its version. */
+const MEDIA_HEADERS: ReadonlySet<string> = new Set(['content-type', 'accept']);
+/** A description saying the header carries the API's version ("indicates the specific version of the API"). */
+const VERSION_WORDS = /\bversion (of|of the) (the )?API\b|\bAPI version\b/i;
+
+/**
+ * Whether a `Content-Type` or `Accept` header parameter versions the API through the media type:
+ * its schema's enum, default, example or pattern, or its own examples, name a versioned media
+ * type (`application/vnd.interoperability.parties+json;version=1.1`, `application/vnd.acme.v2+json`),
+ * or its description says it carries the API's version (Mojaloop's FSPIOP headers).
+ */
+function carriesMediaVersion(parameter: ParameterInfo): boolean {
+  const schema = parameter.schema;
+  const values: unknown[] = [...(parameter.examples ?? [])];
+  if (schema !== undefined) {
+    values.push(schema['default'], schema['example'], schema['pattern']);
+    if (Array.isArray(schema['enum'])) values.push(...schema['enum']);
+    if (Array.isArray(schema['examples'])) values.push(...schema['examples']);
+  }
+  const versioned = values.some(
+    (value) =>
+      typeof value === 'string' &&
+      value.split(',').some((type) => VENDOR_MEDIA.test(type.trim()) || /;\s*version=/i.test(type)),
+  );
+  return versioned || VERSION_WORDS.test(parameter.description ?? '');
+}
+
 const versionConsistent: Check = (context) => {
   const document = context.document;
   const strategies = new Map<string, JsonPath>();
@@ -667,6 +753,8 @@ const versionConsistent: Check = (context) => {
       if (parameter.in === 'query' && VERSION_QUERY.has(name) && queryStrategy)
         strategies.set('query', parameter.path);
       if (parameter.in === 'header' && VERSION_HEADER.has(name)) strategies.set('header', parameter.path);
+      if (parameter.in === 'header' && MEDIA_HEADERS.has(name) && carriesMediaVersion(parameter))
+        strategies.set('media type', parameter.path);
     }
     for (const [status, response] of responsesOf(context, op)) {
       const content = deref(document, response['content']);

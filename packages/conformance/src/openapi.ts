@@ -201,6 +201,8 @@ export interface ParameterInfo {
   readonly in: string;
   readonly schema?: JsonObject;
   readonly description?: string;
+  /** The parameter's `example` and the values of its `examples`, when it has any. */
+  readonly examples?: readonly unknown[];
   readonly path: (string | number)[];
 }
 
@@ -225,12 +227,20 @@ export function parametersOf(document: unknown, op: OperationRef): ParameterInfo
       )
         return;
       const schema = deref(document, parameter['schema']);
+      const examples: unknown[] = 'example' in parameter ? [parameter['example']] : [];
+      const named = deref(document, parameter['examples']);
+      if (isObject(named))
+        for (const example of Object.values(named)) {
+          const value = deref(document, example);
+          if (isObject(value) && 'value' in value) examples.push(value['value']);
+        }
       const info: ParameterInfo = {
         name: parameter['name'],
         in: parameter['in'],
         path: [...base, index],
         ...(isObject(schema) ? { schema } : {}),
         ...(typeof parameter['description'] === 'string' ? { description: parameter['description'] } : {}),
+        ...(examples.length > 0 ? { examples } : {}),
       };
       byKey.set(`${info.in}:${info.name.toLowerCase()}`, info);
     });

@@ -592,6 +592,109 @@ describe('ruleset: single cases', () => {
     expect(await rulesOf(doc(paths))).toEqual(expected);
   });
 
+  const wsf = { servers: [{ url: 'https://www.wsdot.wa.gov/ferries/api/schedule/rest/v1' }] };
+  it.each([
+    [
+      "WSF's /timeadjbyroute/{RouteID}: a by phrase written as one word filters",
+      '/timeadjbyroute/{RouteID}',
+      [],
+    ],
+    [
+      "WSF's /terminalsandmatesbyroute/{TripDate}/{RouteID}",
+      '/terminalsandmatesbyroute/{TripDate}/{RouteID}',
+      ['plumbline-path-identifiers'],
+    ],
+    [
+      "WSF's /fareLineItemsVerbose/{TripDate}: a plural noun before a presentation modifier",
+      '/fareLineItemsVerbose/{TripDate}',
+      ['plumbline-path-casing'],
+    ],
+    [
+      'a singular noun before a presentation modifier is still singular',
+      '/userDetails/{UserID}',
+      ['plumbline-path-casing', 'plumbline-path-plural-nouns'],
+    ],
+    ['a lobby is not a by phrase', '/lobby/{LobbyID}', ['plumbline-path-plural-nouns']],
+  ])('%s', async (_label, path, expected) => {
+    expect(await rulesOf(doc({ [path]: { get: { responses: ok } } }, wsf))).toEqual(expected);
+  });
+
+  // Mojaloop's FSPIOP APIs carry the version in the media type of Content-Type and Accept.
+  const fspiop = (header: Record<string, unknown>) =>
+    doc({
+      '/consents/{ID}': {
+        get: { parameters: [{ name: 'ID', in: 'path', required: true }, header], responses: ok },
+      },
+    });
+  it.each([
+    [
+      'a Content-Type parameter that says it carries the API version',
+      {
+        name: 'Content-Type',
+        in: 'header',
+        schema: { type: 'string' },
+        description:
+          'The `Content-Type` header indicates the specific version of the API used to send the payload body.',
+      },
+      [],
+    ],
+    [
+      'an Accept parameter whose enum names versioned media types',
+      {
+        name: 'Accept',
+        in: 'header',
+        schema: { type: 'string', enum: ['application/vnd.interoperability.consents+json;version=1.1'] },
+      },
+      [],
+    ],
+    [
+      'an Accept parameter whose example is a vendor .v2 type',
+      { name: 'Accept', in: 'header', example: 'application/vnd.acme.v2+json' },
+      [],
+    ],
+    [
+      'a plain Accept parameter versions nothing',
+      { name: 'Accept', in: 'header', schema: { type: 'string', enum: ['application/json'] } },
+      ['plumbline-version-consistent'],
+    ],
+  ])('%s', async (_label, header, expected) => {
+    expect(await rulesOf(fspiop(header))).toEqual(expected);
+  });
+
+  // Catalyst's POST /lambdas/profiles returns the profiles of the addresses in the body.
+  const profiles = (operation: Record<string, unknown>) =>
+    doc({
+      '/v1/lambdas/profiles/{id}': { get: { responses: ok } },
+      '/v1/lambdas/profiles': {
+        post: {
+          ...operation,
+          requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: {
+            '200': {
+              description: 'Array of Avatars',
+              content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+            },
+            ...errors,
+          },
+        },
+      },
+    });
+  it.each([
+    ['operationId getAvatarsDetailsByPost', { operationId: 'getAvatarsDetailsByPost' }, []],
+    ['summary "Query profiles"', { summary: 'Query profiles' }, []],
+    ['summary "Batch get profiles"', { summary: 'Batch get profiles' }, []],
+    ['operationId createProfiles', { operationId: 'createProfiles' }, ['plumbline-post-201-location']],
+    [
+      // ShipEngine's POST /v1/rates stores the rates it calculates (GET /v1/rates/{rate_id}).
+      'operationId calculate_rates, summary "Get Shipping Rates"',
+      { operationId: 'calculate_rates', summary: 'Get Shipping Rates' },
+      ['plumbline-post-201-location'],
+    ],
+    ['no name', {}, ['plumbline-post-201-location']],
+  ])('a POST that reads is not a create: %s', async (_label, operation, expected) => {
+    expect(await rulesOf(profiles(operation))).toEqual(expected);
+  });
+
   it.each([
     ['https://api.bitbucket.org/2.0', []],
     ['https://cardano-mainnet.blockfrost.io/api/v0', []],

@@ -45,6 +45,34 @@ export interface CorpusDocument {
  * Two packages that were chosen too could not be installed (@shipengine/connect-fulfillment-provider-api
  * and connect-order-source-api: their peer dependency is not on the registry); none was replaced
  * after any finding was seen.
+ *
+ * 2026-11-28, second round: those eleven held-out documents are tuning documents now. Their
+ * findings were read to name the causes of the three rules under 95 % on them (a filter phrase
+ * written as one word, `timeadjbyroute`, and a plural noun before a presentation modifier,
+ * `fareLineItemsVerbose`, taken for singular collections; Mojaloop's version in the media type of
+ * its `Content-Type` and `Accept` header parameters not seen; Catalyst's read-only
+ * `POST /lambdas/profiles` taken for a create), and the rules were changed for those causes, so
+ * they are no longer unseen. Their recall sample is `recall-2.json`, a tuning sample since.
+ *
+ * The held-out part of the third round (`heldOut: true` in documents.json) was chosen and listed
+ * (and committed) before the linter was run on any of it: 14 documents from 12 packages not used
+ * before, all exact-version devDependencies with permissive licences:
+ * - @interledger/open-payments 7.4.0 (Apache-2.0): Open Payments authorization, resource and wallet
+ *   address server APIs (GNAP grants, incoming/outgoing payments, quotes);
+ * - @kong/sdk-portal-js 2.16.0 (Apache-2.0): Kong Konnect developer portal API;
+ * - @shopware/api-client 1.6.0 (MIT): Shopware's Store API (storefront, OpenAPI 3.2) and Admin API;
+ * - @goauthentik/api 2026.8.3 (MIT): the authentik identity provider's API;
+ * - Hyperledger Cacti (Apache-2.0), one document from each of six packages:
+ *   @hyperledger/cactus-cmd-api-server 1.0.0, cactus-plugin-ledger-connector-besu 0.5.0,
+ *   cactus-plugin-ledger-connector-fabric 1.0.0, cactus-plugin-ledger-connector-quorum 0.5.0,
+ *   cactus-plugin-keychain-memory 1.0.0 and cactus-plugin-consortium-manual 0.5.0 (small
+ *   RPC-style plugin APIs). A seventh, cactus-plugin-keychain-vault 1.0.0, was chosen too and then
+ *   dropped: its external `$ref` is a URL that the linter fetches, and the corpus test runs offline
+ *   (its plugin findings were all correct, so dropping it changes no precision for the better).
+ * That is 13 of 44 linted documents (30 %), short of a third: no further npm package with an
+ * OpenAPI 3 document, a permissive licence and a new publisher was found in the time of this round
+ * without guessing package names (Redo's and GitBook's packages carry no licence, Netlify's is
+ * Swagger 2.0, Discord's is a JavaScript module).
  */
 export const CORPUS: readonly CorpusDocument[] = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'documents.json'), 'utf8'),
