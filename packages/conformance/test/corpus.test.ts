@@ -5,6 +5,7 @@
  * false positive that went away (update the file so the precision in the README stays true). The
  * README's precision table is computed from the expectation files and must match.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ import {
   documentPath,
   type Expectation,
   LINTED,
+  PROVENANCE,
   packageVersion,
 } from './corpus/documents.js';
 
@@ -86,6 +88,24 @@ describe('corpus: real public OpenAPI documents', () => {
     },
     120_000,
   );
+
+  it('every vendored document is the file its package published: version, licence file and SHA-256 as recorded', () => {
+    const vendored = CORPUS.filter((document) => document.vendored);
+    expect(vendored.map((d) => d.package).sort()).toEqual(PROVENANCE.map((p) => p.package).sort());
+    for (const document of vendored) {
+      const origin = PROVENANCE.find((p) => p.package === document.package)!;
+      const bytes = readFileSync(documentPath(document));
+      expect([document.id, bytes.length, createHash('sha256').update(bytes).digest('hex')]).toEqual([
+        document.id,
+        origin.bytes,
+        origin.sha256,
+      ]);
+      expect(origin.license).toBe('Apache-2.0');
+      const packageRoot = documentPath(document).slice(0, -document.file.length);
+      const licence = readFileSync(join(packageRoot, 'LICENSE'), 'utf8');
+      expect(licence).toContain('Apache License');
+    }
+  });
 
   it('the README reports the precision per rule of these expectation files', () => {
     const readme = readFileSync(join(here, '../README.md'), 'utf8');
