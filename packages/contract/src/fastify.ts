@@ -40,6 +40,7 @@ import {
   type MountPlan,
   mountPlan,
   pathsOf,
+  runBefore,
   routeState as stateOf,
 } from './mount.js';
 import type { Route } from './route.js';
@@ -161,6 +162,9 @@ function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: Mou
     if (scopes) await scopes.call(this, request, reply);
     const params = validateParams(compiled, raw);
     state.params = params instanceof Promise ? await params : params;
+    // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
+    const pending = runBefore(compiled, contractRequest(request), state.params);
+    if (pending) await pending;
     if (contentType) {
       checkContentTypeLines(request.raw.rawHeaders);
       // requireContentType answers through its callback at once: no promise needed.
@@ -265,8 +269,9 @@ function otherMethods(scope: FastifyInstance, path: string, methods: readonly st
 
 /**
  * Mounts a route table on a Fastify instance: each route with its checks in order (scopes → path
- * parameters → Content-Type → body → query, headers and body schemas → idempotency → preconditions
- * → handler → reply check), and every path's other methods answered 405 with `Allow` (OPTIONS 204).
+ * parameters → the route's `before` step → Content-Type → body → query, headers and body schemas →
+ * idempotency → preconditions → handler → reply check), and every path's other methods answered 405
+ * with `Allow` (OPTIONS 204).
  * The routes are registered in a plugin of their own (their body parsers stay there); the instance
  * must have `@plumbline/errors`' `plumblineErrors` and `@plumbline/negotiation`'s `negotiation`
  * registered (and `authenticate()` as an `onRequest` hook when a route has scopes). A bad table

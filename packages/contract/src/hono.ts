@@ -33,6 +33,7 @@ import {
   loadCurrent,
   mountPlan,
   pathsOf,
+  runBefore,
   routeState as stateOf,
 } from './mount.js';
 import type { Route } from './route.js';
@@ -171,6 +172,9 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
       if (scopes) await scopes(c, proceed);
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
+      // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
+      const pending = runBefore(compiled, contractRequest(c), state.params);
+      if (pending) await pending;
       if (body) state.body = await body(c);
       const valid = validateRequest(compiled, readRequest(c), options, state.params);
       state.valid = valid instanceof Promise ? await valid : valid;
@@ -214,8 +218,9 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
 
 /**
  * Mounts a route table on a Hono app: each route with its checks in order (scopes → path
- * parameters → Content-Type → body → query, headers and body schemas → idempotency → preconditions
- * → handler → reply check), and every path's other methods answered 405 with `Allow` (OPTIONS 204).
+ * parameters → the route's `before` step → Content-Type → body → query, headers and body schemas →
+ * idempotency → preconditions → handler → reply check), and every path's other methods answered 405
+ * with `Allow` (OPTIONS 204).
  * The app must run `@plumbline/errors`' `problemDetails()` (middleware, `onError`, `notFound`) and
  * `@plumbline/negotiation`'s `negotiate()` before it (and `authenticate()` when a route has
  * scopes). A bad table throws `RouteDefinitionError` here, at start-up.

@@ -5,7 +5,7 @@ import { HttpError } from '@plumbline/errors';
 import type { Validators } from '@plumbline/negotiation';
 import type { CompiledRoute } from './compile.js';
 import { RouteDefinitionError } from './compile.js';
-import type { PreconditionSpec } from './route.js';
+import type { BeforeInput, PreconditionSpec } from './route.js';
 import type { ContractOptions, ContractRequest, ValidInput } from './run.js';
 
 /**
@@ -214,4 +214,32 @@ export async function loadCurrent(
     etag: tagOf(preconditions.represent(value)),
     lastModified: lastModifiedOf(preconditions.modified?.(value)),
   };
+}
+
+/**
+ * Runs a route's `before` step (if it declares one) on the request as the adapter read it, before
+ * the body; `undefined` when there is nothing to wait for, so adapters await only a real promise.
+ *
+ * @example
+ * ```ts
+ * const pending = runBefore(compiled, contractRequest(req), state.params);
+ * if (pending) await pending; // throws the step's HttpError
+ * ```
+ */
+export function runBefore(
+  compiled: CompiledRoute,
+  request: ContractRequest,
+  params: unknown,
+): Promise<void> | undefined {
+  const before = compiled.route.before as ((input: BeforeInput) => void | Promise<void>) | undefined;
+  if (before === undefined) return undefined;
+  const result = before({
+    method: request.method,
+    path: request.path,
+    params,
+    rawQuery: request.rawQuery,
+    header: request.header,
+    principal: request.principal,
+  });
+  return result instanceof Promise ? result : undefined;
 }
