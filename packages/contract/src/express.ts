@@ -80,6 +80,12 @@ export interface MountOptions<Tx = unknown> extends ContractOptions {
   readonly idempotencyTransaction?: Omit<IdempotencyTransactionOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body (express.json's `limit`: bytes, or a string such as `'1mb'`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number | string;
+  /**
+   * What the app knows of this request that the route's steps need (the API version its router
+   * serves, a tenant): called once per request before the route's \`before\` step, and handed to
+   * \`before\` and the handler as \`context\`. Default: none (\`undefined\`).
+   */
+  readonly context?: (req: Request) => unknown;
 }
 
 const pathOf = (url: string): string => {
@@ -104,6 +110,7 @@ function contractRequest(req: Request): ContractRequest {
     // Express 4 leaves `{}` without a body and express.json reads zero bytes as `{}`: no body is `undefined`.
     body: state.hasBody === true ? req.body : undefined,
     principal: getPrincipal(req),
+    context: state.context,
   };
 }
 
@@ -177,6 +184,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
         const state = stateOf(req);
         state.raw = raw;
         if (scopes) runNow(scopes, req, res);
+        if (options.context) state.context = options.context(req);
         const body = () => {
           if (contentType) {
             checkContentTypeLines(req.rawHeaders);

@@ -602,6 +602,33 @@ const CASES: readonly Case[] = [
     expectBody: { error_code: 'internal_error' },
     mismatches: 2,
   },
+  {
+    name: 'context: the mount gives the handler what the app knows of the request',
+    path: '/tenant',
+    headers: { 'x-tenant': 'acme' },
+    status: 200,
+    expectBody: { tenant: 'acme' },
+  },
+  {
+    name: 'context: made for every request (the default tenant)',
+    path: '/tenant',
+    status: 200,
+    expectBody: { tenant: 'public' },
+  },
+  {
+    name: 'context: the before step sees it too (403 before the query is checked)',
+    path: '/tenant?colour=red',
+    headers: { 'x-tenant': 'closed' },
+    status: 403,
+    expectBody: { error_code: 'forbidden' },
+  },
+  {
+    name: 'context: then the query is checked',
+    path: '/tenant?colour=red',
+    headers: { 'x-tenant': 'acme' },
+    status: 400,
+    expectBody: { error_code: 'unknown_parameter' },
+  },
   { name: 'unknown path: 404', path: '/nothing', status: 404 },
 ];
 

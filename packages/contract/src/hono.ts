@@ -77,6 +77,12 @@ export interface MountOptions<Tx = unknown> extends ContractOptions {
   readonly idempotencyTransaction?: Omit<IdempotencyTransactionOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body in bytes: 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
+  /**
+   * What the app knows of this request that the route's steps need (the API version its router
+   * serves, a tenant): called once per request before the route's \`before\` step, and handed to
+   * \`before\` and the handler as \`context\`. Default: none (\`undefined\`).
+   */
+  readonly context?: (c: Context) => unknown;
 }
 
 /** Node's raw header lines on `@hono/node-server`; elsewhere none (the Fetch API has joined them). */
@@ -96,6 +102,7 @@ function contractRequest(c: Context): ContractRequest {
     headers: () => c.req.header() as Record<string, string | undefined>,
     body: state.body,
     principal: getPrincipal(c),
+    context: state.context,
   };
 }
 
@@ -170,6 +177,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
       if (raw === undefined) throw new HttpError('not_found');
       state.raw = raw;
       if (scopes) await scopes(c, proceed);
+      if (options.context) state.context = options.context(c);
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
       // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.

@@ -167,6 +167,8 @@ export interface RouteState {
   /** The request as the core read it for validation, reused by the handler step. */
   request?: ContractRequest;
   current?: unknown;
+  /** What the mount's `context` option gave for this request. */
+  context?: unknown;
 }
 
 // On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
@@ -240,6 +242,7 @@ export function runBefore(
     rawQuery: request.rawQuery,
     header: request.header,
     principal: request.principal,
+    context: request.context,
   });
   return result instanceof Promise ? result : undefined;
 }

@@ -157,6 +157,8 @@ export interface BeforeInput<P = unknown> {
   readonly header: (name: string) => string | undefined;
   /** Who is calling (set by `@plumbline/auth`'s `authenticate()`), if anyone. */
   readonly principal: Principal | undefined;
+  /** What the mount's `context` option gave for this request (`undefined` without it). */
+  readonly context: unknown;
 }
 
 /**
@@ -212,6 +214,8 @@ export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown
    * side effect through it, so it commits with the key or not at all. `undefined` otherwise.
    */
   readonly transaction: unknown;
+  /** What the mount's `context` option gave for this request (`undefined` without it). */
+  readonly context?: unknown;
 }
 
 /**

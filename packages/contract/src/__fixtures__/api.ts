@@ -238,3 +238,26 @@ export function apiRoutes(store: Store): readonly Route[] {
     }),
   ];
 }
+
+/** What the fixture apps' `context` option gives each request: the tenant named in `X-Tenant`. */
+export interface Tenant {
+  readonly tenant: string;
+}
+
+/**
+ * A route that reads the mount's `context` in its `before` step (a closed tenant is 403 before the
+ * query is checked) and in its handler.
+ */
+export function contextRoutes(): readonly Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/tenant',
+      responses: { 200: z.object({ tenant: z.string() }) },
+      before: ({ context }) => {
+        if ((context as Tenant).tenant === 'closed') throw new HttpError('forbidden');
+      },
+      handler: ({ context }) => ({ status: 200, body: { tenant: (context as Tenant).tenant } }),
+    }),
+  ];
+}
