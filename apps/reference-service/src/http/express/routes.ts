@@ -8,9 +8,12 @@
  * the three side by side. What each framework lacks and its wiring adds is said at the top of
  * http/fastify/http.ts (express.json's strict parser, `.all(methodNotAllowed)`) and http/hono/routes.ts (the
  * JSON body parser with express.json's 400/413/415 answers). The service's own steps (limits,
- * access log, metrics, the neutral routes) are neutral cores that all three call.
+ * access log, metrics, the neutral routes) are neutral cores that all three call. The comment routes
+ * are declared once (api/routes/comments.ts) and mounted with `@plumbline/contract`'s adapter, which
+ * runs the same steps in the same order.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
+import { mount } from '@plumbline/contract/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
 import {
@@ -25,7 +28,6 @@ import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
-import { commentHandlers } from '../../api/resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
@@ -39,6 +41,8 @@ import {
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
+import { commentRoutes } from '../../api/routes/comments.js';
+import { mountOptions } from '../../api/routes/reply.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { ApiStrategy } from '../../service/versioning.js';
@@ -96,7 +100,6 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
   const projects = projectHandlers(deps);
   const tasks = taskHandlers(deps);
-  const comments = commentHandlers(deps);
 
   // The Plumbline middleware, configured once.
   const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
@@ -151,7 +154,6 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     });
   const projectChecked = preconditions(projects.member);
   const taskChecked = preconditions(tasks.member);
-  const commentChecked = preconditions(comments.member);
 
   // The handlers' inputs, read from the request once the middleware ran.
   const route = (req: Request): RouteInput => ({ version, params: req.params });
@@ -293,39 +295,9 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
   editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
 
-  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
-
-  const existingTask = step((req) => comments.requireTask(req.params));
-  const ofTask = { scope: (req: Request) => comments.taskScope(req.params) };
-
-  router
-    .route('/tasks/:taskId/comments')
-    .get(
-      requireScopes('read:comments'),
-      existingTask,
-      parsedQuery(collections.comments, ofTask),
-      handle(listing(collections.comments), comments.list),
-    )
-    .post(
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      existingTask,
-      ...jsonBody,
-      createOnce,
-      handle(creation, comments.create),
-    )
-    .all(methodNotAllowed(['GET', 'POST']));
-
-  router
-    .route('/tasks/:taskId/comments/:commentId')
-    .get(requireScopes('read:comments'), handle(reading(collections.comments), comments.read))
-    .delete(
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      commentChecked,
-      handle(writing, comments.remove),
-    )
-    .all(methodNotAllowed(['GET', 'DELETE']));
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
+  // declared once in api/routes/comments.ts.
+  mount(router, commentRoutes(ctx), { ...mountOptions(ctx), context: () => ({ version }) });
 
   return router;
 }

@@ -7,9 +7,11 @@
  * One plugin per version: http/fastify/app.ts registers it under `/v1`, `/v2` (path strategy) or with
  * the `apiVersion` route constraint (the other strategies), so both versions share their paths.
  * Every path answers its other methods with 405 (OPTIONS 204) after the version's own hooks, and
- * a path no route matches is 404 there too, as the Express version router does.
+ * a path no route matches is 404 there too, as the Express version router does. The comment routes
+ * (api/routes/comments.ts) are mounted with `@plumbline/contract`'s adapter, under the same constraint.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
+import { mount } from '@plumbline/contract/fastify';
 import { HttpError } from '@plumbline/errors';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/fastify';
 import {
@@ -36,7 +38,6 @@ import type {
 } from 'fastify';
 import type { Checked, Member, Params } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
-import { commentHandlers } from '../../api/resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
@@ -50,6 +51,8 @@ import {
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
+import { commentRoutes } from '../../api/routes/comments.js';
+import { mountOptions } from '../../api/routes/reply.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
@@ -90,7 +93,6 @@ export function versionRoutes(
     const deps = { repo: ctx.repo, db: ctx.db, links: api };
     const projects = projectHandlers(deps);
     const tasks = taskHandlers(deps);
-    const comments = commentHandlers(deps);
 
     // Bodies as express.json reads them (http/fastify/http.ts), up to BODY_LIMIT_BYTES.
     const strictSearch = expressBodies(app, ctx.config.bodyLimitBytes);
@@ -135,7 +137,6 @@ export function versionRoutes(
       });
     const projectChecked = preconditions(projects.member);
     const taskChecked = preconditions(tasks.member);
-    const commentChecked = preconditions(comments.member);
 
     // The handlers' inputs, read from the request once the hooks ran.
     const input = (request: FastifyRequest): RouteInput => ({ version, params: params(request) });
@@ -235,7 +236,7 @@ export function versionRoutes(
     /** A collection: GET lists it, POST (when given) creates a member once per idempotency key. */
     const collectionRoute = (
       url: string,
-      resource: 'projects' | 'tasks' | 'comments',
+      resource: 'projects' | 'tasks',
       list: (input: ListInput) => Promise<Outcome>,
       create?: {
         handler: (input: CreateInput) => Promise<Outcome>;
@@ -305,33 +306,13 @@ export function versionRoutes(
     searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
     editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
 
-    // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
-
-    const existingTask: Hook = async (request) => comments.requireTask(params(request));
-    const ofTask = { scope: (request: FastifyRequest) => comments.taskScope(params(request)) };
-    collectionRoute(
-      '/tasks/:taskId/comments',
-      'comments',
-      comments.list,
-      { handler: comments.create, once: createOnce },
-      [existingTask],
-      ofTask,
-    );
-    const comment = '/tasks/:taskId/comments/:commentId';
-    add(app, {
-      method: 'GET',
-      url: comment,
-      onRequest: requireScopes('read:comments'),
-      handler: handle(reading(collections.comments), comments.read),
+    // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
+    // declared once in api/routes/comments.ts.
+    await mount(app, commentRoutes(ctx), {
+      ...mountOptions(ctx),
+      context: () => ({ version }),
+      routeOptions: route,
     });
-    add(app, {
-      method: 'DELETE',
-      url: comment,
-      onRequest: [requireScopes('write:comments'), noQuery(collections.comments)],
-      preHandler: commentChecked,
-      handler: handle(writing, comments.remove),
-    });
-    refuse(app, comment, ['GET', 'DELETE']);
 
     // Any other path of the version: 404, after the version's negotiation and authentication.
     add(app, {

@@ -3,11 +3,14 @@
  * Plumbline middleware (`/hono` adapters) → neutral handler (resources/*.ts) → send. One app
  * serves both versions: the handlers' `version` is the one `versioning()` resolved (http/hono/app.ts),
  * so under the path strategy the same routes are mounted at `/v1` and `/v2`.
+ * The comment routes (api/routes/comments.ts) are mounted with `@plumbline/contract`'s adapter,
+ * which hands them that version as its `context`.
  *
  * What Hono lacks is provided here: a JSON body parser with express.json's answers (see
  * {@link jsonBody}), and, under the query strategy, a collection query that does not see `version=`.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
+import { mount } from '@plumbline/contract/hono';
 import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/hono';
 import {
@@ -31,7 +34,6 @@ import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
-import { commentHandlers } from '../../api/resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
@@ -45,6 +47,8 @@ import {
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
+import { commentRoutes } from '../../api/routes/comments.js';
+import { mountOptions } from '../../api/routes/reply.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
@@ -98,7 +102,6 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
   const projects = projectHandlers(deps);
   const tasks = taskHandlers(deps);
-  const comments = commentHandlers(deps);
 
   // The Plumbline middleware, configured once.
   // Under the query strategy the strict collection query must not see `version=`: it parses a
@@ -159,7 +162,6 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
     });
   const projectChecked = preconditions(projects.member);
   const taskChecked = preconditions(tasks.member);
-  const commentChecked = preconditions(comments.member);
 
   // The handlers' inputs, read from the request once the middleware ran.
   const route = (c: Context): RouteInput => ({ version: versionOf(c), params: c.req.param() });
@@ -304,44 +306,9 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
   editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
 
-  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
-
-  const existingTask = step((c) => comments.requireTask(c.req.param()));
-  const ofTask = { scope: (c: Context) => comments.taskScope(c.req.param()) };
-
-  router
-    .get(
-      '/tasks/:taskId/comments',
-      requireScopes('read:comments'),
-      existingTask,
-      parsedQuery(collections.comments, ofTask),
-      handle(listing(collections.comments), comments.list),
-    )
-    .post(
-      '/tasks/:taskId/comments',
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      existingTask,
-      jsonBodies,
-      createOnce,
-      handle(creation, comments.create),
-    )
-    .all('/tasks/:taskId/comments', methodNotAllowed(['GET', 'POST']));
-
-  router
-    .get(
-      '/tasks/:taskId/comments/:commentId',
-      requireScopes('read:comments'),
-      handle(reading(collections.comments), comments.read),
-    )
-    .delete(
-      '/tasks/:taskId/comments/:commentId',
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      commentChecked,
-      handle(writing, comments.remove),
-    )
-    .all('/tasks/:taskId/comments/:commentId', methodNotAllowed(['GET', 'DELETE']));
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
+  // declared once in api/routes/comments.ts.
+  mount(router, commentRoutes(ctx), { ...mountOptions(ctx), context: (c) => ({ version: versionOf(c) }) });
 
   return router;
 }
