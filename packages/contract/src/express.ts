@@ -196,7 +196,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
         // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
         const after = (params: unknown) => {
           state.params = params;
-          const pending = runBefore(compiled, contractRequest(req), params);
+          const pending = route.before ? runBefore(compiled, contractRequest(req), params) : undefined;
           if (pending) pending.then(body).catch(next);
           else body();
         };

@@ -177,7 +177,7 @@ function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: Mou
     const params = validateParams(compiled, raw);
     state.params = params instanceof Promise ? await params : params;
     // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
-    const pending = runBefore(compiled, contractRequest(request), state.params);
+    const pending = route.before ? runBefore(compiled, contractRequest(request), state.params) : undefined;
     if (pending) await pending;
     if (contentType) {
       checkContentTypeLines(request.raw.rawHeaders);

@@ -181,7 +181,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
       // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
-      const pending = runBefore(compiled, contractRequest(c), state.params);
+      const pending = route.before ? runBefore(compiled, contractRequest(c), state.params) : undefined;
       if (pending) await pending;
       if (body) state.body = await body(c);
       const valid = validateRequest(compiled, readRequest(c), options, state.params);

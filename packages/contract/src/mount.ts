@@ -221,10 +221,11 @@ export async function loadCurrent(
 /**
  * Runs a route's `before` step (if it declares one) on the request as the adapter read it, before
  * the body; `undefined` when there is nothing to wait for, so adapters await only a real promise.
+ * Adapters call it only for a route that has the step: the request is not read for the others.
  *
  * @example
  * ```ts
- * const pending = runBefore(compiled, contractRequest(req), state.params);
+ * const pending = route.before ? runBefore(compiled, contractRequest(req), state.params) : undefined;
  * if (pending) await pending; // throws the step's HttpError
  * ```
  */
