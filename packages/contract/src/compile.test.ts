@@ -137,11 +137,6 @@ describe('compileRoutes', () => {
       bad({ method: 'GET', path: '/x', before: 'check the parent' }),
       ['GET /x: before must be a function'],
     ],
-    [
-      'a body.validate that is not a function',
-      bad({ method: 'POST', path: '/x', body: { schema: z.object({}), validate: true } }),
-      ['POST /x: `body.validate` must be a function'],
-    ],
   ])('%s', (_name, definition, problems) => {
     expect(problemsOf([definition])).toEqual(problems);
   });

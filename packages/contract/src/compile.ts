@@ -48,8 +48,6 @@ export interface CompiledRoute {
         readonly schema: AnySchema;
         readonly mediaTypes: readonly string[];
         readonly description: string | undefined;
-        /** `body.validate`: the route's own validation in place of the schema's. */
-        readonly validate: ((body: unknown) => unknown) | undefined;
       }
     | undefined;
   readonly responses: ReadonlyMap<number, CompiledResponse>;
@@ -192,24 +190,12 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     if (route.method === 'GET' || route.method === 'DELETE') fail(`a ${route.method} takes no request body`);
     const spec = isStandardSchema(route.body)
       ? { schema: route.body }
-      : (route.body as {
-          schema?: unknown;
-          mediaTypes?: readonly string[];
-          description?: string;
-          validate?: unknown;
-        });
+      : (route.body as { schema?: unknown; mediaTypes?: readonly string[]; description?: string });
     if (!isStandardSchema(spec.schema)) fail('`body` must be a Standard Schema or { schema, mediaTypes }');
     else {
       const mediaTypes = spec.mediaTypes ?? DEFAULT_BODY_TYPES[route.method] ?? ['application/json'];
       if (mediaTypes.length === 0) fail('`body.mediaTypes` is empty');
-      if (spec.validate !== undefined && typeof spec.validate !== 'function')
-        fail('`body.validate` must be a function');
-      body = {
-        schema: spec.schema,
-        mediaTypes,
-        description: spec.description,
-        validate: spec.validate as ((body: unknown) => unknown) | undefined,
-      };
+      body = { schema: spec.schema, mediaTypes, description: spec.description };
     }
   }
   const responses = new Map<number, CompiledResponse>();

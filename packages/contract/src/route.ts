@@ -51,7 +51,6 @@ export type Responses = Readonly<Record<number, AnySchema | ResponseSpec | null>
  * @example
  * ```ts
  * const body: BodySpec = { schema: ProjectPatch, mediaTypes: ['application/merge-patch+json', 'application/json'] };
- * const own: BodySpec<typeof CommentInput> = { schema: CommentInput, validate: (json) => validateBody(CommentInput, json) };
  * ```
  */
 export interface BodySpec<S extends AnySchema = AnySchema> {
@@ -59,13 +58,6 @@ export interface BodySpec<S extends AnySchema = AnySchema> {
   /** Accepted request media types, in preference order (415 for anything else). */
   readonly mediaTypes?: readonly string[];
   readonly description?: string;
-  /**
-   * Validates the body in place of `schema`, which then only types and documents it: return what
-   * the handler gets as `body`, or throw an `HttpError` of your own (a service's existing 400 with
-   * its own messages). It sees the parsed JSON, `undefined` for an empty body, and runs once the
-   * query and header schemas passed.
-   */
-  readonly validate?: (body: unknown) => OutputOf<S> | Promise<OutputOf<S>>;
 }
 
 /**

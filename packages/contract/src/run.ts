@@ -288,26 +288,14 @@ export function validateRequest(
   }
   const headers: Settled<SchemaResult<unknown>> =
     route.headers !== undefined ? runSchema(route.headers, request.headers()) : NOTHING;
-  const own = compiled.body?.validate;
   const body: Settled<SchemaResult<unknown>> =
-    compiled.body !== undefined && own === undefined
-      ? runSchema(compiled.body.schema, request.body)
-      : NOTHING;
+    compiled.body !== undefined ? runSchema(compiled.body.schema, request.body) : NOTHING;
   const finish = (
     q: SchemaResult<unknown>,
     h: SchemaResult<unknown>,
     b: SchemaResult<unknown>,
-  ): Settled<Omit<ValidInput, 'params'>> => {
-    if (q.ok && h.ok && b.ok) {
-      // The route's own body validation, once the query and headers passed; it throws its own 400.
-      if (own !== undefined)
-        return then(own(request.body) as Settled<unknown>, (value) => ({
-          query: q.value,
-          headers: h.value,
-          body: value,
-        }));
-      return { query: q.value, headers: h.value, body: b.value };
-    }
+  ): Omit<ValidInput, 'params'> => {
+    if (q.ok && h.ok && b.ok) return { query: q.value, headers: h.value, body: b.value };
     const issues = [...issuesOf('query', q), ...issuesOf('header', h), ...issuesOf('body', b)];
     const languages = options.languages ?? DEFAULT_LANGUAGES;
     const language = options.issueMessage

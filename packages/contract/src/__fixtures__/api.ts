@@ -261,35 +261,3 @@ export function contextRoutes(): readonly Route[] {
     }),
   ];
 }
-
-const Note = z.strictObject({ text: z.string().min(3) });
-
-/** A service's own body validation with its own 400: one message per problem, in its words. */
-function validateNote(body: unknown): z.infer<typeof Note> {
-  const problem = (pointer: string, detail: string) =>
-    new HttpError('validation_failed', {
-      params: { count: 1 },
-      errors: [{ pointer, code: 'invalid_value', detail }],
-    });
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw problem('#', 'The body must be a JSON object.');
-  const text = (body as { text?: unknown }).text;
-  if (typeof text !== 'string' || text.length < 3) throw problem('#/text', 'Write at least 3 characters.');
-  return { text: text.toUpperCase() };
-}
-
-/**
- * A route that validates its body itself (`body.validate`): the schema only types and documents
- * it, and the 400 is the route's own.
- */
-export function ownValidationRoutes(): readonly Route[] {
-  return [
-    route({
-      method: 'POST',
-      path: '/notes',
-      body: { schema: Note, validate: validateNote },
-      responses: { 200: Note },
-      handler: ({ body }) => ({ status: 200, body }),
-    }),
-  ];
-}

@@ -24,14 +24,7 @@ import { mount } from '../express.js';
 import { mount as mountFastify } from '../fastify.js';
 import { mount as mountHono } from '../hono.js';
 import type { ContractOptions, ResponseMismatch } from '../index.js';
-import {
-  apiRoutes,
-  contextRoutes,
-  createStore,
-  ownValidationRoutes,
-  type Store,
-  type Tenant,
-} from './api.js';
+import { apiRoutes, contextRoutes, createStore, type Store, type Tenant } from './api.js';
 
 export const READ_KEY = generateApiKey();
 export const WRITE_KEY = generateApiKey();
@@ -71,7 +64,7 @@ export function expressApp(express: ExpressFactory, f: Fixture): Express {
     negotiate({ languages: ['en', 'de'] }),
     authenticate({ apiKeys: { store: keyStore() }, optional: true }),
   );
-  mount(app, [...apiRoutes(f.store), ...contextRoutes(), ...ownValidationRoutes()], {
+  mount(app, [...apiRoutes(f.store), ...contextRoutes()], {
     ...f.options,
     idempotency: { store: createMemoryStore() },
     context: (req): Tenant => ({ tenant: req.get('x-tenant') ?? 'public' }),
@@ -104,7 +97,7 @@ async function fastifyApp(f: Fixture) {
   await app.register(plumblineErrors, { onError: () => {} });
   await app.register(negotiation, { languages: ['en', 'de'] });
   app.addHook('onRequest', fastifyAuthenticate({ apiKeys: { store: keyStore() }, optional: true }));
-  await mountFastify(app, [...apiRoutes(f.store), ...contextRoutes(), ...ownValidationRoutes()], {
+  await mountFastify(app, [...apiRoutes(f.store), ...contextRoutes()], {
     ...f.options,
     idempotency: { store: createMemoryStore() },
     context: (request): Tenant => ({
@@ -124,7 +117,7 @@ function honoApp(f: Fixture) {
     honoNegotiate({ languages: ['en', 'de'] }),
     honoAuthenticate({ apiKeys: { store: keyStore() }, optional: true }),
   );
-  return mountHono(app, [...apiRoutes(f.store), ...contextRoutes(), ...ownValidationRoutes()], {
+  return mountHono(app, [...apiRoutes(f.store), ...contextRoutes()], {
     ...f.options,
     idempotency: { store: createMemoryStore() },
     context: (c): Tenant => ({ tenant: c.req.header('x-tenant') ?? 'public' }),

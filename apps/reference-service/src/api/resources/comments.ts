@@ -4,7 +4,6 @@
  * Framework-neutral: each handler takes plain values and returns an {@link Outcome} (common.ts).
  */
 import { HttpError } from '@plumbline/errors';
-import type { z } from 'zod';
 import { type CommentRow, commentRepresentation, selectFields } from '../../domain/model.js';
 import { commentInput } from '../../domain/schemas.js';
 import { validateBody } from '../../domain/validation.js';
@@ -23,15 +22,6 @@ import {
 } from './common.js';
 
 const asComment = (row: Record<string, unknown>) => commentRepresentation(row as unknown as CommentRow);
-
-/** A new comment as the client sends it. */
-export type CommentInput = z.output<typeof commentInput>;
-
-/**
- * The body of a new comment, or one 400 `validation_failed` naming every problem (domain/validation.ts).
- * An empty JSON body is `{}`, as express.json reads it: its 400 names the missing fields.
- */
-export const validateComment = (json: unknown): CommentInput => validateBody(commentInput, json ?? {});
 
 /** The comment handlers, made once per app. */
 export function commentHandlers(deps: ResourceDeps) {
@@ -65,21 +55,13 @@ export function commentHandlers(deps: ResourceDeps) {
     /** GET /tasks/{taskId}/comments. */
     list: (input: ListInput): Promise<Outcome> => listPage(deps, sql, input, asComment),
 
-    /**
-     * POST /tasks/{taskId}/comments, its body validated ({@link validateComment}): the author is
-     * the principal's client id.
-     */
-    async create({
-      version,
-      params,
-      body,
-      principal,
-      transaction,
-    }: CreateInput & { readonly body: CommentInput }): Promise<Outcome> {
+    /** POST /tasks/{taskId}/comments: the author is the principal's client id. */
+    async create({ version, params, body, principal, transaction }: CreateInput): Promise<Outcome> {
+      const input = validateBody(commentInput, body);
       const author = principal ?? 'anonymous';
       const comment = await writer(repo, transaction).createComment(
         idParam(params, 'taskId'),
-        body.body,
+        input.body,
         author,
       );
       return created(
