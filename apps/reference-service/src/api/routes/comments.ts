@@ -4,41 +4,35 @@
  * (http/<framework>/routes.ts), in the service's step order: scopes → the route's `before` step (no
  * query on a write, then the task exists) → Content-Type 415 → JSON body 400/413 → idempotency →
  * preconditions → handler. The handlers are the neutral ones of resources/comments.ts; the version
- * a router serves reaches them as the mount's `context` (`RouteContext`, reply.ts).
+ * a router serves reaches them as the mount's `context` (`RouteContext`, common.ts).
  */
 import { type Route, route } from '@plumbline/contract';
-import { type Collection, parseMemberQuery } from '@plumbline/query-parser';
 import { z } from 'zod';
 import { commentRepresentation } from '../../domain/model.js';
 import { commentOutput } from '../../domain/schemas.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
 import { commentHandlers } from '../resources/comments.js';
-import { assertNoQuery, memberFields } from '../resources/common.js';
-import { replyOf, routeVersion, urlOf } from './reply.js';
+import {
+  AnyJson,
+  MemberQuery,
+  memberQueryStep,
+  noQueryStep,
+  Representation,
+  replyOf,
+  routeVersion,
+  selection,
+} from './common.js';
 
 const TaskParams = z.object({ taskId: z.string() });
 const CommentParams = z.object({ taskId: z.string(), commentId: z.string() });
-/** Any JSON: the handler validates the body itself, so its 400 names each field as the service does. */
-const AnyJson = z.unknown();
-/** A representation as the client asked for it (`fields=`, the page envelope): a JSON object. */
-const Representation = z.record(z.string(), z.unknown());
-
-/** `fields=` of a member read, checked by the `before` step; the handler reads the selection again from it. */
-const MemberQuery = z.object({ fields: z.string().optional() });
-
-function selection(collection: Collection, fields: string | undefined): readonly string[] | undefined {
-  if (fields === undefined) return undefined;
-  return parseMemberQuery(collection, `fields=${encodeURIComponent(fields)}`).fields;
-}
 
 /** The comment routes of the service, for every version (the version comes from the mount's `context`). */
 export function commentRoutes(ctx: AppContext): readonly Route[] {
   const { api, collections } = ctx;
   const collection = collections.comments;
   const comments = commentHandlers({ repo: ctx.repo, db: ctx.db, links: api });
-  const noQuery = (input: { path: string; rawQuery: string }) =>
-    assertNoQuery(api, collection, urlOf(input.path, input.rawQuery));
+  const noQuery = noQueryStep(api, collection);
   return [
     route({
       method: 'GET',
@@ -69,8 +63,7 @@ export function commentRoutes(ctx: AppContext): readonly Route[] {
           await comments.create({
             version: routeVersion(context),
             params,
-            // An empty JSON body is `{}` to the service (express.json's reading), so its 400 names the fields.
-            body: body ?? {},
+            body,
             principal: principal?.clientId,
             transaction: transaction as Db | undefined,
           }),
@@ -83,10 +76,7 @@ export function commentRoutes(ctx: AppContext): readonly Route[] {
       query: MemberQuery,
       responses: { 200: Representation },
       scopes: ['read:comments'],
-      // `fields=` only, as on every member read: anything else is 400 unknown_parameter.
-      before: ({ path, rawQuery }) => {
-        memberFields(api, collection, urlOf(path, rawQuery));
-      },
+      before: memberQueryStep(api, collection),
       handler: async ({ params, query, context }) =>
         replyOf(
           200,

@@ -7,8 +7,9 @@
  * One plugin per version: http/fastify/app.ts registers it under `/v1`, `/v2` (path strategy) or with
  * the `apiVersion` route constraint (the other strategies), so both versions share their paths.
  * Every path answers its other methods with 405 (OPTIONS 204) after the version's own hooks, and
- * a path no route matches is 404 there too, as the Express version router does. The comment routes
- * (api/routes/comments.ts) are mounted with `@plumbline/contract`'s adapter, under the same constraint.
+ * a path no route matches is 404 there too, as the Express version router does. The task and
+ * comment routes (api/routes/tasks.ts, comments.ts) are mounted with `@plumbline/contract`'s
+ * adapter, under the same constraint.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
 import { mount } from '@plumbline/contract/fastify';
@@ -52,7 +53,8 @@ import {
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import { commentRoutes } from '../../api/routes/comments.js';
-import { mountOptions } from '../../api/routes/reply.js';
+import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
@@ -93,6 +95,8 @@ export function versionRoutes(
     const deps = { repo: ctx.repo, db: ctx.db, links: api };
     const projects = projectHandlers(deps);
     const tasks = taskHandlers(deps);
+    // The route tables (api/routes/) get the version of this plugin as their `context`.
+    const routeOptions = { ...mountOptions(ctx), context: () => ({ version }) };
 
     // Bodies as express.json reads them (http/fastify/http.ts), up to BODY_LIMIT_BYTES.
     const strictSearch = expressBodies(app, ctx.config.bodyLimitBytes);
@@ -115,7 +119,6 @@ export function versionRoutes(
       transactional
         ? scope.register(idempotencyTransaction<Db>({ ...transactional, principal, required }))
         : scope.register(idempotency, { ...idempotent, required });
-    const createOnce = creating(false);
     const createOnceRequired = creating(true);
     const acceptPatch: Hook = async (_request, reply) => {
       reply.header('Accept-Patch', 'application/merge-patch+json, application/json');
@@ -136,7 +139,6 @@ export function versionRoutes(
         requirePrecondition: ctx.config.requirePreconditions,
       });
     const projectChecked = preconditions(projects.member);
-    const taskChecked = preconditions(tasks.member);
 
     // The handlers' inputs, read from the request once the hooks ran.
     const input = (request: FastifyRequest): RouteInput => ({ version, params: params(request) });
@@ -277,18 +279,12 @@ export function versionRoutes(
     searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
     editableMember('/projects/:projectId', 'projects', projects, projectChecked);
 
-    // Tasks of a project
+    // Tasks: the searches (their query is read from the body after the idempotency key is taken),
+    // and the routes declared once in api/routes/tasks.ts, where every answer on one task carries
+    // Accept-Patch. A task of another project is 404.
 
     const existingProject: Hook = async (request) => tasks.requireProject(params(request));
     const ofProject = { scope: (request: FastifyRequest) => tasks.projectScope(params(request)) };
-    collectionRoute(
-      '/projects/:projectId/tasks',
-      'tasks',
-      tasks.list,
-      { handler: tasks.create, once: createOnce },
-      [existingProject],
-      ofProject,
-    );
     searchRoute(
       '/projects/:projectId/tasks/search',
       'read:tasks',
@@ -297,22 +293,21 @@ export function versionRoutes(
       [existingProject],
       ofProject,
     );
-    // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
-    editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
-
-    // All tasks
-
-    collectionRoute('/tasks', 'tasks', tasks.list);
     searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
-    editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+    const taskMembers = new Set(TASK_MEMBER_PATHS.map(colonPath));
+    await mount(app, taskRoutes(ctx), {
+      ...routeOptions,
+      routeOptions: (options) => {
+        const versioned = route(options);
+        if (!taskMembers.has(options.url)) return versioned;
+        const hooks = versioned.onRequest ?? [];
+        return { ...versioned, onRequest: [acceptPatch, ...(Array.isArray(hooks) ? hooks : [hooks])] };
+      },
+    });
 
     // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
     // declared once in api/routes/comments.ts.
-    await mount(app, commentRoutes(ctx), {
-      ...mountOptions(ctx),
-      context: () => ({ version }),
-      routeOptions: route,
-    });
+    await mount(app, commentRoutes(ctx), { ...routeOptions, routeOptions: route });
 
     // Any other path of the version: 404, after the version's negotiation and authentication.
     add(app, {

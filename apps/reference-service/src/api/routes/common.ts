@@ -1,14 +1,20 @@
 /**
  * What the route tables (api/routes/*.ts) share: the version a router serves, as the mount's
- * `context` hands it to the handlers, and a neutral {@link Outcome} as the contract's reply (the
- * page headers of a collection included). Framework-free.
+ * `context` hands it to the handlers, the checks of a member's query, the body and reply schemas
+ * the tables declare, and a neutral {@link Outcome} as the contract's reply (the page headers of a
+ * collection included). Framework-free.
  */
-import type { CollectionQuery } from '@plumbline/query-parser';
-import { pageHeaders } from '@plumbline/query-parser';
+import {
+  type Collection,
+  type CollectionQuery,
+  pageHeaders,
+  parseMemberQuery,
+} from '@plumbline/query-parser';
+import { z } from 'zod';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Outcome } from '../representation.js';
-import { idempotencyStores } from '../resources/common.js';
+import { assertNoQuery, idempotencyStores, memberFields, type VersionLinks } from '../resources/common.js';
 
 /** What every framework's mount gives the routes as `context`: the API version its router serves. */
 interface RouteContext {
@@ -23,8 +29,7 @@ export function routeVersion(context: unknown): ApiVersion {
 }
 
 /** The request target of a route's `before` step: path, and the query when there is one. */
-export const urlOf = (path: string, rawQuery: string): string =>
-  rawQuery === '' ? path : `${path}?${rawQuery}`;
+const urlOf = (path: string, rawQuery: string): string => (rawQuery === '' ? path : `${path}?${rawQuery}`);
 
 /**
  * A reply of a declared status, as the contract takes it: `B` is the body the route declares (the
@@ -84,3 +89,39 @@ export function mountOptions(
     ignoredParameters: ctx.api.strategy === 'query' ? ['version'] : [],
   };
 }
+
+/**
+ * Any JSON (an empty body is `{}`, as express.json reads it): the handlers validate bodies
+ * themselves, after the idempotency key is taken, so a 400 is stored and replayed under the key and
+ * names each field as domain/validation.ts does.
+ */
+export const AnyJson = z.unknown().transform((json) => json ?? {});
+
+/** A representation as the client asked for it (`fields=`, a page envelope): a JSON object. */
+export const Representation = z.record(z.string(), z.unknown());
+
+/** `fields=` of a member read, checked first by {@link memberQueryStep}; the handler reads the selection from it. */
+export const MemberQuery = z.object({ fields: z.string().optional() });
+
+/** The `fields=` selection of a member read (already checked by {@link memberQueryStep}). */
+export function selection(collection: Collection, fields: string | undefined): readonly string[] | undefined {
+  if (fields === undefined) return undefined;
+  return parseMemberQuery(collection, `fields=${encodeURIComponent(fields)}`).fields;
+}
+
+/** The `before` step of a member read: `fields=` only, anything else 400 `unknown_parameter` (the query parser's answer). */
+export const memberQueryStep =
+  (links: VersionLinks, collection: Collection) =>
+  ({ path, rawQuery }: { readonly path: string; readonly rawQuery: string }): void => {
+    memberFields(links, collection, urlOf(path, rawQuery));
+  };
+
+/** The `before` step of a write: no query parameter at all (but the version's, under the query strategy). */
+export const noQueryStep =
+  (links: VersionLinks, collection: Collection) =>
+  ({ path, rawQuery }: { readonly path: string; readonly rawQuery: string }): void => {
+    assertNoQuery(links, collection, urlOf(path, rawQuery));
+  };
+
+/** A route template in the `:name` syntax of Express, Fastify and Hono (`/tasks/{taskId}` → `/tasks/:taskId`). */
+export const colonPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
