@@ -353,6 +353,29 @@ describe.each(backends)('reference service on $name', (backend) => {
       ]);
     });
 
+    it('an invalid comment is judged after the key is taken: its 400 is stored and replayed', async () => {
+      const project = await create('/v2/projects', { name: `Replay ${randomUUID()}` });
+      const task = await create(`/v2/projects/${project.body.id}/tasks`, { title: 'Replay a 400' });
+      const key = randomUUID();
+      const post = () =>
+        call('POST', `/v2/tasks/${task.body.id}/comments`, {
+          body: { body: '' },
+          headers: { 'idempotency-key': key },
+        });
+      const first = await post();
+      const again = await post();
+      expect([first.status, first.body.error_code, first.body.errors]).toEqual([
+        400,
+        'validation_failed',
+        [{ pointer: '#/body', error_code: 'invalid_value', detail: 'Must be at least 1 character.' }],
+      ]);
+      expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([
+        400,
+        first.text,
+        'true',
+      ]);
+    });
+
     it('a conflicting create (409) is rolled back and not stored: the retry runs again', async () => {
       const name = `Taken ${randomUUID()}`;
       expect((await create('/v2/projects', { name })).status).toBe(201);

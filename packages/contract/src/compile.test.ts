@@ -132,6 +132,11 @@ describe('compileRoutes', () => {
       bad({ method: 'GET', path: '/x', scopes: [''] }),
       ['GET /x: `scopes` must be a list of non-empty strings'],
     ],
+    [
+      'a before step that is not a function',
+      bad({ method: 'GET', path: '/x', before: 'check the parent' }),
+      ['GET /x: before must be a function'],
+    ],
   ])('%s', (_name, definition, problems) => {
     expect(problemsOf([definition])).toEqual(problems);
   });

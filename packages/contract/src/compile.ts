@@ -259,6 +259,7 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     (!Array.isArray(route.scopes) || route.scopes.some((s) => typeof s !== 'string' || s === ''))
   )
     fail('`scopes` must be a list of non-empty strings');
+  if (route.before !== undefined && typeof route.before !== 'function') fail('before must be a function');
   if (problems.length > before) return undefined;
   const idempotent = route.idempotent;
   return {

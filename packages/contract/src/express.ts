@@ -35,6 +35,7 @@ import {
   loadCurrent,
   mountPlan,
   pathsOf,
+  runBefore,
   routeState as stateOf,
 } from './mount.js';
 import type { Route } from './route.js';
@@ -79,6 +80,12 @@ export interface MountOptions<Tx = unknown> extends ContractOptions {
   readonly idempotencyTransaction?: Omit<IdempotencyTransactionOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body (express.json's `limit`: bytes, or a string such as `'1mb'`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number | string;
+  /**
+   * What the app knows of this request that the route's steps need (the API version its router
+   * serves, a tenant): called once per request before the route's \`before\` step, and handed to
+   * \`before\` and the handler as \`context\`. Default: none (\`undefined\`).
+   */
+  readonly context?: (req: Request) => unknown;
 }
 
 const pathOf = (url: string): string => {
@@ -103,6 +110,7 @@ function contractRequest(req: Request): ContractRequest {
     // Express 4 leaves `{}` without a body and express.json reads zero bytes as `{}`: no body is `undefined`.
     body: state.hasBody === true ? req.body : undefined,
     principal: getPrincipal(req),
+    context: state.context,
   };
 }
 
@@ -176,14 +184,21 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
         const state = stateOf(req);
         state.raw = raw;
         if (scopes) runNow(scopes, req, res);
-        const after = (params: unknown) => {
-          state.params = params;
+        if (options.context) state.context = options.context(req);
+        const body = () => {
           if (contentType) {
             checkContentTypeLines(req.rawHeaders);
             runNow(contentType, req, res);
             checkContentCoding(req.headers['content-encoding']);
             next();
           } else validate(req, next); // no body to wait for
+        };
+        // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
+        const after = (params: unknown) => {
+          state.params = params;
+          const pending = route.before ? runBefore(compiled, contractRequest(req), params) : undefined;
+          if (pending) pending.then(body).catch(next);
+          else body();
         };
         const params = validateParams(compiled, raw);
         if (params instanceof Promise) params.then(after).catch(next);
@@ -253,9 +268,9 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
 
 /**
  * Mounts a route table on an Express app or router: each route with its checks in order (scopes →
- * path parameters → Content-Type → body → query, headers and body schemas → idempotency →
- * preconditions → handler → reply check), and every path's other methods answered 405 with `Allow`
- * (OPTIONS 204). The app must run `@plumbline/negotiation`'s `negotiate()` before it and
+ * path parameters → the route's `before` step → Content-Type → body → query, headers and body
+ * schemas → idempotency → preconditions → handler → reply check), and every path's other methods
+ * answered 405 with `Allow` (OPTIONS 204). The app must run `@plumbline/negotiation`'s `negotiate()` before it and
  * `@plumbline/errors`' `errorHandler()` after it (and `authenticate()` when a route has scopes).
  * A bad table throws `RouteDefinitionError` here, at start-up.
  *

@@ -40,6 +40,7 @@ import {
   type MountPlan,
   mountPlan,
   pathsOf,
+  runBefore,
   routeState as stateOf,
 } from './mount.js';
 import type { Route } from './route.js';
@@ -83,6 +84,18 @@ export interface MountOptions<Tx = unknown> extends ContractOptions {
   readonly idempotencyTransaction?: Omit<IdempotencyTransactionPluginOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body in bytes (the routes' `bodyLimit`): 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
+  /**
+   * What the app knows of this request that the route's steps need (the API version its router
+   * serves, a tenant): called once per request before the route's \`before\` step, and handed to
+   * \`before\` and the handler as \`context\`. Default: none (\`undefined\`).
+   */
+  readonly context?: (request: FastifyRequest) => unknown;
+  /**
+   * Every Fastify route the mount registers (each declared route, and the 405 answer of each path)
+   * passes through this before it is registered: add `constraints` to mount the same table once per
+   * API version on shared paths, or `config` of your own. Default: registered as is.
+   */
+  readonly routeOptions?: (route: RouteOptions) => RouteOptions;
 }
 
 const pathOf = (url: string): string => {
@@ -105,6 +118,7 @@ function contractRequest(request: FastifyRequest): ContractRequest {
     headers: () => request.headers as Record<string, string | undefined>,
     body: request.body,
     principal: getPrincipal(request),
+    context: stateOf(request).context,
   };
 }
 
@@ -159,8 +173,12 @@ function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: Mou
     if (raw === undefined) throw new HttpError('not_found');
     state.raw = raw;
     if (scopes) await scopes.call(this, request, reply);
+    if (options.context) state.context = options.context(request);
     const params = validateParams(compiled, raw);
     state.params = params instanceof Promise ? await params : params;
+    // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
+    const pending = route.before ? runBefore(compiled, contractRequest(request), state.params) : undefined;
+    if (pending) await pending;
     if (contentType) {
       checkContentTypeLines(request.raw.rawHeaders);
       // requireContentType answers through its callback at once: no promise needed.
@@ -243,30 +261,38 @@ function bodyParsers(scope: FastifyInstance, body: CompiledRoute['body'], limit:
 }
 
 /** Every method of `path` but `methods` answered 405 with `Allow` (OPTIONS 204), before the body is read. */
-function otherMethods(scope: FastifyInstance, path: string, methods: readonly string[]): void {
+function otherMethods(
+  scope: FastifyInstance,
+  path: string,
+  methods: readonly string[],
+  transform: (route: RouteOptions) => RouteOptions,
+): void {
   const guard = createMethodGuard(methods);
   // HEAD is the GET route's (exposeHeadRoute) when the path has a GET.
   const taken = new Set(guard.allow.split(', ').filter((method) => method !== 'OPTIONS'));
-  scope.route({
-    method: scope.supportedMethods.filter((method) => !taken.has(method)),
-    url: path,
-    exposeHeadRoute: false,
-    onRequest: [
-      exact(path),
-      async (request, reply) => {
-        const answer = guard.answer(request.method);
-        if (isHttpError(answer)) throw answer;
-        return reply.code(204).header('Allow', answer.headers.Allow).send();
-      },
-    ],
-    handler: async () => {},
-  });
+  scope.route(
+    transform({
+      method: scope.supportedMethods.filter((method) => !taken.has(method)),
+      url: path,
+      exposeHeadRoute: false,
+      onRequest: [
+        exact(path),
+        async (request, reply) => {
+          const answer = guard.answer(request.method);
+          if (isHttpError(answer)) throw answer;
+          return reply.code(204).header('Allow', answer.headers.Allow).send();
+        },
+      ],
+      handler: async () => {},
+    }),
+  );
 }
 
 /**
  * Mounts a route table on a Fastify instance: each route with its checks in order (scopes → path
- * parameters → Content-Type → body → query, headers and body schemas → idempotency → preconditions
- * → handler → reply check), and every path's other methods answered 405 with `Allow` (OPTIONS 204).
+ * parameters → the route's `before` step → Content-Type → body → query, headers and body schemas →
+ * idempotency → preconditions → handler → reply check), and every path's other methods answered 405
+ * with `Allow` (OPTIONS 204).
  * The routes are registered in a plugin of their own (their body parsers stay there); the instance
  * must have `@plumbline/errors`' `plumblineErrors` and `@plumbline/negotiation`'s `negotiation`
  * registered (and `authenticate()` as an `onRequest` hook when a route has scopes). A bad table
@@ -294,6 +320,7 @@ export function mount<Tx = unknown>(
   const compiled = compileRoutes(routes);
   const plans = compiled.map((c) => mountPlan(c, options));
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const transform = options.routeOptions ?? ((route: RouteOptions) => route);
   // Every method Node's parser accepts is routable, so a path answers PROPFIND with 405 and its
   // Allow, as `app.all` does on Express and Hono, rather than the not-found handler guessing.
   for (const method of METHODS) {
@@ -315,12 +342,12 @@ export function mount<Tx = unknown>(
             );
           else await own.register(idempotency, { ...options.idempotency!, required, principal });
         }
-        own.route(routeOptions(c, plan, options));
+        own.route(transform(routeOptions(c, plan, options)));
       });
     });
     scope.register(async (own) => {
       bodyParsers(own, undefined, limit);
-      for (const [path, methods] of pathsOf(compiled)) otherMethods(own, path, methods);
+      for (const [path, methods] of pathsOf(compiled)) otherMethods(own, path, methods, transform);
     });
   });
 }

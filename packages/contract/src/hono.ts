@@ -33,6 +33,7 @@ import {
   loadCurrent,
   mountPlan,
   pathsOf,
+  runBefore,
   routeState as stateOf,
 } from './mount.js';
 import type { Route } from './route.js';
@@ -76,6 +77,12 @@ export interface MountOptions<Tx = unknown> extends ContractOptions {
   readonly idempotencyTransaction?: Omit<IdempotencyTransactionOptions<Tx>, 'required' | 'principal'>;
   /** Largest JSON body in bytes: 413 beyond it. Default 1 MiB. */
   readonly bodyLimit?: number;
+  /**
+   * What the app knows of this request that the route's steps need (the API version its router
+   * serves, a tenant): called once per request before the route's \`before\` step, and handed to
+   * \`before\` and the handler as \`context\`. Default: none (\`undefined\`).
+   */
+  readonly context?: (c: Context) => unknown;
 }
 
 /** Node's raw header lines on `@hono/node-server`; elsewhere none (the Fetch API has joined them). */
@@ -95,6 +102,7 @@ function contractRequest(c: Context): ContractRequest {
     headers: () => c.req.header() as Record<string, string | undefined>,
     body: state.body,
     principal: getPrincipal(c),
+    context: state.context,
   };
 }
 
@@ -169,8 +177,12 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
       if (raw === undefined) throw new HttpError('not_found');
       state.raw = raw;
       if (scopes) await scopes(c, proceed);
+      if (options.context) state.context = options.context(c);
       const params = validateParams(compiled, raw);
       state.params = params instanceof Promise ? await params : params;
+      // The route's own step runs before the body: its answer (a missing parent) wins over 415 and 400.
+      const pending = route.before ? runBefore(compiled, contractRequest(c), state.params) : undefined;
+      if (pending) await pending;
       if (body) state.body = await body(c);
       const valid = validateRequest(compiled, readRequest(c), options, state.params);
       state.valid = valid instanceof Promise ? await valid : valid;
@@ -214,8 +226,9 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
 
 /**
  * Mounts a route table on a Hono app: each route with its checks in order (scopes → path
- * parameters → Content-Type → body → query, headers and body schemas → idempotency → preconditions
- * → handler → reply check), and every path's other methods answered 405 with `Allow` (OPTIONS 204).
+ * parameters → the route's `before` step → Content-Type → body → query, headers and body schemas →
+ * idempotency → preconditions → handler → reply check), and every path's other methods answered 405
+ * with `Allow` (OPTIONS 204).
  * The app must run `@plumbline/errors`' `problemDetails()` (middleware, `onError`, `notFound`) and
  * `@plumbline/negotiation`'s `negotiate()` before it (and `authenticate()` when a route has
  * scopes). A bad table throws `RouteDefinitionError` here, at start-up.

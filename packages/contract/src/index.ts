@@ -16,6 +16,7 @@ export {
   toOpenApi,
 } from './openapi.js';
 export {
+  type BeforeInput,
   type BodySpec,
   type HandlerInput,
   type HandlerQuery,

@@ -5,7 +5,7 @@ import { HttpError } from '@plumbline/errors';
 import type { Validators } from '@plumbline/negotiation';
 import type { CompiledRoute } from './compile.js';
 import { RouteDefinitionError } from './compile.js';
-import type { PreconditionSpec } from './route.js';
+import type { BeforeInput, PreconditionSpec } from './route.js';
 import type { ContractOptions, ContractRequest, ValidInput } from './run.js';
 
 /**
@@ -167,6 +167,8 @@ export interface RouteState {
   /** The request as the core read it for validation, reused by the handler step. */
   request?: ContractRequest;
   current?: unknown;
+  /** What the mount's `context` option gave for this request. */
+  context?: unknown;
 }
 
 // On the request object itself, not in a WeakMap: a WeakMap entry per request is an ephemeron the
@@ -214,4 +216,34 @@ export async function loadCurrent(
     etag: tagOf(preconditions.represent(value)),
     lastModified: lastModifiedOf(preconditions.modified?.(value)),
   };
+}
+
+/**
+ * Runs a route's `before` step (if it declares one) on the request as the adapter read it, before
+ * the body; `undefined` when there is nothing to wait for, so adapters await only a real promise.
+ * Adapters call it only for a route that has the step: the request is not read for the others.
+ *
+ * @example
+ * ```ts
+ * const pending = route.before ? runBefore(compiled, contractRequest(req), state.params) : undefined;
+ * if (pending) await pending; // throws the step's HttpError
+ * ```
+ */
+export function runBefore(
+  compiled: CompiledRoute,
+  request: ContractRequest,
+  params: unknown,
+): Promise<void> | undefined {
+  const before = compiled.route.before as ((input: BeforeInput) => void | Promise<void>) | undefined;
+  if (before === undefined) return undefined;
+  const result = before({
+    method: request.method,
+    path: request.path,
+    params,
+    rawQuery: request.rawQuery,
+    header: request.header,
+    principal: request.principal,
+    context: request.context,
+  });
+  return result instanceof Promise ? result : undefined;
 }

@@ -154,6 +154,15 @@ describe('README: a nested collection scoped by its parent', () => {
       'invalid_cursor',
     ]);
   });
+
+  it.each([
+    ['/projects/3/tasks', 404, 'not_found'],
+    ['/projects/3/tasks?colour=red', 404, 'not_found'],
+    ['/projects/2/tasks?colour=red', 400, 'unknown_parameter'],
+  ])('the before step: GET %s → %i %s (a missing parent before the query)', async (path, status, code) => {
+    const res = await send(await port, { path });
+    expect([res.status, (res.body as { error_code: string }).error_code]).toEqual([status, code]);
+  });
 });
 
 const pgUp = await postgresAvailable();

@@ -135,6 +135,33 @@ export interface ScopedCollection<C = Collection, P = unknown> {
 }
 
 /**
+ * What a route's {@link RouteDefinition.before} step sees: the request before its body is read,
+ * with the path parameters through their schema.
+ *
+ * @example
+ * ```ts
+ * const before = async ({ params }: BeforeInput<{ projectId: number }>) => {
+ *   if (!(await projects.exists(params.projectId))) throw new HttpError('not_found');
+ * };
+ * ```
+ */
+export interface BeforeInput<P = unknown> {
+  readonly method: string;
+  /** The request path as received (without the query string). */
+  readonly path: string;
+  /** The path parameters, the output of the `params` schema. */
+  readonly params: P;
+  /** The raw query string without `?`, as sent (the mount's `ignoredParameters` included). */
+  readonly rawQuery: string;
+  /** A request header by lower-case name (repeated lines joined with ", "). */
+  readonly header: (name: string) => string | undefined;
+  /** Who is calling (set by `@plumbline/auth`'s `authenticate()`), if anyone. */
+  readonly principal: Principal | undefined;
+  /** What the mount's `context` option gave for this request (`undefined` without it). */
+  readonly context: unknown;
+}
+
+/**
  * What the handler gets for an optional schema: its output, or `undefined` when none is declared.
  *
  * @example
@@ -187,6 +214,8 @@ export interface HandlerInput<P = unknown, Q = unknown, H = unknown, B = unknown
    * side effect through it, so it commits with the key or not at all. `undefined` otherwise.
    */
   readonly transaction: unknown;
+  /** What the mount's `context` option gave for this request (`undefined` without it). */
+  readonly context?: unknown;
 }
 
 /**
@@ -281,6 +310,13 @@ export interface RouteDefinition<
   readonly scopes?: readonly string[];
   readonly idempotent?: IdempotencySpec;
   readonly preconditions?: PreconditionSpec<OutputOrUndefined<P>, T>;
+  /**
+   * A step of the route's own, run after the scopes and the path parameters and before anything
+   * else: before the Content-Type check (415), the body (400, 413), the query, header and body
+   * schemas, idempotency and preconditions. Throw an `HttpError` to answer instead, e.g. 404 when
+   * the parent of a nested resource does not exist, so a missing parent wins over a bad body.
+   */
+  readonly before?: (input: BeforeInput<OutputOrUndefined<P>>) => void | Promise<void>;
   /** This operation is deprecated (OpenAPI `deprecated`; version deprecation is `@plumbline/versioning`'s). */
   readonly deprecated?: boolean;
   /** Answers the request from its parsed input: one of the declared statuses, or a page of rows for a collection. */

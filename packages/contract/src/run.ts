@@ -109,6 +109,8 @@ export interface ContractRequest {
   /** The parsed body (JSON), or `undefined` when there is none. */
   readonly body: unknown;
   readonly principal: Principal | undefined;
+  /** What the mount's `context` option gave for this request (`undefined` without it). */
+  readonly context?: unknown;
 }
 
 /**
@@ -389,6 +391,7 @@ export function handlerInput(
     current: extra.current,
     conditional: extra.conditional ?? false,
     transaction: extra.transaction,
+    context: request.context,
   };
 }
 

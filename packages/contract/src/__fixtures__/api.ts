@@ -1,7 +1,8 @@
 /**
  * A small API declared once with the contract (projects, their tasks), used by the behaviour table
  * on every framework: a collection, a nested collection, an idempotent POST, preconditions on
- * writes, a query schema, a header schema, and a route whose reply breaks its own contract.
+ * writes, a query schema, a header schema, a parent checked before the body (`before`), and a route
+ * whose reply breaks its own contract.
  */
 import { HttpError } from '@plumbline/errors';
 import { applyToArray, countInArray, defineCollection } from '@plumbline/query-parser';
@@ -178,10 +179,11 @@ export function apiRoutes(store: Store): readonly Route[] {
       collection: { definition: tasksCollection, scope: ({ params }) => ({ project_id: params.id }) },
       responses: { 200: Task },
       scopes: ['read:projects'],
-      handler: async ({ params, query }) => {
+      // The parent exists before the query is parsed (a synchronous step).
+      before: ({ params }) => {
         load(params.id);
-        return { status: 200, rows: applyToArray(query, [...store.tasks.values()]) };
       },
+      handler: async ({ query }) => ({ status: 200, rows: applyToArray(query, [...store.tasks.values()]) }),
     }),
     route({
       method: 'POST',
@@ -197,8 +199,11 @@ export function apiRoutes(store: Store): readonly Route[] {
       responses: { 201: Task },
       scopes: ['write:projects'],
       idempotent: { required: true },
-      handler: async ({ params, body }) => {
+      // The parent exists before the body is read (an asynchronous step): 404 wins over 415 and 400.
+      before: async ({ params }) => {
         load(params.id);
+      },
+      handler: async ({ params, body }) => {
         const id = store.next++;
         const task = { id, project_id: params.id, title: body.title, done: body.done };
         store.tasks.set(id, task);
@@ -230,6 +235,29 @@ export function apiRoutes(store: Store): readonly Route[] {
       path: '/undeclared',
       responses: { 200: z.object({ ok: z.boolean() }) },
       handler: async () => ({ status: 202 as never, body: { ok: true } }),
+    }),
+  ];
+}
+
+/** What the fixture apps' `context` option gives each request: the tenant named in `X-Tenant`. */
+export interface Tenant {
+  readonly tenant: string;
+}
+
+/**
+ * A route that reads the mount's `context` in its `before` step (a closed tenant is 403 before the
+ * query is checked) and in its handler.
+ */
+export function contextRoutes(): readonly Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/tenant',
+      responses: { 200: z.object({ tenant: z.string() }) },
+      before: ({ context }) => {
+        if ((context as Tenant).tenant === 'closed') throw new HttpError('forbidden');
+      },
+      handler: ({ context }) => ({ status: 200, body: { tenant: (context as Tenant).tenant } }),
     }),
   ];
 }

@@ -24,7 +24,7 @@ import { mount } from '../express.js';
 import { mount as mountFastify } from '../fastify.js';
 import { mount as mountHono } from '../hono.js';
 import type { ContractOptions, ResponseMismatch } from '../index.js';
-import { apiRoutes, createStore, type Store } from './api.js';
+import { apiRoutes, contextRoutes, createStore, type Store, type Tenant } from './api.js';
 
 export const READ_KEY = generateApiKey();
 export const WRITE_KEY = generateApiKey();
@@ -64,7 +64,11 @@ export function expressApp(express: ExpressFactory, f: Fixture): Express {
     negotiate({ languages: ['en', 'de'] }),
     authenticate({ apiKeys: { store: keyStore() }, optional: true }),
   );
-  mount(app, apiRoutes(f.store), { ...f.options, idempotency: { store: createMemoryStore() } });
+  mount(app, [...apiRoutes(f.store), ...contextRoutes()], {
+    ...f.options,
+    idempotency: { store: createMemoryStore() },
+    context: (req): Tenant => ({ tenant: req.get('x-tenant') ?? 'public' }),
+  });
   app.use(notFoundHandler(), errorHandler());
   return app;
 }
@@ -93,7 +97,13 @@ async function fastifyApp(f: Fixture) {
   await app.register(plumblineErrors, { onError: () => {} });
   await app.register(negotiation, { languages: ['en', 'de'] });
   app.addHook('onRequest', fastifyAuthenticate({ apiKeys: { store: keyStore() }, optional: true }));
-  await mountFastify(app, apiRoutes(f.store), { ...f.options, idempotency: { store: createMemoryStore() } });
+  await mountFastify(app, [...apiRoutes(f.store), ...contextRoutes()], {
+    ...f.options,
+    idempotency: { store: createMemoryStore() },
+    context: (request): Tenant => ({
+      tenant: (request.headers['x-tenant'] as string | undefined) ?? 'public',
+    }),
+  });
   return app;
 }
 
@@ -107,7 +117,11 @@ function honoApp(f: Fixture) {
     honoNegotiate({ languages: ['en', 'de'] }),
     honoAuthenticate({ apiKeys: { store: keyStore() }, optional: true }),
   );
-  return mountHono(app, apiRoutes(f.store), { ...f.options, idempotency: { store: createMemoryStore() } });
+  return mountHono(app, [...apiRoutes(f.store), ...contextRoutes()], {
+    ...f.options,
+    idempotency: { store: createMemoryStore() },
+    context: (c): Tenant => ({ tenant: c.req.header('x-tenant') ?? 'public' }),
+  });
 }
 
 /** The apps of every framework, each on its own fixture (`fixtureOf(framework)`). */

@@ -8,9 +8,12 @@
  * the three side by side. What each framework lacks and its wiring adds is said at the top of
  * http/fastify/http.ts (express.json's strict parser, `.all(methodNotAllowed)`) and http/hono/routes.ts (the
  * JSON body parser with express.json's 400/413/415 answers). The service's own steps (limits,
- * access log, metrics, the neutral routes) are neutral cores that all three call.
+ * access log, metrics, the neutral routes) are neutral cores that all three call. The task and
+ * comment routes are declared once (api/routes/tasks.ts, comments.ts) and mounted with
+ * `@plumbline/contract`'s adapter, which runs the same steps in the same order.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
+import { mount } from '@plumbline/contract/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
 import {
@@ -25,7 +28,6 @@ import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
-import { commentHandlers } from '../../api/resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
@@ -39,6 +41,9 @@ import {
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
+import { commentRoutes } from '../../api/routes/comments.js';
+import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { ApiStrategy } from '../../service/versioning.js';
@@ -96,7 +101,8 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
   const projects = projectHandlers(deps);
   const tasks = taskHandlers(deps);
-  const comments = commentHandlers(deps);
+  // The route tables (api/routes/) get the version this router serves as their `context`.
+  const routeOptions = { ...mountOptions(ctx), context: () => ({ version }) };
 
   // The Plumbline middleware, configured once.
   const parsedQuery = (collection: Collection, options?: Parameters<typeof collectionQuery>[1]) =>
@@ -123,12 +129,10 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const stores = idempotencyStores(ctx);
   const idempotent = idempotency({ ...stores.shared, principal });
   const { transactional } = stores;
-  const creating = (required: boolean): RequestHandler =>
-    transactional
-      ? idempotencyTransaction<Db>({ ...transactional, principal, required })
-      : idempotency({ ...stores.shared, principal, required });
-  const createOnce = creating(false);
-  const createOnceRequired = creating(true);
+  // POST /projects requires a key (the other creating POSTs are declared in api/routes/).
+  const createOnceRequired: RequestHandler = transactional
+    ? idempotencyTransaction<Db>({ ...transactional, principal, required: true })
+    : idempotency({ ...stores.shared, principal, required: true });
   const acceptPatch: RequestHandler = (_req, res, next) => {
     res.setHeader('Accept-Patch', 'application/merge-patch+json, application/json');
     next();
@@ -150,8 +154,6 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       requirePrecondition: ctx.config.requirePreconditions,
     });
   const projectChecked = preconditions(projects.member);
-  const taskChecked = preconditions(tasks.member);
-  const commentChecked = preconditions(comments.member);
 
   // The handlers' inputs, read from the request once the middleware ran.
   const route = (req: Request): RouteInput => ({ version, params: req.params });
@@ -245,29 +247,12 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
 
   editableMember('/projects/:projectId', 'projects', projects, projectChecked);
 
-  // Tasks of a project
+  // Tasks: the searches first (their query is read from the body after the idempotency key is
+  // taken, api/routes/tasks.ts), then the routes declared once in api/routes/tasks.ts; every answer
+  // on one task carries Accept-Patch. A task of another project is 404.
 
   const existingProject = step((req) => tasks.requireProject(req.params));
   const ofProject = { scope: (req: Request) => tasks.projectScope(req.params) };
-
-  router
-    .route('/projects/:projectId/tasks')
-    .get(
-      requireScopes('read:tasks'),
-      existingProject,
-      parsedQuery(collections.tasks, ofProject),
-      handle(listing(collections.tasks), tasks.list),
-    )
-    .post(
-      requireScopes('write:tasks'),
-      noQuery(collections.tasks),
-      existingProject,
-      ...jsonBody,
-      createOnce,
-      handle(creation, tasks.create),
-    )
-    .all(methodNotAllowed(['GET', 'POST']));
-
   searchRoute(
     '/projects/:projectId/tasks/search',
     'read:tasks',
@@ -276,56 +261,13 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     [existingProject],
     ofProject,
   );
-
-  // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
-  editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
-
-  // All tasks
-
-  router
-    .route('/tasks')
-    .get(
-      requireScopes('read:tasks'),
-      parsedQuery(collections.tasks),
-      handle(listing(collections.tasks), tasks.list),
-    )
-    .all(methodNotAllowed(['GET']));
   searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
-  editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+  router.all(TASK_MEMBER_PATHS.map(colonPath), acceptPatch);
+  mount(router, taskRoutes(ctx), routeOptions);
 
-  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
-
-  const existingTask = step((req) => comments.requireTask(req.params));
-  const ofTask = { scope: (req: Request) => comments.taskScope(req.params) };
-
-  router
-    .route('/tasks/:taskId/comments')
-    .get(
-      requireScopes('read:comments'),
-      existingTask,
-      parsedQuery(collections.comments, ofTask),
-      handle(listing(collections.comments), comments.list),
-    )
-    .post(
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      existingTask,
-      ...jsonBody,
-      createOnce,
-      handle(creation, comments.create),
-    )
-    .all(methodNotAllowed(['GET', 'POST']));
-
-  router
-    .route('/tasks/:taskId/comments/:commentId')
-    .get(requireScopes('read:comments'), handle(reading(collections.comments), comments.read))
-    .delete(
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      commentChecked,
-      handle(writing, comments.remove),
-    )
-    .all(methodNotAllowed(['GET', 'DELETE']));
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
+  // declared once in api/routes/comments.ts.
+  mount(router, commentRoutes(ctx), routeOptions);
 
   return router;
 }

@@ -7,9 +7,12 @@
  * One plugin per version: http/fastify/app.ts registers it under `/v1`, `/v2` (path strategy) or with
  * the `apiVersion` route constraint (the other strategies), so both versions share their paths.
  * Every path answers its other methods with 405 (OPTIONS 204) after the version's own hooks, and
- * a path no route matches is 404 there too, as the Express version router does.
+ * a path no route matches is 404 there too, as the Express version router does. The task and
+ * comment routes (api/routes/tasks.ts, comments.ts) are mounted with `@plumbline/contract`'s
+ * adapter, under the same constraint.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
+import { mount } from '@plumbline/contract/fastify';
 import { HttpError } from '@plumbline/errors';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/fastify';
 import {
@@ -36,7 +39,6 @@ import type {
 } from 'fastify';
 import type { Checked, Member, Params } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
-import { commentHandlers } from '../../api/resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
@@ -50,6 +52,9 @@ import {
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
+import { commentRoutes } from '../../api/routes/comments.js';
+import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
@@ -90,7 +95,8 @@ export function versionRoutes(
     const deps = { repo: ctx.repo, db: ctx.db, links: api };
     const projects = projectHandlers(deps);
     const tasks = taskHandlers(deps);
-    const comments = commentHandlers(deps);
+    // The route tables (api/routes/) get the version of this plugin as their `context`.
+    const routeOptions = { ...mountOptions(ctx), context: () => ({ version }) };
 
     // Bodies as express.json reads them (http/fastify/http.ts), up to BODY_LIMIT_BYTES.
     const strictSearch = expressBodies(app, ctx.config.bodyLimitBytes);
@@ -113,7 +119,6 @@ export function versionRoutes(
       transactional
         ? scope.register(idempotencyTransaction<Db>({ ...transactional, principal, required }))
         : scope.register(idempotency, { ...idempotent, required });
-    const createOnce = creating(false);
     const createOnceRequired = creating(true);
     const acceptPatch: Hook = async (_request, reply) => {
       reply.header('Accept-Patch', 'application/merge-patch+json, application/json');
@@ -134,8 +139,6 @@ export function versionRoutes(
         requirePrecondition: ctx.config.requirePreconditions,
       });
     const projectChecked = preconditions(projects.member);
-    const taskChecked = preconditions(tasks.member);
-    const commentChecked = preconditions(comments.member);
 
     // The handlers' inputs, read from the request once the hooks ran.
     const input = (request: FastifyRequest): RouteInput => ({ version, params: params(request) });
@@ -235,7 +238,7 @@ export function versionRoutes(
     /** A collection: GET lists it, POST (when given) creates a member once per idempotency key. */
     const collectionRoute = (
       url: string,
-      resource: 'projects' | 'tasks' | 'comments',
+      resource: 'projects' | 'tasks',
       list: (input: ListInput) => Promise<Outcome>,
       create?: {
         handler: (input: CreateInput) => Promise<Outcome>;
@@ -276,18 +279,12 @@ export function versionRoutes(
     searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
     editableMember('/projects/:projectId', 'projects', projects, projectChecked);
 
-    // Tasks of a project
+    // Tasks: the searches (their query is read from the body after the idempotency key is taken),
+    // and the routes declared once in api/routes/tasks.ts, where every answer on one task carries
+    // Accept-Patch. A task of another project is 404.
 
     const existingProject: Hook = async (request) => tasks.requireProject(params(request));
     const ofProject = { scope: (request: FastifyRequest) => tasks.projectScope(params(request)) };
-    collectionRoute(
-      '/projects/:projectId/tasks',
-      'tasks',
-      tasks.list,
-      { handler: tasks.create, once: createOnce },
-      [existingProject],
-      ofProject,
-    );
     searchRoute(
       '/projects/:projectId/tasks/search',
       'read:tasks',
@@ -296,42 +293,21 @@ export function versionRoutes(
       [existingProject],
       ofProject,
     );
-    // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
-    editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
-
-    // All tasks
-
-    collectionRoute('/tasks', 'tasks', tasks.list);
     searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
-    editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
-
-    // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
-
-    const existingTask: Hook = async (request) => comments.requireTask(params(request));
-    const ofTask = { scope: (request: FastifyRequest) => comments.taskScope(params(request)) };
-    collectionRoute(
-      '/tasks/:taskId/comments',
-      'comments',
-      comments.list,
-      { handler: comments.create, once: createOnce },
-      [existingTask],
-      ofTask,
-    );
-    const comment = '/tasks/:taskId/comments/:commentId';
-    add(app, {
-      method: 'GET',
-      url: comment,
-      onRequest: requireScopes('read:comments'),
-      handler: handle(reading(collections.comments), comments.read),
+    const taskMembers = new Set(TASK_MEMBER_PATHS.map(colonPath));
+    await mount(app, taskRoutes(ctx), {
+      ...routeOptions,
+      routeOptions: (options) => {
+        const versioned = route(options);
+        if (!taskMembers.has(options.url)) return versioned;
+        const hooks = versioned.onRequest ?? [];
+        return { ...versioned, onRequest: [acceptPatch, ...(Array.isArray(hooks) ? hooks : [hooks])] };
+      },
     });
-    add(app, {
-      method: 'DELETE',
-      url: comment,
-      onRequest: [requireScopes('write:comments'), noQuery(collections.comments)],
-      preHandler: commentChecked,
-      handler: handle(writing, comments.remove),
-    });
-    refuse(app, comment, ['GET', 'DELETE']);
+
+    // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
+    // declared once in api/routes/comments.ts.
+    await mount(app, commentRoutes(ctx), { ...routeOptions, routeOptions: route });
 
     // Any other path of the version: 404, after the version's negotiation and authentication.
     add(app, {

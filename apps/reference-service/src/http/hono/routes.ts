@@ -3,11 +3,14 @@
  * Plumbline middleware (`/hono` adapters) → neutral handler (resources/*.ts) → send. One app
  * serves both versions: the handlers' `version` is the one `versioning()` resolved (http/hono/app.ts),
  * so under the path strategy the same routes are mounted at `/v1` and `/v2`.
+ * The task and comment routes (api/routes/tasks.ts, comments.ts) are mounted with
+ * `@plumbline/contract`'s adapter, which hands them that version as its `context`.
  *
  * What Hono lacks is provided here: a JSON body parser with express.json's answers (see
  * {@link jsonBody}), and, under the query strategy, a collection query that does not see `version=`.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
+import { mount } from '@plumbline/contract/hono';
 import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
 import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/hono';
 import {
@@ -31,7 +34,6 @@ import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
-import { commentHandlers } from '../../api/resources/comments.js';
 import {
   assertNoQuery,
   type CreateInput,
@@ -45,6 +47,9 @@ import {
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
+import { commentRoutes } from '../../api/routes/comments.js';
+import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
@@ -98,7 +103,8 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
   const projects = projectHandlers(deps);
   const tasks = taskHandlers(deps);
-  const comments = commentHandlers(deps);
+  // The route tables (api/routes/) get the version `versioning()` resolved as their `context`.
+  const routeOptions = { ...mountOptions(ctx), context: (c: Context) => ({ version: versionOf(c) }) };
 
   // The Plumbline middleware, configured once.
   // Under the query strategy the strict collection query must not see `version=`: it parses a
@@ -133,12 +139,10 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const stores = idempotencyStores(ctx);
   const idempotent = idempotency({ ...stores.shared, principal });
   const { transactional } = stores;
-  const creating = (required: boolean): MiddlewareHandler =>
-    transactional
-      ? idempotencyTransaction<Db>({ ...transactional, principal, required })
-      : idempotency({ ...stores.shared, principal, required });
-  const createOnce = creating(false);
-  const createOnceRequired = creating(true);
+  // POST /projects requires a key (the other creating POSTs are declared in api/routes/).
+  const createOnceRequired: MiddlewareHandler = transactional
+    ? idempotencyTransaction<Db>({ ...transactional, principal, required: true })
+    : idempotency({ ...stores.shared, principal, required: true });
   const acceptPatch: MiddlewareHandler = async (c, next) => {
     c.header('Accept-Patch', 'application/merge-patch+json, application/json');
     await next();
@@ -158,8 +162,6 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
       requirePrecondition: ctx.config.requirePreconditions,
     });
   const projectChecked = preconditions(projects.member);
-  const taskChecked = preconditions(tasks.member);
-  const commentChecked = preconditions(comments.member);
 
   // The handlers' inputs, read from the request once the middleware ran.
   const route = (c: Context): RouteInput => ({ version: versionOf(c), params: c.req.param() });
@@ -255,30 +257,12 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   editableMember('/projects/:projectId', 'projects', projects, projectChecked);
 
-  // Tasks of a project
+  // Tasks: the searches (their query is read from the body after the idempotency key is taken),
+  // and the routes declared once in api/routes/tasks.ts, where every answer on one task carries
+  // Accept-Patch. A task of another project is 404.
 
   const existingProject = step((c) => tasks.requireProject(c.req.param()));
   const ofProject = { scope: (c: Context) => tasks.projectScope(c.req.param()) };
-
-  router
-    .get(
-      '/projects/:projectId/tasks',
-      requireScopes('read:tasks'),
-      existingProject,
-      parsedQuery(collections.tasks, ofProject),
-      handle(listing(collections.tasks), tasks.list),
-    )
-    .post(
-      '/projects/:projectId/tasks',
-      requireScopes('write:tasks'),
-      noQuery(collections.tasks),
-      existingProject,
-      jsonBodies,
-      createOnce,
-      handle(creation, tasks.create),
-    )
-    .all('/projects/:projectId/tasks', methodNotAllowed(['GET', 'POST']));
-
   searchRoute(
     '/projects/:projectId/tasks/search',
     'read:tasks',
@@ -287,61 +271,13 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
     existingProject,
     ofProject,
   );
-
-  // One task, addressed under its project or directly (/tasks/{id}); a task of another project is 404.
-  editableMember('/projects/:projectId/tasks/:taskId', 'tasks', tasks, taskChecked);
-
-  // All tasks
-
-  router
-    .get(
-      '/tasks',
-      requireScopes('read:tasks'),
-      parsedQuery(collections.tasks),
-      handle(listing(collections.tasks), tasks.list),
-    )
-    .all('/tasks', methodNotAllowed(['GET']));
   searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
-  editableMember('/tasks/:taskId', 'tasks', tasks, taskChecked);
+  for (const path of TASK_MEMBER_PATHS) router.use(colonPath(path), acceptPatch);
+  mount(router, taskRoutes(ctx), routeOptions);
 
-  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2))
-
-  const existingTask = step((c) => comments.requireTask(c.req.param()));
-  const ofTask = { scope: (c: Context) => comments.taskScope(c.req.param()) };
-
-  router
-    .get(
-      '/tasks/:taskId/comments',
-      requireScopes('read:comments'),
-      existingTask,
-      parsedQuery(collections.comments, ofTask),
-      handle(listing(collections.comments), comments.list),
-    )
-    .post(
-      '/tasks/:taskId/comments',
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      existingTask,
-      jsonBodies,
-      createOnce,
-      handle(creation, comments.create),
-    )
-    .all('/tasks/:taskId/comments', methodNotAllowed(['GET', 'POST']));
-
-  router
-    .get(
-      '/tasks/:taskId/comments/:commentId',
-      requireScopes('read:comments'),
-      handle(reading(collections.comments), comments.read),
-    )
-    .delete(
-      '/tasks/:taskId/comments/:commentId',
-      requireScopes('write:comments'),
-      noQuery(collections.comments),
-      commentChecked,
-      handle(writing, comments.remove),
-    )
-    .all('/tasks/:taskId/comments/:commentId', methodNotAllowed(['GET', 'DELETE']));
+  // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
+  // declared once in api/routes/comments.ts.
+  mount(router, commentRoutes(ctx), routeOptions);
 
   return router;
 }

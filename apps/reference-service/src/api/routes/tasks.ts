@@ -1,0 +1,174 @@
+/**
+ * The task routes declared once with `@plumbline/contract`: the tasks of a project
+ * (`/projects/{projectId}/tasks`), all tasks (`/tasks`), and one task, addressed under its project
+ * or directly (`/tasks/{taskId}`; a task of another project is 404). Each framework mounts this
+ * table with its contract adapter, in the service's step order: scopes → the route's `before` step
+ * (no query on a write, then the project exists) → Content-Type 415 → JSON body 400/413 →
+ * idempotency → preconditions → handler. The member paths send `Accept-Patch` on every answer: the
+ * wirings add it (http/<framework>/routes.ts), and the search routes (`…/search`) stay written out
+ * there, since their query is read from the body after the idempotency key is taken.
+ */
+import { type Route, route } from '@plumbline/contract';
+import { z } from 'zod';
+import { type TaskRow, taskRepresentation } from '../../domain/model.js';
+import { taskOutput } from '../../domain/schemas.js';
+import type { AppContext } from '../../service/context.js';
+import type { Db } from '../../storage/db.js';
+import type { Outcome } from '../representation.js';
+import type { WriteInput } from '../resources/common.js';
+import { taskHandlers } from '../resources/tasks.js';
+import {
+  AnyJson,
+  MemberQuery,
+  memberQueryStep,
+  noQueryStep,
+  Representation,
+  replyOf,
+  routeVersion,
+  selection,
+} from './common.js';
+
+const ProjectParams = z.object({ projectId: z.string() });
+const ProjectTaskParams = z.object({ projectId: z.string(), taskId: z.string() });
+const TaskParams = z.object({ taskId: z.string() });
+
+/** The paths of one task, where every answer carries `Accept-Patch`. */
+export const TASK_MEMBER_PATHS = ['/projects/{projectId}/tasks/{taskId}', '/tasks/{taskId}'] as const;
+
+/** The task routes of the service, for every version (the version comes from the mount's `context`). */
+export function taskRoutes(ctx: AppContext): readonly Route[] {
+  const { api, collections } = ctx;
+  const collection = collections.tasks;
+  const tasks = taskHandlers({ repo: ctx.repo, db: ctx.db, links: api });
+  const noQuery = noQueryStep(api, collection);
+  const preconditions = {
+    load: ({ params }: { readonly params: Record<string, string> }) => tasks.member.load(params),
+    // A task is the same in every version.
+    represent: (row: TaskRow) => taskRepresentation(row),
+    modified: tasks.member.modified,
+  };
+
+  type Member = typeof ProjectTaskParams | typeof TaskParams;
+  /** A PUT or PATCH of one task: a JSON body of `mediaTypes`, under preconditions, answered with the task. */
+  const writeTo =
+    (path: string, params: Member) =>
+    (
+      method: 'PUT' | 'PATCH',
+      mediaTypes: readonly string[],
+      write: (input: WriteInput<TaskRow>) => Promise<Outcome>,
+    ): Route =>
+      route({
+        method,
+        path,
+        params,
+        body: { schema: AnyJson, mediaTypes },
+        responses: { 200: taskOutput },
+        scopes: ['write:tasks'],
+        before: noQuery,
+        preconditions,
+        handler: async ({ params, body, current, conditional, context }) =>
+          replyOf<200, z.input<typeof taskOutput>>(
+            200,
+            await write({
+              version: routeVersion(context),
+              params,
+              body,
+              checked: { row: current, conditional },
+            }),
+          ),
+      });
+
+  /** One task: read (`fields=`), replace, merge-patch, delete; the writes under preconditions. */
+  const member = (path: string, params: Member): Route[] => {
+    const write = writeTo(path, params);
+    return [
+      route({
+        method: 'GET',
+        path,
+        params,
+        query: MemberQuery,
+        responses: { 200: Representation },
+        scopes: ['read:tasks'],
+        before: memberQueryStep(api, collection),
+        handler: async ({ params, query, context }) =>
+          replyOf(
+            200,
+            await tasks.read({
+              version: routeVersion(context),
+              params,
+              fields: selection(collection, query.fields),
+            }),
+          ),
+      }),
+      write('PUT', ['application/json'], tasks.replace),
+      write('PATCH', ['application/merge-patch+json', 'application/json'], tasks.patch),
+      route({
+        method: 'DELETE',
+        path,
+        params,
+        responses: { 204: null },
+        scopes: ['write:tasks'],
+        before: noQuery,
+        preconditions,
+        handler: async ({ params, current, conditional, context }) =>
+          replyOf(
+            204,
+            await tasks.remove({
+              version: routeVersion(context),
+              params,
+              checked: { row: current, conditional },
+            }),
+          ),
+      }),
+    ];
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/tasks',
+      params: ProjectParams,
+      collection: { definition: collection, scope: ({ params }) => tasks.projectScope(params) },
+      responses: { 200: Representation },
+      scopes: ['read:tasks'],
+      before: ({ params }) => tasks.requireProject(params),
+      handler: async ({ params, query, path, context }) =>
+        replyOf(200, await tasks.list({ version: routeVersion(context), params, query, path }), query),
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/{projectId}/tasks',
+      params: ProjectParams,
+      body: { schema: AnyJson, mediaTypes: ['application/json'] },
+      responses: { 201: taskOutput },
+      scopes: ['write:tasks'],
+      idempotent: { required: false },
+      before: async (input) => {
+        noQuery(input);
+        await tasks.requireProject(input.params);
+      },
+      handler: async ({ params, body, principal, transaction, context }) =>
+        replyOf<201, z.input<typeof taskOutput>>(
+          201,
+          await tasks.create({
+            version: routeVersion(context),
+            params,
+            body,
+            principal: principal?.clientId,
+            transaction: transaction as Db | undefined,
+          }),
+        ),
+    }),
+    ...member(TASK_MEMBER_PATHS[0], ProjectTaskParams),
+    route({
+      method: 'GET',
+      path: '/tasks',
+      collection,
+      responses: { 200: Representation },
+      scopes: ['read:tasks'],
+      handler: async ({ query, path, context }) =>
+        replyOf(200, await tasks.list({ version: routeVersion(context), params: {}, query, path }), query),
+    }),
+    ...member(TASK_MEMBER_PATHS[1], TaskParams),
+  ];
+}
