@@ -28,7 +28,7 @@ function storageSuite(name: string, open: () => Promise<Db>) {
     let repo: Repository;
     beforeAll(async () => {
       db = await open();
-      expect(await migrate(db)).toBe(2);
+      expect(await migrate(db)).toBe(3);
       expect(await migrate(db)).toBe(0);
       repo = new Repository(db);
     });
@@ -152,7 +152,7 @@ describe.skipIf(!pgUp)('postgres', () => {
     const dbs = [0, 1, 2].map(() => openPostgres(DATABASE_URL, { schema: fresh, max: 1 }));
     try {
       const applied = await Promise.all(dbs.map((db) => migrate(db)));
-      expect(applied.sort()).toEqual([0, 0, 2]);
+      expect(applied.sort()).toEqual([0, 0, 3]);
     } finally {
       await Promise.all(dbs.map((db) => db.close()));
       await admin.query(`DROP SCHEMA ${fresh} CASCADE`);

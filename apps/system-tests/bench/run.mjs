@@ -19,7 +19,6 @@
  * (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test) for pair 4; a pair whose service is
  * missing is reported as skipped. Every Redis key and PostgreSQL schema it creates is removed.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
@@ -30,6 +29,7 @@ import { Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
 import pg from 'pg';
 import { startBenchAuth } from './bench-auth.mjs';
+import { children, runBenchmark, startProcess, stopProcess } from './processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVICE_MAIN = resolve(here, '../../reference-service/dist/main.mjs');
@@ -42,48 +42,6 @@ const FRAMEWORKS = (process.env.BENCH_FRAMEWORKS ?? 'express').split(',');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUN_ID = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-
-const children = new Set();
-
-/** Starts `node <args>` and resolves once a line matches `ready`. */
-function startProcess(args, env, ready) {
-  return new Promise((resolveStart, reject) => {
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`did not start within 30 s:\n${out}`));
-    }, 30_000);
-    const onData = (chunk) => {
-      out += chunk.toString();
-      const match = ready.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolveStart({ child, match, output: () => out });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      children.delete(child);
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** Peak and current resident set size of a process (Linux /proc), in bytes. */
 function memory(pid) {
@@ -691,13 +649,4 @@ function report(rows, ratios, skipped, elapsedMs) {
   process.stdout.write(`\n${text}\nWritten to apps/system-tests/bench/RESULTS.md\n`);
 }
 
-process.on('SIGINT', () => {
-  for (const child of children) child.kill('SIGKILL');
-  process.exit(130);
-});
-
-main().catch((error) => {
-  for (const child of children) child.kill('SIGKILL');
-  console.error(error);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -100,6 +100,22 @@ describe('cursor pagination over 10 000 rows visits every row exactly once under
         detail: string;
       }[];
       expect(plan.map((p) => p.detail).join(' ')).not.toMatch(/TEMP B-TREE/);
+      // A page deep in the walk is found through the index too (a range on the first sort key),
+      // not by reading and discarding every row before the cursor.
+      const head = parseQuery(events, 'limit=100');
+      const headSql = toSql(head, { dialect: 'sqlite', table: 'events' });
+      const headRows = db.prepare(headSql.text).all(...(headSql.params as SQLInputValue[])) as Row[];
+      const cursor = buildPage(head, headRows, { baseUrl: '/events' }).body.page.next_cursor;
+      const deep = toSql(parseQuery(events, `limit=100&cursor=${cursor}`), {
+        dialect: 'sqlite',
+        table: 'events',
+      });
+      const deepPlan = db
+        .prepare(`EXPLAIN QUERY PLAN ${deep.text}`)
+        .all(...(deep.params as SQLInputValue[])) as { detail: string }[];
+      expect(deepPlan.map((p) => p.detail).join(' ')).toMatch(
+        /^SEARCH events USING INDEX events_keyset \(created_at<\?\)$/,
+      );
     } finally {
       db.close();
     }

@@ -169,10 +169,10 @@ describe('toSql', () => {
     expect(toSql(query, { dialect: 'postgres', table: 'app.items' })).toEqual({
       text:
         'SELECT "id", "title_text" AS "title", "done", "rank" FROM "app"."items" WHERE "title_text" COLLATE "C" > $1 ' +
-        `AND "done" = $2 AND LOWER("title_text") LIKE $3 ESCAPE '\\' AND ("rank" < $4 OR ("rank" = $5 AND ` +
-        '"title_text" COLLATE "C" > $6) OR ("rank" = $7 AND "title_text" COLLATE "C" = $8 AND "id" > $9)) ' +
-        'ORDER BY "rank" DESC, "title_text" COLLATE "C" ASC, "id" ASC LIMIT $10',
-      params: ['a', true, '%50\\%\\_off%', 1, 1, 't2', 1, 't2', 2, 3],
+        `AND "done" = $2 AND LOWER("title_text") LIKE $3 ESCAPE '\\' AND "rank" <= $4 AND ("rank" < $5 OR ("rank" = $6 AND ` +
+        '"title_text" COLLATE "C" > $7) OR ("rank" = $8 AND "title_text" COLLATE "C" = $9 AND "id" > $10)) ' +
+        'ORDER BY "rank" DESC, "title_text" COLLATE "C" ASC, "id" ASC LIMIT $11',
+      params: ['a', true, '%50\\%\\_off%', 1, 1, 1, 't2', 1, 't2', 2, 3],
       countText:
         'SELECT COUNT(*) AS "total" FROM "app"."items" WHERE "title_text" COLLATE "C" > $1 AND "done" = $2 ' +
         `AND LOWER("title_text") LIKE $3 ESCAPE '\\'`,

@@ -123,7 +123,7 @@ function escapeLike(text: string): string {
  * selected fields plus the sort keys (aliased to field names), `WHERE` scope, filters and search
  * (`LOWER(col) LIKE ... ESCAPE '\'`, with `%`, `_` and `\` escaped), `ORDER BY` the sort keys
  * (NULLs last ascending, as in PostgreSQL), then `LIMIT limit+1 OFFSET offset`, or for a cursor a keyset
- * predicate and no `OFFSET`. `countText` counts the rows the filters and search match.
+ * predicate (led by a range on the first sort key, so an index on it serves any depth) and no `OFFSET`. `countText` counts the rows the filters and search match.
  *
  * @example
  * ```ts
@@ -157,6 +157,13 @@ export function toSql(query: CollectionQuery, options: SqlOptions): SqlQuery {
   const { sort, pagination } = query;
   if (pagination.mode === 'cursor' && pagination.after !== undefined) {
     const after = pagination.after;
+    // The first sort key can only move one way from the cursor: saying so as a plain range lets the
+    // database start from an index on that key instead of reading (and discarding) every row before
+    // the cursor, which the OR below alone does not allow; deep pages then cost what the first does.
+    const [lead] = sort;
+    if (lead !== undefined && sort.length > 1) {
+      where.push(`${c.ordered.get(lead.field)} ${lead.direction === 'asc' ? '>=' : '<='} ${bind(after[0]!)}`);
+    }
     const branches = sort.map((key, i) => {
       const parts = sort.slice(0, i).map((k, j) => `${c.ordered.get(k.field)} = ${bind(after[j]!)}`);
       parts.push(`${c.ordered.get(key.field)} ${key.direction === 'asc' ? '>' : '<'} ${bind(after[i]!)}`);

@@ -68,6 +68,28 @@ const MIGRATIONS: readonly Migration[] = [
   ],
   // 2: idempotency records that commit (or roll back) with the row a POST creates.
   (dialect) => createSqlStore({ dialect, table: IDEMPOTENCY_TABLE }).schema(),
+  // 3: indexes the collection queries can use at any size (issue #36). A status filter with the
+  // default sort reads the page straight from (status, created_at, id) instead of sorting every
+  // match (the old index on status alone is a prefix of it); /tasks across projects gets the
+  // (created_at, id) index projects have, where it sorted every task for its first page. On
+  // PostgreSQL the query-parser compares and orders text fields in the "C" collation, and an index
+  // serves only comparisons in its own collation: the name and status indexes are made in "C", or
+  // filters and sorts on them scan the table.
+  (dialect) => {
+    const c = dialect === 'postgres' ? ' COLLATE "C"' : '';
+    return [
+      ...(dialect === 'postgres'
+        ? [
+            'DROP INDEX IF EXISTS projects_name_key',
+            'CREATE UNIQUE INDEX IF NOT EXISTS projects_name_key ON projects (name COLLATE "C")',
+          ]
+        : []),
+      `CREATE INDEX IF NOT EXISTS projects_status_created_at_idx ON projects (status${c}, created_at, id)`,
+      'DROP INDEX IF EXISTS projects_status_idx',
+      'CREATE INDEX IF NOT EXISTS tasks_created_at_idx ON tasks (created_at, id)',
+      `CREATE INDEX IF NOT EXISTS tasks_status_created_at_idx ON tasks (status${c}, created_at, id)`,
+    ];
+  },
 ];
 
 /**
