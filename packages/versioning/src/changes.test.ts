@@ -254,6 +254,64 @@ describe('helpers', () => {
     expect(one(rename).migrateRequest('1', { name: 'x' }, LIST, 'query')).toEqual({ name: 'x' });
   });
 
+  describe("fieldRenamed({ queryField: true }): an older client's collection query is renamed too", () => {
+    const renamed = one(fieldRenamed({ schema: 'Project', from: 'name', to: 'title', queryField: true }));
+    it.each([
+      ['a filter', { name: 'Roof' }, { title: 'Roof' }],
+      [
+        'a filter with an operator',
+        { 'name[ne]': 'Roof', 'name[gte]': 'A' },
+        { 'title[ne]': 'Roof', 'title[gte]': 'A' },
+      ],
+      [
+        'sort keys in every form',
+        { sort: '-name,+name,name:desc,name_asc,name' },
+        { sort: '-title,+title,title:desc,title_asc,title' },
+      ],
+      [
+        'sort on other fields and look-alikes',
+        { sort: '-created_at,names,name_x,nick:name' },
+        { sort: '-created_at,names,name_x,nick:name' },
+      ],
+      ['fields', { fields: 'id,name,budget' }, { fields: 'id,title,budget' }],
+      [
+        'a repeated parameter (an array)',
+        { fields: ['name', 'id'], sort: ['-name'] },
+        { fields: ['title', 'id'], sort: ['-title'] },
+      ],
+      [
+        'other parameters and look-alike keys kept',
+        { limit: '5', q: 'name', namex: '1', 'name[': '2' },
+        { limit: '5', q: 'name', namex: '1', 'name[': '2' },
+      ],
+      [
+        'parameter order kept',
+        { limit: '5', name: 'a', sort: 'name' },
+        { limit: '5', title: 'a', sort: 'title' },
+      ],
+    ])('%s', (_label, query, expected) => {
+      const up = renamed.migrateRequest('1', query, LIST, 'query');
+      expect(up).toEqual(expected);
+      expect(Object.keys(up as object)).toEqual(Object.keys(expected));
+    });
+
+    it('the body is renamed as without the option, the newest version untouched, the response renamed back', () => {
+      expect(renamed.migrateRequest('1', { name: 'Roof' }, LIST, 'body')).toEqual({ title: 'Roof' });
+      const query = { sort: '-title' };
+      expect(renamed.migrateRequest('2', query, LIST, 'query')).toBe(query);
+      expect(renamed.migrateResponse('1', { data: [{ id: 1, title: 'Roof' }] }, LIST)).toEqual({
+        data: [{ id: 1, name: 'Roof' }],
+      });
+    });
+
+    it('a "__proto__" query parameter stays data', () => {
+      const query = JSON.parse('{"name":"x","__proto__":{"admin":true}}') as Record<string, unknown>;
+      const up = renamed.migrateRequest('1', query, LIST, 'query') as Record<string, unknown>;
+      expect(Object.getPrototypeOf(up)).toBe(Object.prototype);
+      expect(Object.keys(up)).toEqual(['title', '__proto__']);
+    });
+  });
+
   const V2_SCHEMA = {
     type: 'object',
     properties: {
@@ -302,7 +360,10 @@ describe('helpers', () => {
   it.each([
     [
       rename,
-      { kind: 'field-renamed', details: { schema: 'Project', from: 'name', to: 'title', in: 'body' } },
+      {
+        kind: 'field-renamed',
+        details: { schema: 'Project', from: 'name', to: 'title', in: 'body', queryField: false },
+      },
     ],
     [
       required,

@@ -262,6 +262,50 @@ export interface FieldRenamedOptions extends FieldOptions {
   readonly from: string;
   /** The name in the newer version. */
   readonly to: string;
+  /**
+   * The field is also a field of a collection query (`@plumbline/query-parser`): an older client's
+   * query (`part: 'query'`) gets its filters (`from=…`, `from[gte]=…`), its `sort` keys (`-from`,
+   * `+from`, `from:desc`, `from_desc`, `from`) and its `fields` entries renamed too. Default `false`.
+   */
+  readonly queryField?: boolean;
+}
+
+const SORT_SUFFIXES = [':asc', ':desc', '_asc', '_desc'];
+
+// One `sort` key or `fields` entry: the field's name replaced, its sign or direction kept.
+function renameListItem(item: string, list: 'sort' | 'fields', from: string, to: string): string {
+  if (item === from) return to;
+  if (list === 'fields') return item;
+  const sign = item[0] === '-' || item[0] === '+' ? item[0] : '';
+  const rest = item.slice(sign.length);
+  if (rest === from) return sign + to;
+  const suffix = SORT_SUFFIXES.find((end) => rest === from + end);
+  return suffix === undefined ? item : sign + to + suffix;
+}
+
+function renameList(value: unknown, list: 'sort' | 'fields', from: string, to: string): unknown {
+  const rename = (text: string) =>
+    text
+      .split(',')
+      .map((item) => renameListItem(item, list, from, to))
+      .join(',');
+  if (typeof value === 'string') return rename(value);
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? rename(item) : item));
+  return value;
+}
+
+// A collection query of an older client: filter keys, `sort` and `fields` renamed. fromEntries keeps
+// a client's `"__proto__"` parameter data, as renameKey does.
+function renameInCollectionQuery(query: JsonObject, from: string, to: string): JsonObject {
+  const operator = `${from}[`;
+  const renamed = Object.keys(query).map((key): [string, unknown] => {
+    const value = query[key];
+    if (key === 'sort' || key === 'fields') return [key, renameList(value, key, from, to)];
+    if (key === from) return [to, value];
+    if (key.startsWith(operator) && key.endsWith(']')) return [to + key.slice(from.length), value];
+    return [key, value];
+  });
+  return Object.fromEntries(renamed);
 }
 
 /**
@@ -283,7 +327,12 @@ export function fieldRenamed(options: FieldRenamedOptions): VersionChange {
     {
       description: options.description ?? `${schema}: the field \`${from}\` was renamed to \`${to}\`.`,
       affects: [schema],
-      request: onPart(options.in ?? 'body', (value) => renameKey(value, from, to)),
+      request: (value, context) => {
+        if (!isObject(value)) return value;
+        if (options.queryField === true && context.part === 'query')
+          return renameInCollectionQuery(value, from, to);
+        return context.part === (options.in ?? 'body') ? renameKey(value, from, to) : value;
+      },
       response: onBody((value) => renameKey(value, to, from)),
       schemaDown: (json) => {
         const props = properties(json);
@@ -297,7 +346,7 @@ export function fieldRenamed(options: FieldRenamedOptions): VersionChange {
         };
       },
     },
-    { schema, from, to, in: options.in ?? 'body' },
+    { schema, from, to, in: options.in ?? 'body', queryField: options.queryField === true },
   );
 }
 
