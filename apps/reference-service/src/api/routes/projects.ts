@@ -16,19 +16,8 @@ import { z } from 'zod';
 import type { ProjectRow } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
-import type { Outcome } from '../representation.js';
-import type { WriteInput } from '../resources/common.js';
 import { projectHandlers } from '../resources/projects.js';
-import {
-  AnyJson,
-  MemberQuery,
-  memberQueryStep,
-  noQueryStep,
-  Representation,
-  replyOf,
-  routeVersion,
-  selection,
-} from './common.js';
+import { AnyJson, memberRoutes, noQueryStep, Representation, replyOf, routeVersion } from './common.js';
 
 const ProjectParams = z.object({ projectId: z.string() });
 
@@ -41,40 +30,6 @@ export function projectRoutes(ctx: AppContext): readonly Route[] {
   const collection = collections.projects;
   const projects = projectHandlers({ repo: ctx.repo, db: ctx.db, links: api });
   const noQuery = noQueryStep(api, collection);
-  const preconditions = {
-    load: ({ params }: { readonly params: Record<string, string> }) => projects.member.load(params),
-    // The representation of the request's version: v1 and v2 differ in the budget, so do their ETags.
-    represent: (row: ProjectRow, context: unknown) => projects.member.represent(row, routeVersion(context)),
-    modified: (row: ProjectRow) => projects.member.modified(row),
-  };
-
-  /** A PUT or PATCH of the project: a JSON body of `mediaTypes`, under preconditions, answered with the project. */
-  const write = (
-    method: 'PUT' | 'PATCH',
-    mediaTypes: readonly string[],
-    handler: (input: WriteInput<ProjectRow>) => Promise<Outcome>,
-  ): Route =>
-    route({
-      method,
-      path: PROJECT_MEMBER_PATH,
-      params: ProjectParams,
-      body: { schema: AnyJson, mediaTypes },
-      responses: { 200: Representation },
-      scopes: ['write:projects'],
-      before: noQuery,
-      preconditions,
-      handler: async ({ params, body, current, conditional, context }) =>
-        replyOf(
-          200,
-          await handler({
-            version: routeVersion(context),
-            params,
-            body,
-            checked: { row: current, conditional },
-          }),
-        ),
-    });
-
   return [
     route({
       method: 'GET',
@@ -105,43 +60,20 @@ export function projectRoutes(ctx: AppContext): readonly Route[] {
           }),
         ),
     }),
-    route({
-      method: 'GET',
+    ...memberRoutes<ProjectRow>({
       path: PROJECT_MEMBER_PATH,
       params: ProjectParams,
-      query: MemberQuery,
-      responses: { 200: Representation },
-      scopes: ['read:projects'],
-      before: memberQueryStep(api, collection),
-      handler: async ({ params, query, context }) =>
-        replyOf(
-          200,
-          await projects.read({
-            version: routeVersion(context),
-            params,
-            fields: selection(collection, query.fields),
-          }),
-        ),
-    }),
-    write('PUT', ['application/json'], projects.replace),
-    write('PATCH', ['application/merge-patch+json', 'application/json'], projects.patch),
-    route({
-      method: 'DELETE',
-      path: PROJECT_MEMBER_PATH,
-      params: ProjectParams,
-      responses: { 204: null },
-      scopes: ['write:projects'],
-      before: noQuery,
-      preconditions,
-      handler: async ({ params, current, conditional, context }) =>
-        replyOf(
-          204,
-          await projects.remove({
-            version: routeVersion(context),
-            params,
-            checked: { row: current, conditional },
-          }),
-        ),
+      resource: 'projects',
+      links: api,
+      collection,
+      output: Representation,
+      preconditions: {
+        load: ({ params }) => projects.member.load(params),
+        // The representation of the request's version: v1 and v2 differ in the budget, so do their ETags.
+        represent: (row, context) => projects.member.represent(row, routeVersion(context)),
+        modified: (row) => projects.member.modified(row),
+      },
+      handlers: projects,
     }),
   ];
 }
