@@ -23,12 +23,16 @@ interface Case extends AdapterCase {
   readonly creates?: number;
   /** Response mismatches reported after the case. */
   readonly mismatches?: number;
+  /** Keeps the answer's ETag under this name; a request header `${etagOf}<name>` sends it. */
+  readonly recordEtag?: string;
 }
 
 const read = { 'x-api-key': READ_KEY };
 const write = { 'x-api-key': WRITE_KEY };
 const json = { ...write, 'content-type': 'application/json' };
 const etagOfProject2 = '__etag__';
+/** A header value naming an ETag kept by an earlier case's `recordEtag`. */
+const etagOf = '__etag_of__:';
 
 const CASES: readonly Case[] = [
   {
@@ -629,6 +633,43 @@ const CASES: readonly Case[] = [
     status: 400,
     expectBody: { error_code: 'unknown_parameter' },
   },
+  {
+    name: 'context: preconditions load, represent and date for the tenant (acme: budget as an object)',
+    path: '/tenant/profile',
+    headers: { 'x-tenant': 'acme' },
+    status: 200,
+    recordEtag: 'acme',
+    expectHeaders: { etag: etagOfProject2, 'last-modified': 'Thu, 01 Jan 2026 00:00:00 GMT' },
+    expectBody: { name: 'plumbline', budget: { amount: 150, currency: 'EUR' } },
+  },
+  {
+    name: "context: acme's ETag is current for acme (304)",
+    path: '/tenant/profile',
+    headers: { 'x-tenant': 'acme', 'if-none-match': `${etagOf}acme` },
+    status: 304,
+  },
+  {
+    name: "context: acme's ETag is not the default tenant's (another representation, 200, no Last-Modified)",
+    path: '/tenant/profile',
+    headers: { 'if-none-match': `${etagOf}acme` },
+    status: 200,
+    recordEtag: 'public',
+    expectHeaders: { 'last-modified': null },
+    expectBody: { name: 'plumbline', budget: 150 },
+  },
+  {
+    name: "context: the default tenant's ETag is current for it (304)",
+    path: '/tenant/profile',
+    headers: { 'if-none-match': `${etagOf}public` },
+    status: 304,
+  },
+  {
+    name: 'context: load sees it (no profile for the tenant nobody: 404)',
+    path: '/tenant/profile',
+    headers: { 'x-tenant': 'nobody' },
+    status: 404,
+    expectBody: { error_code: 'not_found' },
+  },
   { name: 'unknown path: 404', path: '/nothing', status: 404 },
 ];
 
@@ -663,7 +704,12 @@ describeAdapters(
   frameworkRunners(frameworkApps(fixtureOf), (c: Case) => {
     const headers: Record<string, string | readonly string[]> = {};
     for (const [name, value] of Object.entries(c.headers ?? {}))
-      headers[name] = value === etagOfProject2 ? (etags.get('current') ?? value) : value;
+      headers[name] =
+        value === etagOfProject2
+          ? (etags.get('current') ?? value)
+          : typeof value === 'string' && value.startsWith(etagOf)
+            ? (etags.get(value.slice(etagOf.length)) ?? value)
+            : value;
     return {
       method: c.method ?? 'GET',
       path: c.path,
@@ -678,6 +724,7 @@ describeAdapters(
   (outcome, c, adapter) => {
     expect(outcome.status, JSON.stringify(outcome.body)).toBe(c.status);
     if (c.name === 'read: 200 with ETag') etags.set('current', outcome.headers['etag']!);
+    if (c.recordEtag !== undefined) etags.set(c.recordEtag, outcome.headers['etag']!);
     for (const [name, value] of Object.entries(c.expectHeaders ?? {})) {
       if (value === etagOfProject2) expect(outcome.headers[name]).toMatch(/^"[^"]+"$/);
       else expect(outcome.headers[name] ?? null, name).toBe(value);

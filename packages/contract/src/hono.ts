@@ -80,7 +80,8 @@ export interface MountOptions<Tx = unknown> extends ContractOptions {
   /**
    * What the app knows of this request that the route's steps need (the API version its router
    * serves, a tenant): called once per request before the route's \`before\` step, and handed to
-   * \`before\` and the handler as \`context\`. Default: none (\`undefined\`).
+   * \`before\`, \`preconditions\` (\`load\`, \`represent\`, \`modified\`) and the handler as \`context\`.
+   * Default: none (\`undefined\`).
    */
   readonly context?: (c: Context) => unknown;
 }

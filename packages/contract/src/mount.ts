@@ -196,7 +196,8 @@ export function routeState(request: object): RouteState {
 
 /**
  * The `current` of `@plumbline/negotiation`'s `conditional()` for a route's preconditions: loads the
- * target (kept in the state for the handler) and gives its validators; `tagOf` is the adapter's
+ * target (kept in the state for the handler) and gives its validators, handing `load`, `represent`
+ * and `modified` the mount's `context` for the request (`state.context`); `tagOf` is the adapter's
  * `entityTagOf` (the tag of the representation in the negotiated type and language).
  *
  * @example
@@ -210,11 +211,12 @@ export async function loadCurrent(
   principal: Principal | undefined,
   tagOf: (representation: unknown) => string,
 ): Promise<Validators> {
-  const value = await preconditions.load({ params: state.params as never, principal });
+  const { context } = state;
+  const value = await preconditions.load({ params: state.params as never, principal, context });
   state.current = value;
   return {
-    etag: tagOf(preconditions.represent(value)),
-    lastModified: lastModifiedOf(preconditions.modified?.(value)),
+    etag: tagOf(preconditions.represent(value, context)),
+    lastModified: lastModifiedOf(preconditions.modified?.(value, context)),
   };
 }
 

@@ -62,24 +62,31 @@ export interface BodySpec<S extends AnySchema = AnySchema> {
 
 /**
  * Preconditions (RFC 9110 section 13) on a member: how to load it and what a GET would send for it.
+ * Each function also gets what the mount's `context` option gave for the request (`undefined`
+ * without it), so a representation that depends on the request (the API version a router serves,
+ * a tenant) gets the entity tag of what that request is sent.
  *
  * @example
  * ```ts
  * const preconditions: PreconditionSpec<{ id: number }, Project> = {
  *   load: ({ params }) => projects.get(params.id),
- *   represent: (project) => project,
+ *   represent: (project, context) => ((context as { version: number }).version === 1 ? v1(project) : project),
  *   modified: (project) => project.updated_at,
  *   required: true,
  * };
  * ```
  */
 export interface PreconditionSpec<P, T> {
-  /** Loads the target; throw an `HttpError` (404, 410) when there is none. */
-  readonly load: (input: { readonly params: P; readonly principal: Principal | undefined }) => Promise<T> | T;
-  /** The representation a GET sends for the loaded value: its entity tag is the `ETag`. */
-  readonly represent: (value: T) => unknown;
-  /** `Last-Modified` of the loaded value (RFC 3339 string, Date or epoch milliseconds). */
-  readonly modified?: (value: T) => string | Date | number | undefined;
+  /** Loads the target; throw an `HttpError` (404, 410) when there is none. `context`: the mount's, for this request. */
+  readonly load: (input: {
+    readonly params: P;
+    readonly principal: Principal | undefined;
+    readonly context: unknown;
+  }) => Promise<T> | T;
+  /** The representation a GET sends for the loaded value, for this request's `context`: its entity tag is the `ETag`. */
+  readonly represent: (value: T, context: unknown) => unknown;
+  /** `Last-Modified` of the loaded value (RFC 3339 string, Date or epoch milliseconds), for this request's `context`. */
+  readonly modified?: (value: T, context: unknown) => string | Date | number | undefined;
   /** Unsafe methods without `If-Match`/`If-Unmodified-Since` get 428 (default: the mount option, else false). */
   readonly required?: boolean;
 }

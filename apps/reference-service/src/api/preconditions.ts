@@ -5,9 +5,9 @@
  * then applies only to the version that was checked, inside the UPDATE's or DELETE's WHERE clause,
  * so two clients racing with the same ETag cannot both win.
  *
- * Framework-neutral: each resource describes its member ({@link Member}); a wiring evaluates the
- * preconditions with its negotiation adapter's `conditional()` (http/express/routes.ts) and hands the
- * handler what it checked ({@link Checked}).
+ * Framework-neutral: each resource describes its member ({@link Member}); the route tables
+ * (api/routes/*.ts) hand it to `@plumbline/contract`'s preconditions, which evaluate them in every
+ * framework, and pass the handler what was checked ({@link Checked}).
  */
 import { HttpError } from '@plumbline/errors';
 import { isNotModified } from '@plumbline/negotiation';

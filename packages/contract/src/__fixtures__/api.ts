@@ -244,12 +244,38 @@ export interface Tenant {
   readonly tenant: string;
 }
 
+/** The one profile every tenant reads; `acme` is sent its budget as `{ amount, currency }`. */
+const PROFILE = { name: 'plumbline', budget: 150, updated_at: '2026-01-01T00:00:00.000Z' };
+const ProfileParams = z.object({ kind: z.enum(['profile']) });
+
 /**
- * A route that reads the mount's `context` in its `before` step (a closed tenant is 403 before the
- * query is checked) and in its handler.
+ * Routes that read the mount's `context`: `/tenant` in its `before` step (a closed tenant is 403
+ * before the query is checked) and in its handler; `/tenant/{kind}` in its preconditions, where the
+ * representation (and so the ETag) and Last-Modified depend on the tenant and `load` refuses the
+ * tenant `nobody` (404).
  */
 export function contextRoutes(): readonly Route[] {
+  const tenantOf = (context: unknown) => (context as Tenant).tenant;
+  const represent = (profile: typeof PROFILE, context: unknown) =>
+    tenantOf(context) === 'acme'
+      ? { name: profile.name, budget: { amount: profile.budget, currency: 'EUR' } }
+      : { name: profile.name, budget: profile.budget };
   return [
+    route({
+      method: 'GET',
+      path: '/tenant/{kind}',
+      params: ProfileParams,
+      responses: { 200: z.object({ name: z.string(), budget: z.unknown() }) },
+      preconditions: {
+        load: ({ context }) => {
+          if (tenantOf(context) === 'nobody') throw new HttpError('not_found');
+          return PROFILE;
+        },
+        represent,
+        modified: (profile, context) => (tenantOf(context) === 'acme' ? profile.updated_at : undefined),
+      },
+      handler: ({ current, context }) => ({ status: 200, body: represent(current, context) }),
+    }),
     route({
       method: 'GET',
       path: '/tenant',

@@ -4,9 +4,10 @@
  *
  * Framework-neutral: a handler takes plain values (the version, the path parameters, the parsed
  * query or body, what the preconditions checked, the idempotency transaction, the principal) and
- * returns an {@link Outcome} or throws an `HttpError`; it never sees a request or a response. A
- * wiring (http/express/routes.ts) reads those values from the request after Plumbline's middleware
- * ran, and sends the outcome.
+ * returns an {@link Outcome} or throws an `HttpError`; it never sees a request or a response. The
+ * route tables (api/routes/*.ts) hand it those values from `@plumbline/contract`'s handler input,
+ * and the searches' wirings (http/<framework>/routes.ts) read them from the request after
+ * Plumbline's middleware ran; both send the outcome.
  */
 import { HttpError } from '@plumbline/errors';
 import type { SqlQuery } from '@plumbline/idempotency';
@@ -72,14 +73,6 @@ export interface CreateInput extends RouteInput {
 export interface WriteInput<T> extends RouteInput {
   readonly checked: Checked<T>;
   readonly body?: unknown;
-}
-
-/** The handlers of a member that can be read, replaced, patched and deleted (projects, tasks). */
-export interface EditableMemberHandlers<T> {
-  read(input: ReadInput): Promise<Outcome>;
-  replace(input: WriteInput<T>): Promise<Outcome>;
-  patch(input: WriteInput<T>): Promise<Outcome>;
-  remove(input: WriteInput<T>): Promise<Outcome>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

@@ -4,6 +4,7 @@
  * the tables declare, and a neutral {@link Outcome} as the contract's reply (the page headers of a
  * collection included). Framework-free.
  */
+import { type Route, route } from '@plumbline/contract';
 import {
   type Collection,
   type CollectionQuery,
@@ -14,7 +15,14 @@ import { z } from 'zod';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { Outcome } from '../representation.js';
-import { assertNoQuery, idempotencyStores, memberFields, type VersionLinks } from '../resources/common.js';
+import {
+  assertNoQuery,
+  idempotencyStores,
+  memberFields,
+  type ReadInput,
+  type VersionLinks,
+  type WriteInput,
+} from '../resources/common.js';
 
 /** What every framework's mount gives the routes as `context`: the API version its router serves. */
 interface RouteContext {
@@ -125,3 +133,103 @@ export const noQueryStep =
 
 /** A route template in the `:name` syntax of Express, Fastify and Hono (`/tasks/{taskId}` → `/tasks/:taskId`). */
 export const colonPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
+
+/** What {@link memberRoutes} declares one member from. */
+export interface MemberTable<T> {
+  /** The member's path (`/projects/{projectId}`) and the schema of its parameters. */
+  readonly path: string;
+  readonly params: z.ZodType<Record<string, string>>;
+  /** The resource of the scopes (`read:<resource>`, `write:<resource>`). */
+  readonly resource: 'projects' | 'tasks';
+  readonly links: VersionLinks;
+  readonly collection: Collection;
+  /** The schema of the member a write answers with. */
+  readonly output: z.ZodType;
+  /** The contract's preconditions of the writes (load, represent, modified). */
+  readonly preconditions: {
+    readonly load: (input: { readonly params: Record<string, string> }) => Promise<T>;
+    readonly represent: (row: T, context: unknown) => unknown;
+    readonly modified: (row: T) => string | undefined;
+  };
+  readonly handlers: {
+    read(input: ReadInput): Promise<Outcome>;
+    replace(input: WriteInput<T>): Promise<Outcome>;
+    patch(input: WriteInput<T>): Promise<Outcome>;
+    remove(input: WriteInput<T>): Promise<Outcome>;
+  };
+}
+
+/**
+ * One member clients read (`fields=`), replace, merge-patch and delete, the writes under
+ * preconditions and without a query (projects, tasks).
+ */
+export function memberRoutes<T>(table: MemberTable<T>): Route[] {
+  const { path, params, resource, collection, preconditions, handlers } = table;
+  const noQuery = noQueryStep(table.links, collection);
+  const scopes = [`write:${resource}`];
+  const write = (
+    method: 'PUT' | 'PATCH',
+    mediaTypes: readonly string[],
+    handler: (input: WriteInput<T>) => Promise<Outcome>,
+  ): Route =>
+    route({
+      method,
+      path,
+      params,
+      body: { schema: AnyJson, mediaTypes },
+      responses: { 200: table.output },
+      scopes,
+      before: noQuery,
+      preconditions,
+      handler: async ({ params, body, current, conditional, context }) =>
+        replyOf(
+          200,
+          await handler({
+            version: routeVersion(context),
+            params,
+            body,
+            checked: { row: current, conditional },
+          }),
+        ),
+    });
+  return [
+    route({
+      method: 'GET',
+      path,
+      params,
+      query: MemberQuery,
+      responses: { 200: Representation },
+      scopes: [`read:${resource}`],
+      before: memberQueryStep(table.links, collection),
+      handler: async ({ params, query, context }) =>
+        replyOf(
+          200,
+          await handlers.read({
+            version: routeVersion(context),
+            params,
+            fields: selection(collection, query.fields),
+          }),
+        ),
+    }),
+    write('PUT', ['application/json'], handlers.replace),
+    write('PATCH', ['application/merge-patch+json', 'application/json'], handlers.patch),
+    route({
+      method: 'DELETE',
+      path,
+      params,
+      responses: { 204: null },
+      scopes,
+      before: noQuery,
+      preconditions,
+      handler: async ({ params, current, conditional, context }) =>
+        replyOf(
+          204,
+          await handlers.remove({
+            version: routeVersion(context),
+            params,
+            checked: { row: current, conditional },
+          }),
+        ),
+    }),
+  ];
+}

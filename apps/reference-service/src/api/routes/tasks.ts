@@ -14,19 +14,8 @@ import { type TaskRow, taskRepresentation } from '../../domain/model.js';
 import { taskOutput } from '../../domain/schemas.js';
 import type { AppContext } from '../../service/context.js';
 import type { Db } from '../../storage/db.js';
-import type { Outcome } from '../representation.js';
-import type { WriteInput } from '../resources/common.js';
 import { taskHandlers } from '../resources/tasks.js';
-import {
-  AnyJson,
-  MemberQuery,
-  memberQueryStep,
-  noQueryStep,
-  Representation,
-  replyOf,
-  routeVersion,
-  selection,
-} from './common.js';
+import { AnyJson, memberRoutes, noQueryStep, Representation, replyOf, routeVersion } from './common.js';
 
 const ProjectParams = z.object({ projectId: z.string() });
 const ProjectTaskParams = z.object({ projectId: z.string(), taskId: z.string() });
@@ -47,81 +36,18 @@ export function taskRoutes(ctx: AppContext): readonly Route[] {
     represent: (row: TaskRow) => taskRepresentation(row),
     modified: tasks.member.modified,
   };
-
-  type Member = typeof ProjectTaskParams | typeof TaskParams;
-  /** A PUT or PATCH of one task: a JSON body of `mediaTypes`, under preconditions, answered with the task. */
-  const writeTo =
-    (path: string, params: Member) =>
-    (
-      method: 'PUT' | 'PATCH',
-      mediaTypes: readonly string[],
-      write: (input: WriteInput<TaskRow>) => Promise<Outcome>,
-    ): Route =>
-      route({
-        method,
-        path,
-        params,
-        body: { schema: AnyJson, mediaTypes },
-        responses: { 200: taskOutput },
-        scopes: ['write:tasks'],
-        before: noQuery,
-        preconditions,
-        handler: async ({ params, body, current, conditional, context }) =>
-          replyOf<200, z.input<typeof taskOutput>>(
-            200,
-            await write({
-              version: routeVersion(context),
-              params,
-              body,
-              checked: { row: current, conditional },
-            }),
-          ),
-      });
-
   /** One task: read (`fields=`), replace, merge-patch, delete; the writes under preconditions. */
-  const member = (path: string, params: Member): Route[] => {
-    const write = writeTo(path, params);
-    return [
-      route({
-        method: 'GET',
-        path,
-        params,
-        query: MemberQuery,
-        responses: { 200: Representation },
-        scopes: ['read:tasks'],
-        before: memberQueryStep(api, collection),
-        handler: async ({ params, query, context }) =>
-          replyOf(
-            200,
-            await tasks.read({
-              version: routeVersion(context),
-              params,
-              fields: selection(collection, query.fields),
-            }),
-          ),
-      }),
-      write('PUT', ['application/json'], tasks.replace),
-      write('PATCH', ['application/merge-patch+json', 'application/json'], tasks.patch),
-      route({
-        method: 'DELETE',
-        path,
-        params,
-        responses: { 204: null },
-        scopes: ['write:tasks'],
-        before: noQuery,
-        preconditions,
-        handler: async ({ params, current, conditional, context }) =>
-          replyOf(
-            204,
-            await tasks.remove({
-              version: routeVersion(context),
-              params,
-              checked: { row: current, conditional },
-            }),
-          ),
-      }),
-    ];
-  };
+  const member = (path: string, params: typeof ProjectTaskParams | typeof TaskParams) =>
+    memberRoutes<TaskRow>({
+      path,
+      params,
+      resource: 'tasks',
+      links: api,
+      collection,
+      output: taskOutput,
+      preconditions,
+      handlers: tasks,
+    });
 
   return [
     route({

@@ -8,46 +8,35 @@
  * the three side by side. What each framework lacks and its wiring adds is said at the top of
  * http/fastify/http.ts (express.json's strict parser, `.all(methodNotAllowed)`) and http/hono/routes.ts (the
  * JSON body parser with express.json's 400/413/415 answers). The service's own steps (limits,
- * access log, metrics, the neutral routes) are neutral cores that all three call. The task and
- * comment routes are declared once (api/routes/tasks.ts, comments.ts) and mounted with
- * `@plumbline/contract`'s adapter, which runs the same steps in the same order.
+ * access log, metrics, the neutral routes) are neutral cores that all three call. The project, task
+ * and comment routes are declared once (api/routes/projects.ts, tasks.ts, comments.ts) and mounted
+ * with `@plumbline/contract`'s adapter, which runs the same steps in the same order; the searches
+ * stay written out here.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/express';
 import { mount } from '@plumbline/contract/express';
 import { methodNotAllowed } from '@plumbline/errors/express';
-import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/express';
-import {
-  conditional,
-  entityTagOf,
-  getPreconditions,
-  represent,
-  requireContentType,
-} from '@plumbline/negotiation/express';
+import { idempotency } from '@plumbline/idempotency/express';
+import { represent, requireContentType } from '@plumbline/negotiation/express';
 import type { Collection } from '@plumbline/query-parser';
 import { collectionQuery, getCollectionQuery, setPageHeaders } from '@plumbline/query-parser/express';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
 import {
   assertNoQuery,
-  type CreateInput,
-  type EditableMemberHandlers,
   idempotencyStores,
   type ListInput,
-  memberFields,
-  type ReadInput,
   type RouteInput,
-  type WriteInput,
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import { commentRoutes } from '../../api/routes/comments.js';
 import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { PROJECT_MEMBER_PATH, projectRoutes } from '../../api/routes/projects.js';
 import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import type { ApiStrategy } from '../../service/versioning.js';
-import type { Db } from '../../storage/db.js';
 import { exactRouter } from './reply.js';
 
 /**
@@ -120,41 +109,14 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
     requireContentType('application/json'),
     express.json({ limit, type: 'application/json', inflate: false }),
   ];
-  const patchBody: RequestHandler[] = [
-    requireContentType('application/merge-patch+json', 'application/json'),
-    express.json({ limit, type: ['application/merge-patch+json', 'application/json'], inflate: false }),
-  ];
   const principal = (req: Request) => getPrincipal(req)?.clientId;
-  // Search POSTs use the shared store; creating POSTs the new row's transaction when configured.
+  // Search POSTs use the shared store (the creating POSTs are declared in api/routes/).
   const stores = idempotencyStores(ctx);
   const idempotent = idempotency({ ...stores.shared, principal });
-  const { transactional } = stores;
-  // POST /projects requires a key (the other creating POSTs are declared in api/routes/).
-  const createOnceRequired: RequestHandler = transactional
-    ? idempotencyTransaction<Db>({ ...transactional, principal, required: true })
-    : idempotency({ ...stores.shared, principal, required: true });
   const acceptPatch: RequestHandler = (_req, res, next) => {
     res.setHeader('Accept-Patch', 'application/merge-patch+json, application/json');
     next();
   };
-  // Writes to a member evaluate If-Match / If-None-Match / If-Unmodified-Since (api/preconditions.ts)
-  // against the representation a GET would send; the handler gets the row that was checked.
-  const checkedRows = new WeakMap<Request, unknown>();
-  const preconditions = <T>(member: Member<T>): RequestHandler =>
-    conditional({
-      current: async (req, res) => {
-        const row = await member.load(req.params);
-        checkedRows.set(req, row);
-        const modified = member.modified(row);
-        return {
-          etag: entityTagOf(res, member.represent(row, version)),
-          lastModified: modified === undefined ? undefined : Date.parse(modified),
-        };
-      },
-      requirePrecondition: ctx.config.requirePreconditions,
-    });
-  const projectChecked = preconditions(projects.member);
-
   // The handlers' inputs, read from the request once the middleware ran.
   const route = (req: Request): RouteInput => ({ version, params: req.params });
   const listing =
@@ -164,24 +126,6 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       query: getCollectionQuery(req, collection),
       path: `${req.baseUrl}${req.path}`,
     });
-  const reading =
-    (collection: Collection) =>
-    (req: Request): ReadInput => ({ ...route(req), fields: memberFields(api, collection, req.originalUrl) });
-  const creation = (req: Request): CreateInput => ({
-    ...route(req),
-    body: req.body,
-    principal: principal(req),
-    transaction: getTransaction<Db>(req),
-  });
-  const checked = <T>(req: Request): Checked<T> => {
-    if (!checkedRows.has(req)) throw new Error('preconditions() must run before this handler');
-    return { row: checkedRows.get(req) as T, conditional: getPreconditions(req)?.conditional === true };
-  };
-  const writing = <T>(req: Request): WriteInput<T> => ({
-    ...route(req),
-    checked: checked<T>(req),
-    body: req.body,
-  });
 
   /** POST …/search: a collection query in the body, read like a GET's query string. */
   const searchRoute = (
@@ -205,47 +149,13 @@ export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
       )
       .all(methodNotAllowed(['POST']));
 
-  /** A member clients read, replace, patch and delete (projects, tasks). */
-  const editableMember = <T>(
-    path: string,
-    resource: 'projects' | 'tasks',
-    handlers: EditableMemberHandlers<T>,
-    checkedRow: RequestHandler,
-  ) => {
-    const collection = collections[resource];
-    const read = requireScopes(`read:${resource}`);
-    const write = requireScopes(`write:${resource}`);
-    return router
-      .route(path)
-      .all(acceptPatch)
-      .get(read, handle(reading(collection), handlers.read))
-      .put(write, noQuery(collection), ...jsonBody, checkedRow, handle(writing<T>, handlers.replace))
-      .patch(write, noQuery(collection), ...patchBody, checkedRow, handle(writing<T>, handlers.patch))
-      .delete(write, noQuery(collection), checkedRow, handle(writing<T>, handlers.remove))
-      .all(methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
-  };
-
-  // Projects
-
-  router
-    .route('/projects')
-    .get(
-      requireScopes('read:projects'),
-      parsedQuery(collections.projects),
-      handle(listing(collections.projects), projects.list),
-    )
-    .post(
-      requireScopes('write:projects'),
-      noQuery(collections.projects),
-      ...jsonBody,
-      createOnceRequired,
-      handle(creation, projects.create),
-    )
-    .all(methodNotAllowed(['GET', 'POST']));
+  // Projects: the search first (its query is read from the body after the idempotency key is
+  // taken), then the routes declared once in api/routes/projects.ts; every answer on one project
+  // carries Accept-Patch.
 
   searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
-
-  editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+  router.all(colonPath(PROJECT_MEMBER_PATH), acceptPatch);
+  mount(router, projectRoutes(ctx), routeOptions);
 
   // Tasks: the searches first (their query is read from the body after the idempotency key is
   // taken, api/routes/tasks.ts), then the routes declared once in api/routes/tasks.ts; every answer

@@ -7,20 +7,15 @@
  * One plugin per version: http/fastify/app.ts registers it under `/v1`, `/v2` (path strategy) or with
  * the `apiVersion` route constraint (the other strategies), so both versions share their paths.
  * Every path answers its other methods with 405 (OPTIONS 204) after the version's own hooks, and
- * a path no route matches is 404 there too, as the Express version router does. The task and
- * comment routes (api/routes/tasks.ts, comments.ts) are mounted with `@plumbline/contract`'s
- * adapter, under the same constraint.
+ * a path no route matches is 404 there too, as the Express version router does. The project, task
+ * and comment routes (api/routes/projects.ts, tasks.ts, comments.ts) are mounted with
+ * `@plumbline/contract`'s adapter, under the same constraint; the searches stay written out here.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
 import { mount } from '@plumbline/contract/fastify';
 import { HttpError } from '@plumbline/errors';
-import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/fastify';
-import {
-  conditional,
-  entityTagOf,
-  getPreconditions,
-  requireContentType,
-} from '@plumbline/negotiation/fastify';
+import { idempotency } from '@plumbline/idempotency/fastify';
+import { requireContentType } from '@plumbline/negotiation/fastify';
 import type { Collection } from '@plumbline/query-parser';
 import {
   type CollectionQueryOptions,
@@ -34,30 +29,24 @@ import type {
   FastifyReply,
   FastifyRequest,
   onRequestHookHandler,
-  preHandlerHookHandler,
   RouteOptions,
 } from 'fastify';
-import type { Checked, Member, Params } from '../../api/preconditions.js';
+import type { Params } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
 import {
   assertNoQuery,
-  type CreateInput,
-  type EditableMemberHandlers,
   idempotencyStores,
   type ListInput,
-  memberFields,
-  type ReadInput,
   type RouteInput,
-  type WriteInput,
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import { commentRoutes } from '../../api/routes/comments.js';
 import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { PROJECT_MEMBER_PATH, projectRoutes } from '../../api/routes/projects.js';
 import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
-import type { Db } from '../../storage/db.js';
 import { expressBodies, otherMethods, withoutVersionParameter } from './http.js';
 
 type Hook = onRequestHookHandler;
@@ -110,36 +99,12 @@ export function versionRoutes(
         assertNoQuery(api, collection, request.url);
       };
     const jsonBody = requireContentType('application/json');
-    const patchBody = requireContentType('application/merge-patch+json', 'application/json');
     const principal = (request: FastifyRequest) => getPrincipal(request)?.clientId;
     const stores = idempotencyStores(ctx);
     const idempotent = { ...stores.shared, principal };
-    const { transactional } = stores;
-    const creating = (required: boolean) => (scope: FastifyInstance) =>
-      transactional
-        ? scope.register(idempotencyTransaction<Db>({ ...transactional, principal, required }))
-        : scope.register(idempotency, { ...idempotent, required });
-    const createOnceRequired = creating(true);
     const acceptPatch: Hook = async (_request, reply) => {
       reply.header('Accept-Patch', 'application/merge-patch+json, application/json');
     };
-    // Writes to a member evaluate the preconditions against the representation a GET would send.
-    const checkedRows = new WeakMap<FastifyRequest, unknown>();
-    const preconditions = <T>(member: Member<T>): preHandlerHookHandler =>
-      conditional({
-        current: async (request, reply) => {
-          const row = await member.load(params(request));
-          checkedRows.set(request, row);
-          const modified = member.modified(row);
-          return {
-            etag: entityTagOf(reply, member.represent(row, version)),
-            lastModified: modified === undefined ? undefined : Date.parse(modified),
-          };
-        },
-        requirePrecondition: ctx.config.requirePreconditions,
-      });
-    const projectChecked = preconditions(projects.member);
-
     // The handlers' inputs, read from the request once the hooks ran.
     const input = (request: FastifyRequest): RouteInput => ({ version, params: params(request) });
     const listing =
@@ -149,30 +114,6 @@ export function versionRoutes(
         query: getCollectionQuery(request, collection),
         path: request.url.split('?', 1)[0] ?? '/',
       });
-    const reading =
-      (collection: Collection) =>
-      (request: FastifyRequest): ReadInput => ({
-        ...input(request),
-        fields: memberFields(api, collection, request.url),
-      });
-    const creation = (request: FastifyRequest): CreateInput => ({
-      ...input(request),
-      body: request.body,
-      principal: principal(request),
-      transaction: getTransaction<Db>(request),
-    });
-    const checked = <T>(request: FastifyRequest): Checked<T> => {
-      if (!checkedRows.has(request)) throw new Error('preconditions() must run before this handler');
-      return {
-        row: checkedRows.get(request) as T,
-        conditional: getPreconditions(request)?.conditional === true,
-      };
-    };
-    const writing = <T>(request: FastifyRequest): WriteInput<T> => ({
-      ...input(request),
-      checked: checked<T>(request),
-      body: request.body,
-    });
 
     const add = (scope: FastifyInstance, options: RouteOptions) => scope.route(route(options));
     const refuse = (
@@ -206,78 +147,20 @@ export function versionRoutes(
       refuse(app, url, ['POST']);
     };
 
-    /** A member clients read, replace, patch and delete (projects, tasks). */
-    const editableMember = <T>(
-      url: string,
-      resource: 'projects' | 'tasks',
-      handlers: EditableMemberHandlers<T>,
-      checkedRow: preHandlerHookHandler,
-    ) => {
-      const collection = collections[resource];
-      const read = requireScopes(`read:${resource}`);
-      const write = requireScopes(`write:${resource}`);
-      const writeTo = (method: string, body: Hook[], handler: Handler): RouteOptions => ({
-        method,
-        url,
-        onRequest: [acceptPatch, write, noQuery(collection), ...body],
-        preHandler: checkedRow,
-        handler,
-      });
-      add(app, {
-        method: 'GET',
-        url,
-        onRequest: [acceptPatch, read],
-        handler: handle(reading(collection), handlers.read),
-      });
-      add(app, writeTo('PUT', [jsonBody], handle(writing<T>, handlers.replace)));
-      add(app, writeTo('PATCH', [patchBody], handle(writing<T>, handlers.patch)));
-      add(app, writeTo('DELETE', [], handle(writing<T>, handlers.remove)));
-      refuse(app, url, ['GET', 'PUT', 'PATCH', 'DELETE'], [acceptPatch]);
-    };
+    // Projects: the search (its query is read from the body after the idempotency key is taken),
+    // and the routes declared once in api/routes/projects.ts, where every answer on one project
+    // carries Accept-Patch.
 
-    /** A collection: GET lists it, POST (when given) creates a member once per idempotency key. */
-    const collectionRoute = (
-      url: string,
-      resource: 'projects' | 'tasks',
-      list: (input: ListInput) => Promise<Outcome>,
-      create?: {
-        handler: (input: CreateInput) => Promise<Outcome>;
-        once: (scope: FastifyInstance) => unknown;
-      },
-      before: Hook[] = [],
-      options?: CollectionQueryOptions,
-    ) => {
-      const collection = collections[resource];
-      const query = parsedQuery(collection, options);
-      add(app, {
-        method: 'GET',
-        url,
-        onRequest: [requireScopes(`read:${resource}`), ...before],
-        preHandler: query.preHandler,
-        handler: handle(listing(collection), list),
-      });
-      if (create) {
-        app.register(async (creates) => {
-          await create.once(creates);
-          add(creates, {
-            method: 'POST',
-            url,
-            onRequest: [requireScopes(`write:${resource}`), noQuery(collection), ...before, jsonBody],
-            handler: handle(creation, create.handler),
-          });
-        });
-      }
-      refuse(app, url, create ? ['GET', 'POST'] : ['GET']);
-    };
-
-    // Projects
-
-    collectionRoute('/projects', 'projects', projects.list, {
-      handler: projects.create,
-      once: createOnceRequired,
-    });
     searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
-    editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+    // The member paths of the route tables: every answer there (405 included) carries Accept-Patch.
+    const members = new Set([PROJECT_MEMBER_PATH, ...TASK_MEMBER_PATHS].map(colonPath));
+    const withAcceptPatch = (options: RouteOptions): RouteOptions => {
+      const versioned = route(options);
+      if (!members.has(options.url)) return versioned;
+      const hooks = versioned.onRequest ?? [];
+      return { ...versioned, onRequest: [acceptPatch, ...(Array.isArray(hooks) ? hooks : [hooks])] };
+    };
+    await mount(app, projectRoutes(ctx), { ...routeOptions, routeOptions: withAcceptPatch });
 
     // Tasks: the searches (their query is read from the body after the idempotency key is taken),
     // and the routes declared once in api/routes/tasks.ts, where every answer on one task carries
@@ -294,16 +177,7 @@ export function versionRoutes(
       ofProject,
     );
     searchRoute('/tasks/search', 'read:tasks', collections.tasks, tasks.list);
-    const taskMembers = new Set(TASK_MEMBER_PATHS.map(colonPath));
-    await mount(app, taskRoutes(ctx), {
-      ...routeOptions,
-      routeOptions: (options) => {
-        const versioned = route(options);
-        if (!taskMembers.has(options.url)) return versioned;
-        const hooks = versioned.onRequest ?? [];
-        return { ...versioned, onRequest: [acceptPatch, ...(Array.isArray(hooks) ? hooks : [hooks])] };
-      },
-    });
+    await mount(app, taskRoutes(ctx), { ...routeOptions, routeOptions: withAcceptPatch });
 
     // Comments on a task (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)),
     // declared once in api/routes/comments.ts.

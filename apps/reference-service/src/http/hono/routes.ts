@@ -3,25 +3,18 @@
  * Plumbline middleware (`/hono` adapters) → neutral handler (resources/*.ts) → send. One app
  * serves both versions: the handlers' `version` is the one `versioning()` resolved (http/hono/app.ts),
  * so under the path strategy the same routes are mounted at `/v1` and `/v2`.
- * The task and comment routes (api/routes/tasks.ts, comments.ts) are mounted with
- * `@plumbline/contract`'s adapter, which hands them that version as its `context`.
+ * The project, task and comment routes (api/routes/projects.ts, tasks.ts, comments.ts) are mounted
+ * with `@plumbline/contract`'s adapter, which hands them that version as its `context`; the
+ * searches stay written out here.
  *
  * What Hono lacks is provided here: a JSON body parser with express.json's answers (see
- * {@link jsonBody}), and, under the query strategy, a collection query that does not see `version=`.
+ * {@link jsonBody}); the contract mount ignores the query strategy's `version=` in a GET's query.
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
 import { mount } from '@plumbline/contract/hono';
 import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
-import { getTransaction, idempotency, idempotencyTransaction } from '@plumbline/idempotency/hono';
-import {
-  conditional,
-  entityTagOf,
-  getJsonBody,
-  getPreconditions,
-  jsonBody,
-  represent,
-  requireContentType,
-} from '@plumbline/negotiation/hono';
+import { idempotency } from '@plumbline/idempotency/hono';
+import { jsonBody, represent, requireContentType } from '@plumbline/negotiation/hono';
 import type { Collection } from '@plumbline/query-parser';
 import {
   type CollectionQueryOptions,
@@ -32,30 +25,21 @@ import {
 import { getApiVersion } from '@plumbline/versioning/hono';
 import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
-import type { Checked, Member } from '../../api/preconditions.js';
 import type { Outcome } from '../../api/representation.js';
 import {
   assertNoQuery,
-  type CreateInput,
-  type EditableMemberHandlers,
   idempotencyStores,
   type ListInput,
-  memberFields,
-  type ReadInput,
   type RouteInput,
-  type WriteInput,
 } from '../../api/resources/common.js';
 import { projectHandlers } from '../../api/resources/projects.js';
 import { taskHandlers } from '../../api/resources/tasks.js';
 import { commentRoutes } from '../../api/routes/comments.js';
 import { colonPath, mountOptions } from '../../api/routes/common.js';
+import { PROJECT_MEMBER_PATH, projectRoutes } from '../../api/routes/projects.js';
 import { TASK_MEMBER_PATHS, taskRoutes } from '../../api/routes/tasks.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
-import type { Db } from '../../storage/db.js';
-
-/** What the versioned routes keep per request: the parsed body and the row the preconditions checked. */
-export type ApiEnv = { Variables: { checkedRow: unknown } };
 
 /** The version `versioning()` resolved for this request (http/hono/app.ts runs it before any route). */
 export const versionOf = (c: Context): ApiVersion => Number(getApiVersion(c)) as ApiVersion;
@@ -70,7 +54,7 @@ function send(c: Context, outcome: Outcome): Response {
 
 /** The route's handler: reads the neutral input from the request, runs the handler, sends its outcome. */
 const handle =
-  <I>(input: (c: Context<ApiEnv>) => I, handler: (input: I) => Promise<Outcome>): Handler<ApiEnv> =>
+  <I>(input: (c: Context) => I, handler: (input: I) => Promise<Outcome>): Handler =>
   async (c) =>
     send(c, await handler(input(c)));
 
@@ -95,9 +79,9 @@ function jsonBodyOf(limit: number, ...types: string[]): MiddlewareHandler {
 }
 
 /** The versioned routes, for both versions (mounted by http/hono/app.ts behind negotiation and authentication). */
-export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
+export function versionRoutes(ctx: AppContext): Hono {
   const { collections } = ctx;
-  const router = new Hono<ApiEnv>({ strict: true });
+  const router = new Hono({ strict: true });
   // Links and the version parameter follow VERSIONING_STRATEGY (service/versioning.ts).
   const { api } = ctx;
   const deps = { repo: ctx.repo, db: ctx.db, links: api };
@@ -107,25 +91,6 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const routeOptions = { ...mountOptions(ctx), context: (c: Context) => ({ version: versionOf(c) }) };
 
   // The Plumbline middleware, configured once.
-  // Under the query strategy the strict collection query must not see `version=`: it parses a
-  // request URL without it (a GET has no body, so the request is cheap to copy).
-  const parsedQuery = (collection: Collection, options?: CollectionQueryOptions): MiddlewareHandler => {
-    const parse = collectionQuery(collection, options);
-    if (api.strategy !== 'query') return parse;
-    return async (c, next) => {
-      if (c.req.method === 'POST') return parse(c, next);
-      const raw = c.req.raw;
-      c.req.raw = new Request(api.withoutVersion(raw.url), raw);
-      try {
-        await parse(c, async () => {
-          c.req.raw = raw;
-          await next();
-        });
-      } finally {
-        c.req.raw = raw;
-      }
-    };
-  };
   const noQuery =
     (collection: Collection): MiddlewareHandler =>
     async (c, next) => {
@@ -134,35 +99,13 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
     };
   const limit = ctx.config.bodyLimitBytes;
   const jsonBodies = jsonBodyOf(limit, 'application/json');
-  const patchBodies = jsonBodyOf(limit, 'application/merge-patch+json', 'application/json');
   const principal = (c: Context) => getPrincipal(c)?.clientId;
   const stores = idempotencyStores(ctx);
   const idempotent = idempotency({ ...stores.shared, principal });
-  const { transactional } = stores;
-  // POST /projects requires a key (the other creating POSTs are declared in api/routes/).
-  const createOnceRequired: MiddlewareHandler = transactional
-    ? idempotencyTransaction<Db>({ ...transactional, principal, required: true })
-    : idempotency({ ...stores.shared, principal, required: true });
   const acceptPatch: MiddlewareHandler = async (c, next) => {
     c.header('Accept-Patch', 'application/merge-patch+json, application/json');
     await next();
   };
-  // Writes to a member evaluate the preconditions against the representation a GET would send.
-  const preconditions = <T>(member: Member<T>): MiddlewareHandler<ApiEnv> =>
-    conditional({
-      current: async (c) => {
-        const row = await member.load(c.req.param());
-        c.set('checkedRow', row);
-        const modified = member.modified(row);
-        return {
-          etag: entityTagOf(c, member.represent(row, versionOf(c))),
-          lastModified: modified === undefined ? undefined : Date.parse(modified),
-        };
-      },
-      requirePrecondition: ctx.config.requirePreconditions,
-    });
-  const projectChecked = preconditions(projects.member);
-
   // The handlers' inputs, read from the request once the middleware ran.
   const route = (c: Context): RouteInput => ({ version: versionOf(c), params: c.req.param() });
   const listing =
@@ -172,25 +115,6 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
       query: getCollectionQuery(c, collection),
       path: requestPath(c),
     });
-  const reading =
-    (collection: Collection) =>
-    (c: Context): ReadInput => ({ ...route(c), fields: memberFields(api, collection, c.req.url) });
-  const creation = (c: Context<ApiEnv>): CreateInput => ({
-    ...route(c),
-    body: getJsonBody(c),
-    principal: principal(c),
-    transaction: getTransaction<Db>(c),
-  });
-  const checked = <T>(c: Context<ApiEnv>): Checked<T> => {
-    const row = c.get('checkedRow');
-    if (row === undefined) throw new Error('preconditions() must run before this handler');
-    return { row: row as T, conditional: getPreconditions(c)?.conditional === true };
-  };
-  const writing = <T>(c: Context<ApiEnv>): WriteInput<T> => ({
-    ...route(c),
-    checked: checked<T>(c),
-    body: getJsonBody(c),
-  });
 
   /** POST …/search: a collection query in the body, read like a GET's query string. */
   const searchRoute = (
@@ -209,53 +133,18 @@ export function versionRoutes(ctx: AppContext): Hono<ApiEnv> {
         before,
         jsonBodies,
         idempotent,
-        parsedQuery(collection, options),
+        collectionQuery(collection, options),
         handle(listing(collection), list),
       )
       .all(path, methodNotAllowed(['POST']));
 
-  /** A member clients read, replace, patch and delete (projects, tasks). */
-  const editableMember = <T>(
-    path: string,
-    resource: 'projects' | 'tasks',
-    handlers: EditableMemberHandlers<T>,
-    checkedRow: MiddlewareHandler<ApiEnv>,
-  ) => {
-    const collection = collections[resource];
-    const read = requireScopes(`read:${resource}`);
-    const write = requireScopes(`write:${resource}`);
-    const noQueryHere = noQuery(collection);
-    return router
-      .use(path, acceptPatch)
-      .get(path, read, handle(reading(collection), handlers.read))
-      .put(path, write, noQueryHere, jsonBodies, checkedRow, handle(writing<T>, handlers.replace))
-      .patch(path, write, noQueryHere, patchBodies, checkedRow, handle(writing<T>, handlers.patch))
-      .delete(path, write, noQueryHere, checkedRow, handle(writing<T>, handlers.remove))
-      .all(path, methodNotAllowed(['GET', 'PUT', 'PATCH', 'DELETE']));
-  };
-
-  // Projects
-
-  router
-    .get(
-      '/projects',
-      requireScopes('read:projects'),
-      parsedQuery(collections.projects),
-      handle(listing(collections.projects), projects.list),
-    )
-    .post(
-      '/projects',
-      requireScopes('write:projects'),
-      noQuery(collections.projects),
-      jsonBodies,
-      createOnceRequired,
-      handle(creation, projects.create),
-    )
-    .all('/projects', methodNotAllowed(['GET', 'POST']));
+  // Projects: the search first (its query is read from the body after the idempotency key is
+  // taken; it answers before the member path's Accept-Patch), then the routes declared once in
+  // api/routes/projects.ts, where every answer on one project carries Accept-Patch.
 
   searchRoute('/projects/search', 'read:projects', collections.projects, projects.list);
-
-  editableMember('/projects/:projectId', 'projects', projects, projectChecked);
+  router.use(colonPath(PROJECT_MEMBER_PATH), acceptPatch);
+  mount(router, projectRoutes(ctx), routeOptions);
 
   // Tasks: the searches (their query is read from the body after the idempotency key is taken),
   // and the routes declared once in api/routes/tasks.ts, where every answer on one task carries
