@@ -157,3 +157,12 @@ export function captureLogs(): { readonly logger: Logger; readonly lines: string
   });
   return { logger: createLogger({ level: 'info', destination }), lines };
 }
+
+/**
+ * A GET on a connection of its own (`Connection: close`), for tests that hold the event loop between
+ * requests (an OpenAPI validation takes seconds on a loaded machine): a kept-alive socket the service
+ * closed at its 5 s keep-alive timeout meanwhile would be reused and reset (`fetch failed`,
+ * ECONNRESET, seen in CI).
+ */
+export const fetchFresh = (url: string): Promise<Response> =>
+  fetch(url, { headers: { connection: 'close' } });

@@ -8,7 +8,7 @@
 import { runCli } from '@plumbline/conformance';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from './harness.js';
+import { fetchFresh, type RunningService, startService } from './harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are checked by the assertions
 type Json = Record<string, any>;
@@ -30,7 +30,7 @@ const API_PATHS = [
 describe('per-version OpenAPI documents (path strategy)', () => {
   let svc: RunningService;
   let all: Json;
-  const get = async (query: string) => fetch(`${svc.url}/openapi.json${query}`);
+  const get = async (query: string) => fetchFresh(`${svc.url}/openapi.json${query}`);
   beforeAll(async () => {
     svc = await startService({ name: 'sqlite + memory', postgres: false, redis: false });
     all = (await (await get('')).json()) as Json;
@@ -148,7 +148,7 @@ describe.each([
   });
 
   it.each(['1', '2'])('?version=%s', async (version) => {
-    const res = await fetch(`${svc.url}/openapi.json?version=${version}`);
+    const res = await fetchFresh(`${svc.url}/openapi.json?version=${version}`);
     expect(res.status).toBe(200);
     const document = (await res.json()) as Json;
     expect((await new Validator().validate(document)).errors ?? []).toEqual([]);
@@ -177,7 +177,7 @@ describe.each([
   });
 
   it('the lifecycle headers: the query strategy reads ?version=1 as a v1 request, the others only pick the document', async () => {
-    const res = await fetch(`${svc.url}/openapi.json?version=1`);
+    const res = await fetchFresh(`${svc.url}/openapi.json?version=1`);
     const lifecycle = {
       deprecation: res.headers.get('deprecation'),
       sunset: res.headers.get('sunset'),
