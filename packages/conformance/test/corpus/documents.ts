@@ -5,7 +5,7 @@
  * file beside this one: every finding the ruleset reports, marked correct or false-positive.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Direct devDependencies are linked into the package's own node_modules (some corpus packages do
@@ -21,7 +21,7 @@ export interface CorpusDocument {
   /** Reviewed after the rules were final and never used to tune them: its precision is reported apart. */
   readonly heldOut?: boolean;
   /**
-   * The file is kept in `vendor/<package>/<file>` (with the package's licence; version and SHA-256 in
+   * The file is kept in `vendor/<package>/<file name>` (with the package's licence; version, path in the package and SHA-256 in
    * `vendor/provenance.json`) instead of installing the package: the Hyperledger Cacti plugins pull
    * in web3, the Fabric SDK and native addons, about 490 packages and 200 MB, for a 5 to 50 kB file.
    */
@@ -107,7 +107,9 @@ export const PROVENANCE: readonly Provenance[] = JSON.parse(
 
 /** Absolute path of a corpus document: in node_modules, or in `vendor/` for a vendored one. */
 export function documentPath(document: CorpusDocument): string {
-  return join(document.vendored ? vendor : modules, document.package, document.file);
+  // A vendored file sits at vendor/<package>/<its name> (a `dist/` path would be ignored by git).
+  if (document.vendored) return join(vendor, document.package, basename(document.file));
+  return join(modules, document.package, document.file);
 }
 
 /** Version of the package a document came from (recorded in the expectation file). */
