@@ -2,7 +2,8 @@
 // idempotency on Redis (every request a new key, so each pays claim + complete; plus a replay run).
 // Usage (from packages/idempotency, after `pnpm build`): node bench/throughput.mjs [seconds] [rounds]
 // BENCH_MODES=bare,redis picks configurations (modes of bench/server.mjs); BENCH_AUTOPIPELINING=0
-// turns ioredis auto-pipelining off.
+// turns ioredis auto-pipelining off; BENCH_CONNECTIONS (default 32) sets autocannon's connections
+// (1 measures the latency one request pays, e.g. for the store write the response waits for).
 import autocannon from 'autocannon';
 import { deleteBenchKeys, orderRequests, PREFIX, SERVER, startServer } from './common.mjs';
 
@@ -10,10 +11,11 @@ const seconds = Number(process.argv[2] ?? 5);
 // The machine is shared: configurations are interleaved over several rounds and the median kept,
 // so a burst of outside load does not land on one configuration only.
 const rounds = Number(process.argv[3] ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
 async function run(mode, { replay = false } = {}) {
   const { child, port } = await startServer(process.execPath, [SERVER, mode, PREFIX]);
-  const options = orderRequests(port, { replay });
+  const options = orderRequests(port, { replay, connections });
   await autocannon({ ...options, duration: 1 }); // warm-up, not reported
   child.stdin.write('mark\n');
   const result = await autocannon({ ...options, duration: seconds });
@@ -28,6 +30,7 @@ async function run(mode, { replay = false } = {}) {
   return {
     mode: replay ? `${mode} (replay)` : mode,
     rps: result.requests.average,
+    p50: result.latency.p50,
     p99: result.latency.p99,
     cpuPerRequest: cpuMicros / requests,
     non2xx,
@@ -47,6 +50,7 @@ const rows = samples.map((runs) => ({
   mode: runs[0].mode,
   rps: median(runs.map((r) => r.rps)),
   all: runs.map((r) => Math.round(r.rps)).join(' / '),
+  p50: median(runs.map((r) => r.p50)),
   p99: median(runs.map((r) => r.p99)),
   cpu: median(runs.map((r) => r.cpuPerRequest)),
   non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
@@ -54,15 +58,15 @@ const rows = samples.map((runs) => ({
 const [bare] = rows;
 const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
 console.info(
-  `POST /orders, ${seconds} s x ${rounds} rounds per configuration (median), 32 connections, Node ${process.version}`,
+  `POST /orders, ${seconds} s x ${rounds} rounds per configuration (median), ${connections} connection(s), Node ${process.version}`,
 );
 console.info(
-  '| configuration | req/s (median) | runs | vs bare | p99 ms | server CPU µs/req | capacity vs bare (CPU) | non-2xx |',
+  '| configuration | req/s (median) | runs | vs bare | p50 ms | p99 ms | server CPU µs/req | capacity vs bare (CPU) | non-2xx |',
 );
-console.info('|---|---|---|---|---|---|---|---|');
+console.info('|---|---|---|---|---|---|---|---|---|');
 for (const row of rows) {
   console.info(
-    `| ${row.mode} | ${Math.round(row.rps)} | ${row.all} | ${pct(row.rps, bare.rps)} | ${row.p99} | ${Math.round(row.cpu)} | ${pct(bare.cpu, row.cpu)} | ${row.non2xx} |`,
+    `| ${row.mode} | ${Math.round(row.rps)} | ${row.all} | ${pct(row.rps, bare.rps)} | ${row.p50} | ${row.p99} | ${Math.round(row.cpu)} | ${pct(bare.cpu, row.cpu)} | ${row.non2xx} |`,
   );
 }
 

@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { HttpError } from '@plumbline/errors';
 import { compileExclusions, fingerprintRequest } from './fingerprint.js';
 import { DEFAULT_KEY_HEADERS, type HeaderValue, parseIdempotencyKey } from './key.js';
+import { persist } from './persist.js';
 import type { SqlIdempotencyStore, SqlQuery } from './sql-store.js';
 import type { IdempotencyStore, StoredResponse } from './store.js';
 
@@ -166,7 +167,10 @@ export interface CapturedResponse {
 
 /**
  * The claim a new request holds: finish it with exactly one of `complete` or `release`.
- * `complete` stores the response when it may be stored and releases the key otherwise.
+ * `complete` stores the response when it may be stored and releases the key otherwise. A call that
+ * rejects (the store failed) left the claim open: it may be called again until the lease ends (the
+ * fencing token makes a repeat of a write that did land a no-op). A call while another is pending,
+ * or after one succeeded, throws.
  *
  * @example
  * ```ts
@@ -177,6 +181,8 @@ export interface Claim {
   /** The store key (a hash of principal, method, route and client key). */
   readonly key: string;
   readonly token: string;
+  /** When the lease ends (epoch ms, by this process's clock): after it a retry may take the key over. */
+  readonly leaseEndsAt: number;
   /** `stored`, `released` (not storable), or `fenced` (the lease was lost; nothing written). */
   complete(response: CapturedResponse): Promise<'stored' | 'released' | 'fenced'>;
   /** Deletes the claim so a retry runs again; false when the lease was already lost. */
@@ -347,30 +353,43 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
   const { retentionMs, maxBodyBytes, retryAfter, unavailable, toStored, prepare, replayHeaders } =
     shared(options);
 
-  const settle = (key: string, token: string): Claim => {
-    let settled = false;
-    const once = () => {
-      if (settled) throw new Error('this claim is already settled');
-      settled = true;
+  const settle = (key: string, token: string, leaseEndsAt: number): Claim => {
+    // open → pending → settled; a write that rejects returns the claim to open, so it can be repeated.
+    let state: 'open' | 'pending' | 'settled' = 'open';
+    const step = async <T>(write: () => Promise<T>): Promise<T> => {
+      if (state !== 'open')
+        throw new Error(
+          state === 'settled' ? 'this claim is already settled' : 'this claim is being settled',
+        );
+      state = 'pending';
+      try {
+        const result = await write();
+        state = 'settled';
+        return result;
+      } catch (error) {
+        state = 'open';
+        throw error;
+      }
     };
     return {
       key,
       token,
-      async complete(response) {
-        once();
-        const storable =
-          isStorableStatus(response.status) &&
-          !response.truncated &&
-          response.body.byteLength <= maxBodyBytes;
-        if (!storable) {
-          await store.release(key, token);
-          return 'released';
-        }
-        return (await store.complete(key, token, toStored(response), retentionMs)) ? 'stored' : 'fenced';
+      leaseEndsAt,
+      complete(response) {
+        return step(async () => {
+          const storable =
+            isStorableStatus(response.status) &&
+            !response.truncated &&
+            response.body.byteLength <= maxBodyBytes;
+          if (!storable) {
+            await store.release(key, token);
+            return 'released' as const;
+          }
+          return (await store.complete(key, token, toStored(response), retentionMs)) ? 'stored' : 'fenced';
+        });
       },
-      async release() {
-        once();
-        return store.release(key, token);
+      release() {
+        return step(() => store.release(key, token));
       },
     };
   };
@@ -381,19 +400,25 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
       if (prepared === undefined) return { action: 'proceed' };
       const { key, fingerprint } = prepared;
       const token = randomUUID();
+      const leaseEndsAt = Date.now() + leaseMs;
       let result: Awaited<ReturnType<IdempotencyStore['claim']>>;
       try {
         result = await store.claim(key, { fingerprint, token, leaseMs });
       } catch (error) {
         // A claim that timed out may still be applied later (a frozen Redis runs its queue once it
         // thaws), leaving the key "in flight" for a whole lease. A release under the same token,
-        // sent after it on the same connection, undoes exactly that claim and nothing else.
-        store.release(key, token).catch(() => {});
+        // sent after it on the same connection, undoes exactly that claim and nothing else; it is
+        // tried again while the store is down (a claim that did not land makes it a no-op).
+        void persist(
+          () => store.release(key, token),
+          leaseEndsAt,
+          () => {},
+        );
         throw unavailable(error);
       }
       switch (result.state) {
         case 'new':
-          return { action: 'execute', claim: settle(key, token) };
+          return { action: 'execute', claim: settle(key, token, leaseEndsAt) };
         case 'completed':
           return { action: 'replay', response: result.response };
         case 'mismatch':

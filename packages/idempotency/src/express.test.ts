@@ -609,3 +609,200 @@ describe.each(EXPRESS_VERSIONS)('%s with idempotency() mounted twice on one requ
     expect([outer.size, inner.size, ran]).toEqual([1, 1, 1]);
   });
 });
+
+/** What a raw HTTP/1.1 client receives: status, header lines (no Date) and the body bytes. */
+function rawPost(url: string, path: string, key: string): Promise<[number, string[], string]> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${url}${path}`,
+      { method: 'POST', headers: { 'idempotency-key': key } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const lines: string[] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2)
+            if (res.rawHeaders[i]!.toLowerCase() !== 'date')
+              lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+          resolve([res.statusCode ?? 0, lines, Buffer.concat(chunks).toString('latin1')]);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe.each(EXPRESS_VERSIONS)('%s: the end held until the store answered', (_name, express) => {
+  // Raw `ServerResponse` calls whose framing Node decides at `end` (Content-Length counted,
+  // chunked after a `write`, none on 204): the same status, header fields and body bytes as without
+  // the middleware. Compared as a set of lines: the counted Content-Length is now set before the
+  // head is written, so Node sends it among the others rather than after Connection (the order of
+  // different field names carries no meaning, RFC 9110 5.3).
+  const HANDLERS: [string, (res: import('express').Response) => void][] = [
+    [
+      'end(string)',
+      (res) => {
+        res.statusCode = 201;
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        res.end('h\u00e9llo');
+      },
+    ],
+    [
+      'end(latin1 string, encoding)',
+      (res) => {
+        res.statusCode = 201;
+        res.end('h\u00e9llo', 'latin1');
+      },
+    ],
+    [
+      'end(buffer)',
+      (res) => {
+        res.statusCode = 201;
+        res.end(Buffer.from([0, 1, 2, 255]));
+      },
+    ],
+    [
+      'end()',
+      (res) => {
+        res.statusCode = 201;
+        res.end();
+      },
+    ],
+    [
+      'end(callback)',
+      (res) => {
+        res.statusCode = 202;
+        res.end(() => {});
+      },
+    ],
+    [
+      'write, then end(string)',
+      (res) => {
+        res.statusCode = 201;
+        res.write('a');
+        res.end('b');
+      },
+    ],
+    [
+      '204 end()',
+      (res) => {
+        res.statusCode = 204;
+        res.end();
+      },
+    ],
+    [
+      'writeHead, then end(string)',
+      (res) => {
+        res.writeHead(201, { 'Content-Type': 'text/plain', Location: '/x/1' });
+        res.end('created');
+      },
+    ],
+    [
+      'Transfer-Encoding set by the handler',
+      (res) => {
+        res.statusCode = 201;
+        res.setHeader('Transfer-Encoding', 'chunked');
+        res.end('abc');
+      },
+    ],
+    ['res.json', (res) => void res.status(201).json({ id: 1 })],
+  ];
+
+  it.each(HANDLERS)(
+    '%s: the same status, header lines and body as without idempotency',
+    async (_case, handle) => {
+      const { idempotency } = await import('./express.js');
+      const wire = async (withIdempotency: boolean) => {
+        const app = express();
+        app.disable('etag');
+        if (withIdempotency) app.use(idempotency({ store: createMemoryStore() }));
+        app.post('/x', (_req, res) => handle(res));
+        const { server, url } = await listen(app);
+        try {
+          return await rawPost(url, '/x', newKey());
+        } finally {
+          await close(server);
+        }
+      };
+      const [status, lines, body] = await wire(true);
+      const [plainStatus, plainLines, plainBody] = await wire(false);
+      expect([status, lines.sort(), body]).toEqual([plainStatus, plainLines.sort(), plainBody]);
+    },
+  );
+
+  it('after end() the head is final: headersSent is true and a late setHeader throws as Node would', async () => {
+    const { idempotency } = await import('./express.js');
+    const app = express();
+    const seen: unknown[] = [];
+    app.use(idempotency({ store: createMemoryStore() }));
+    app.post('/x', (_req, res) => {
+      res.status(201).json({ id: 1 });
+      seen.push(res.headersSent);
+      try {
+        res.setHeader('X-Late', '1');
+      } catch (error) {
+        seen.push((error as { code?: string }).code);
+      }
+    });
+    const { server, url } = await listen(app);
+    const [status, lines] = await rawPost(url, '/x', newKey());
+    await close(server);
+    expect([status, lines.some((l) => l.startsWith('X-Late')), seen]).toEqual([
+      201,
+      false,
+      [true, 'ERR_HTTP_HEADERS_SENT'],
+    ]);
+  });
+
+  it('a write and a second end() made while the end is held run after it, as without the middleware', async () => {
+    const { idempotency } = await import('./express.js');
+    const outcome = async (withIdempotency: boolean) => {
+      const app = express();
+      const seen: unknown[] = [];
+      if (withIdempotency) app.use(idempotency({ store: createMemoryStore() }));
+      app.post('/x', (_req, res) => {
+        res.on('error', (error: { code?: string }) => seen.push(`error ${error.code}`));
+        res.statusCode = 201;
+        res.end('first');
+        res.write('late', (error) =>
+          seen.push(`write callback ${(error as { code?: string } | null)?.code}`),
+        );
+        res.end('again', () => seen.push('second end callback'));
+      });
+      const { server, url } = await listen(app);
+      const [status, , body] = await rawPost(url, '/x', newKey());
+      await sleep(50);
+      await close(server);
+      return [status, body, seen.sort()];
+    };
+    expect(await outcome(true)).toEqual(await outcome(false));
+  });
+
+  it('a slow store holds the last bytes until the record is written: a retry on the heels of the response replays', async () => {
+    const { idempotency } = await import('./express.js');
+    const memory = createMemoryStore();
+    const store: IdempotencyStore = {
+      claim: (key, r) => memory.claim(key, r),
+      complete: async (...args) => {
+        await sleep(150);
+        return memory.complete(...args);
+      },
+      release: (key, token) => memory.release(key, token),
+    };
+    const app = express();
+    let runs = 0;
+    app.use(idempotency({ store }));
+    app.post('/x', (_req, res) => void res.status(201).json({ run: ++runs }));
+    const { server, url } = await listen(app);
+    const key = newKey();
+    const started = Date.now();
+    const first = await rawPost(url, '/x', key);
+    const took = Date.now() - started;
+    const retry = await rawPost(url, '/x', key);
+    await close(server);
+    expect([first[0], first[2], retry[0], retry[2], runs]).toEqual([201, '{"run":1}', 201, '{"run":1}', 1]);
+    expect(retry[1]).toContain('Idempotent-Replayed: true');
+    expect(took).toBeGreaterThanOrEqual(140);
+  });
+});

@@ -32,7 +32,7 @@ import { captureResponse, hasBodyBytes, nodeKeyHeader, sendReplay } from './node
  * ```
  */
 export interface IdempotencyMiddlewareOptions extends IdempotencyOptions, IdempotencyRequestOptions<Request> {
-  /** Called when settling a claim fails after the response went out (the lease then expires on its own). Default `console.error`. */
+  /** Called once when a store write after the response (store, release) still failed at the end of the lease (it is retried until then). Default `console.error`. */
   readonly onError?: (error: unknown, req: Request) => void;
 }
 

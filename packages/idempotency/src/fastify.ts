@@ -33,12 +33,20 @@ import { ResponseRecording } from './recording.js';
 export interface IdempotencyPluginOptions
   extends IdempotencyOptions,
     IdempotencyRequestOptions<FastifyRequest> {
-  /** Called when settling a claim fails after the response went out. Default `console.error`. */
+  /** Called once when a store write after the response (store, release) still failed at the end of the lease (it is retried until then). Default `console.error`. */
   readonly onError?: (error: unknown, request: FastifyRequest) => void;
 }
 
-/** The payload to send instead: the same bytes, recorded on the way; the claim settled once. */
-function capture(recording: ResponseRecording, reply: FastifyReply, payload: unknown): unknown {
+/**
+ * The payload to send instead: the same bytes, recorded on the way; the claim settled once, and the
+ * response (a stream: its end) let go only once the store answered, so a client that retries as
+ * soon as it has the response finds it stored.
+ */
+async function capture(
+  recording: ResponseRecording,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
   recording.status = reply.statusCode;
   recording.headers = reply.getHeaders();
   const source = payload instanceof ReadableStream ? Readable.fromWeb(payload as WebStream) : payload;
@@ -49,16 +57,15 @@ function capture(recording: ResponseRecording, reply: FastifyReply, payload: unk
         done(null, chunk);
       },
       flush: (done) => {
-        recording.settle('complete');
-        done();
+        recording.settle('complete').then(() => done());
       },
     });
     // Destroyed before its end (the source failed, the connection broke mid-body): a retry runs again.
-    tap.on('close', () => recording.settle('release'));
+    tap.on('close', () => void recording.settle('release'));
     return pipeline(source, tap, () => {});
   }
   if (typeof payload === 'string' || payload instanceof Uint8Array) recording.record(Buffer.from(payload));
-  recording.settle('complete');
+  await recording.settle('complete');
   return payload;
 }
 

@@ -44,7 +44,26 @@ afterAll(async () => {
   }
 });
 let storeCount = 0;
-const STORES: [string, () => IdempotencyStore][] = [['memory', () => createMemoryStore()]];
+/**
+ * A store whose writes after the handler (complete, release) answer `ms` later: every scenario
+ * below retries the moment it has a response, so on this store a response sent before its record
+ * was written shows up as a 409 where the table expects a replay.
+ */
+const slowWrites = (store: IdempotencyStore, ms: number): IdempotencyStore => ({
+  claim: (key, request) => store.claim(key, request),
+  complete: async (...args) => {
+    await sleep(ms);
+    return store.complete(...args);
+  },
+  release: async (...args) => {
+    await sleep(ms);
+    return store.release(...args);
+  },
+});
+const STORES: [string, () => IdempotencyStore][] = [
+  ['memory', () => createMemoryStore()],
+  ['slow-writing memory', () => slowWrites(createMemoryStore(), 40)],
+];
 if (redis)
   STORES.push(['redis', () => createRedisStore({ client: redis, prefix: `${prefix}:${++storeCount}:` })]);
 

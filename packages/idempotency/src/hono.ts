@@ -23,7 +23,7 @@ const utf8 = new TextEncoder();
  * ```
  */
 export interface IdempotencyMiddlewareOptions extends IdempotencyOptions, IdempotencyRequestOptions<Context> {
-  /** Called when settling a claim fails after the response went out. Default `console.error`. */
+  /** Called once when a store write after the response (store, release) still failed at the end of the lease (it is retried until then). Default `console.error`. */
   readonly onError?: (error: unknown, c: Context) => void;
 }
 
@@ -67,12 +67,13 @@ export function idempotency(options: IdempotencyMiddlewareOptions): MiddlewareHa
       recording.headers = sentHeaders(c, known.headers);
       const { body } = known;
       if (body !== null) recording.record(typeof body === 'string' ? utf8.encode(body) : body);
-      recording.settle('complete');
+      // Sent once the store answered: a client retrying as soon as it has the response finds it stored.
+      await recording.settle('complete');
       return;
     }
     recording.status = res.status;
     recording.headers = sentHeaders(c, headerRecord(res.headers));
-    if (res.body === null) recording.settle('complete');
+    if (res.body === null) await recording.settle('complete');
     else {
       const tapped = new Response(recording.tapWeb(res.body), res);
       // Unset first: the setter would otherwise rebuild the response to merge in the headers of

@@ -112,6 +112,8 @@ class Capture {
   ended = false;
   settled = false;
   listening = false;
+  /** Calls made while the end is held back, run in order after it (see `end`). */
+  held: (() => void)[] | undefined;
 
   constructor(
     readonly res: ServerResponse,
@@ -160,42 +162,104 @@ class Capture {
   }
 
   write(chunk: unknown, encoding: unknown, callback: unknown): boolean {
+    if (this.held !== undefined) {
+      this.later(() => this.originalWrite.call(this.res, chunk, encoding, callback));
+      return false;
+    }
     this.record(chunk, encoding);
     this.snapshot(this.res.statusCode);
     this.listen();
     return this.originalWrite.call(this.res, chunk, encoding, callback);
   }
 
+  /**
+   * The handler produced its whole response: it is stored now, not on 'finish', so no listener is
+   * needed (a connection lost while the last bytes flush still gets a replay on retry). The
+   * original `end` waits for the store's answer (bounded by the store's own timeout, Redis
+   * `timeoutMs`): until the last bytes arrive the client does not have the response, so a retry
+   * it sends once it does finds the record instead of a claim still in flight. The head is written
+   * at once, as `end` would write it, so headers are final and `headersSent` is true while the
+   * bytes wait (an error handler reached after the end leaves the response alone). Calls made in
+   * the meantime (a late `write` or a second `end`) run after it, in order, as Node would see them.
+   */
   end(chunk: unknown, encoding: unknown, callback: unknown): ServerResponse {
-    if (typeof chunk !== 'function') this.record(chunk, encoding);
+    if (this.held !== undefined)
+      return this.later(() => this.originalEnd.call(this.res, chunk, encoding, callback));
+    if (this.ended) return this.originalEnd.call(this.res, chunk, encoding, callback);
+    const body = typeof chunk === 'function' ? undefined : chunk;
+    this.record(body, encoding);
     this.snapshot(this.res.statusCode);
     this.ended = true;
-    const result = this.originalEnd.call(this.res, chunk, encoding, callback);
-    // The handler produced its whole response: store it now, not on 'finish', so no listener is
-    // needed (a connection lost while the last bytes flush still gets a replay on retry).
-    this.settle('complete');
-    return result;
+    writeHeadNow(this.res, body, encoding);
+    const held: (() => void)[] = [() => this.originalEnd.call(this.res, chunk, encoding, callback)];
+    this.held = held;
+    this.settle('complete').then(() => {
+      this.held = undefined;
+      try {
+        for (const call of held) call();
+      } catch (error) {
+        // What `end` would have thrown to the handler (a chunk of the wrong type) breaks the response.
+        this.res.destroy(error as Error);
+      }
+    });
+    return this.res;
+  }
+
+  /** Queues a call behind the held end. */
+  later(call: () => unknown): ServerResponse {
+    this.held!.push(() => void call());
+    return this.res;
   }
 
   // ServerResponse emits 'close' last, whether the response finished or the connection broke.
+  // (An ended response was settled by `end` already.)
   closed(): void {
     if (this.settled) return;
-    // end() threw after recording: the handler still ended the response.
-    if (this.ended) this.settle('complete');
     // Cut mid-body: the response is incomplete, so a retry must be able to run again. Before any
     // byte was sent the handler is still working; its end() settles the claim (or the lease runs out).
-    else if (this.res.headersSent) this.settle('release');
+    if (this.res.headersSent) void this.settle('release');
   }
 
-  settle(how: 'complete' | 'release'): void {
-    if (this.settled) return;
+  /** Settles every recording once; resolves when the store answered each (never rejects). */
+  settle(how: 'complete' | 'release'): Promise<unknown> {
+    if (this.settled) return Promise.resolve();
     this.settled = true;
+    const answers: Promise<void>[] = [];
     for (const recording of this.recordings) {
       recording.status = this.status;
       if (this.headers !== undefined) recording.headers = this.headers;
-      recording.settle(how === 'complete' && this.headers !== undefined ? 'complete' : 'release');
+      answers.push(
+        recording.settle(how === 'complete' && this.headers !== undefined ? 'complete' : 'release'),
+      );
     }
+    return answers.length === 1 ? answers[0]! : Promise.all(answers);
   }
+}
+
+/**
+ * Writes the head of a response that is about to end with `chunk` (its last bytes), exactly as
+ * Node's own `end(chunk)` would: through `res.writeHead` (so middleware hooks there run), and with
+ * the `Content-Length` Node would have counted when neither it nor `Transfer-Encoding` is set and
+ * nothing was written before. Node sends the head with the first body bytes, so nothing reaches
+ * the socket yet. Statuses and methods without a body get no length, as from Node.
+ */
+function writeHeadNow(res: ServerResponse, chunk: unknown, encoding: unknown): void {
+  if (res.headersSent) return;
+  const status = res.statusCode;
+  const bodiless =
+    status === 204 || status === 304 || (status >= 100 && status < 200) || res.req?.method === 'HEAD';
+  if (!bodiless && !res.hasHeader('content-length') && !res.hasHeader('transfer-encoding')) {
+    const length =
+      typeof chunk === 'string'
+        ? Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : chunk instanceof Uint8Array
+          ? chunk.byteLength
+          : chunk == null
+            ? 0
+            : undefined;
+    if (length !== undefined) res.setHeader('Content-Length', length);
+  }
+  res.writeHead(status);
 }
 
 type CapturingEnd = ServerResponse['end'] & { [STATE]?: Capture };

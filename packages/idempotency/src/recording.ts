@@ -1,4 +1,5 @@
 import type { CapturedResponse, Claim } from './core.js';
+import { persist } from './persist.js';
 
 /**
  * The recording of one response for a claim, shared by every adapter (Express through the Node
@@ -34,9 +35,15 @@ export class ResponseRecording {
     else this.chunks.length = 0;
   }
 
-  /** Stores the response (`complete`) or frees the key for a retry (`release`); later calls do nothing. */
-  settle(how: 'complete' | 'release'): void {
-    if (this.settled) return;
+  /**
+   * Stores the response (`complete`) or frees the key for a retry (`release`); later calls do
+   * nothing. Resolves when the store answered the first try (never rejects): the adapters hold the
+   * end of the response until then, so a client that retries as soon as it has the response finds
+   * it stored. A try the store failed is repeated in the background until the lease ends
+   * ({@link persist}); only a write that never landed reaches `onError`.
+   */
+  settle(how: 'complete' | 'release'): Promise<void> {
+    if (this.settled) return Promise.resolve();
     this.settled = true;
     const kept = this.size <= this.maxBodyBytes;
     // One chunk (a whole `res.end(body)`) is stored as it is, without a copy.
@@ -55,13 +62,19 @@ export class ResponseRecording {
       body,
       truncated: !kept,
     };
-    (how === 'complete' ? this.claim.complete(response) : this.claim.release()).then(undefined, this.onError);
+    const claim = this.claim;
+    return persist(
+      how === 'complete' ? () => claim.complete(response) : () => claim.release(),
+      claim.leaseEndsAt,
+      this.onError,
+    );
   }
 
   /**
    * The same stream, recorded as the client reads it (backpressure kept). Its end stores the
-   * response; a failing source releases the key. When the client goes away first, the rest of the
-   * source is still read: a body the handler produced in full is stored, as if it had been sent.
+   * response, and the stream ends only once the store answered; a failing source releases the key.
+   * When the client goes away first, the rest of the source is still read: a body the handler
+   * produced in full is stored, as if it had been sent.
    */
   tapWeb(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const reader = source.getReader();
@@ -69,13 +82,13 @@ export class ResponseRecording {
       try {
         const { done, value } = await reader.read();
         if (done) {
-          this.settle('complete');
+          await this.settle('complete');
           return undefined;
         }
         this.record(value);
         return value;
       } catch (error) {
-        this.settle('release');
+        void this.settle('release');
         throw error;
       }
     };
@@ -89,7 +102,7 @@ export class ResponseRecording {
         // Drains what the handler still produces, up to the cap (past it nothing would be stored).
         while (!this.settled) {
           if (this.size > this.maxBodyBytes) {
-            this.settle('release');
+            void this.settle('release');
             await reader.cancel();
           } else await step().catch(() => undefined);
         }
