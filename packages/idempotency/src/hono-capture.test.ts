@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency } from './hono.js';
 import { knownResponse } from './hono-response.js';
 import { createMemoryStore } from './memory-store.js';
+import type { IdempotencyStore } from './store.js';
 
 // The runtime's own Response, before @hono/node-server puts its lightweight one in its place.
 const NativeResponse = globalThis.Response;
@@ -78,6 +79,41 @@ const HANDLERS: [string, (c: Context) => Response, string, boolean][] = [
     Buffer.from('one,two,three').toString('base64'),
     false,
   ],
+  [
+    'a body that streams over time (chunked, recorded as it goes)',
+    (c) =>
+      c.body(
+        new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(utf8.encode('first,'));
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            controller.enqueue(utf8.encode('later'));
+            controller.close();
+          },
+        }),
+        200,
+        { 'Content-Type': 'text/plain' },
+      ),
+    Buffer.from('first,later').toString('base64'),
+    false,
+  ],
+];
+
+/**
+ * A store whose writes after the handler answer 40 ms later: the response waits for them, and must
+ * still go out framed as without the middleware (a body that was all there keeps its Content-Length).
+ */
+const slowWrites = (store: IdempotencyStore): IdempotencyStore => ({
+  claim: (key, request) => store.claim(key, request),
+  complete: async (...args) => {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    return store.complete(...args);
+  },
+  release: (key, token) => store.release(key, token),
+});
+const STORES: [string, () => IdempotencyStore][] = [
+  ['memory', () => createMemoryStore()],
+  ['slow-writing memory', () => slowWrites(createMemoryStore())],
 ];
 
 interface Raw {
@@ -129,12 +165,12 @@ function post(port: number, path: string, key: string): Promise<Raw> {
   });
 }
 
-describe('Hono capture on @hono/node-server', () => {
+describe.each(STORES)('Hono capture on @hono/node-server, %s store', (_store, makeStore) => {
   const runs = new Map<string, number>();
   let server: RunningServer;
   beforeAll(async () => {
     const app = new Hono();
-    const idem = idempotency({ store: createMemoryStore(), onError: () => {} });
+    const idem = idempotency({ store: makeStore(), onError: () => {} });
     HANDLERS.forEach(([, handler], index) => {
       const counted = (c: Context) => {
         runs.set(`/${index}`, (runs.get(`/${index}`) ?? 0) + 1);

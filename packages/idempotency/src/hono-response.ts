@@ -66,3 +66,68 @@ export function headerRecord(headers: Headers): Record<string, string> {
   });
   return record;
 }
+
+/** What of a body stream was there without waiting, and the stream to send when that was not all of it. */
+export type AvailableBody =
+  | { readonly done: true; readonly body: Uint8Array }
+  | { readonly done: false; readonly rest: ReadableStream<Uint8Array> };
+
+const TICK = () => Promise.resolve().then(() => undefined);
+
+/**
+ * Reads what `body` holds without waiting for more, as `@hono/node-server` does before it decides
+ * how to frame a response: up to two reads that are already settled, a third after one macrotask.
+ * When that reached the end, the whole body is returned: stored first and then sent as bytes, the
+ * response keeps the `Content-Length` the server would have given it (a body streamed through the
+ * recording would wait for the store at its end and go out chunked). Otherwise `rest` is the same
+ * stream (the chunks read so far, then the rest, an error included) to record as it is sent.
+ */
+export async function readAvailable(body: ReadableStream<Uint8Array>): Promise<AvailableBody> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
+  let failure: { error: unknown } | undefined;
+  try {
+    for (let i = 0, reads = 2; i < reads; i += 1) {
+      pending ??= reader.read();
+      const result = await Promise.race([pending, TICK()]);
+      if (result === undefined) {
+        if (i !== 1) break;
+        await new Promise((resolve) => setTimeout(resolve));
+        reads = 3;
+        continue;
+      }
+      pending = undefined;
+      if (result.done) return { done: true, body: joined(chunks) };
+      chunks.push(result.value);
+    }
+  } catch (error) {
+    failure = { error };
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      if (failure) controller.error(failure.error);
+    },
+    async pull(controller) {
+      const next = pending ?? reader.read();
+      pending = undefined;
+      const { done, value } = await next;
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { done: false, rest };
+}
+
+function joined(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

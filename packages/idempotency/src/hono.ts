@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { IdempotencyRequestOptions } from './adapter.js';
 import { isSafeMethod, middlewareSettings, replayOf, requestReader } from './adapter.js';
 import type { IdempotencyOptions } from './core.js';
-import { headerRecord, knownResponse } from './hono-response.js';
+import { headerRecord, knownResponse, readAvailable } from './hono-response.js';
 import { honoReplay, honoRequest, honoRequestId, honoRoute } from './hono-transaction.js';
 import { ResponseRecording } from './recording.js';
 
@@ -73,14 +73,22 @@ export function idempotency(options: IdempotencyMiddlewareOptions): MiddlewareHa
     }
     recording.status = res.status;
     recording.headers = sentHeaders(c, headerRecord(res.headers));
-    if (res.body === null) await recording.settle('complete');
-    else {
-      const tapped = new Response(recording.tapWeb(res.body), res);
-      // Unset first: the setter would otherwise rebuild the response to merge in the headers of
-      // the one it replaces, which `tapped` already carries.
-      c.res = undefined as unknown as Response;
-      c.res = tapped;
+    if (res.body === null) {
+      await recording.settle('complete');
+      return;
     }
+    const available = await readAvailable(res.body);
+    if (available.done) {
+      // The whole body was there: stored before the response goes out (a retry finds it), and sent
+      // as bytes, so the server frames it with Content-Length as it would have.
+      recording.record(available.body);
+      await recording.settle('complete');
+    }
+    const replaced = new Response(available.done ? available.body : recording.tapWeb(available.rest), res);
+    // Unset first: the setter would otherwise rebuild the response to merge in the headers of
+    // the one it replaces, which `replaced` already carries.
+    c.res = undefined as unknown as Response;
+    c.res = replaced;
   };
 }
 
