@@ -280,7 +280,7 @@ function docsHeaders(codeFlow: DocsCodeFlow | undefined): Readonly<Record<string
 
 /** The `/docs` answers, built once per app. */
 export interface DocsUi {
-  /** Headers of every `/docs` answer; a wiring sets them on `/docs/assets/{file}` before {@link DocsUi.asset}, so its 404 carries them too. */
+  /** Headers of every `/docs` answer, the 404 of {@link DocsUi.asset} included. */
   readonly headers: Readonly<Record<string, string>>;
   /** `GET /docs`: the page (never cached by a shared cache: it may hold the demo key). */
   readonly page: PlainReply;
@@ -288,7 +288,7 @@ export interface DocsUi {
   readonly init: PlainReply;
   /**
    * `GET /docs/assets/{file}`: the Swagger UI files, and with the code flow the redirect page and
-   * its script; throws 404 `not_found` for any other file.
+   * its script; throws 404 `not_found` (with {@link DocsUi.headers}) for any other file.
    */
   asset(file: string): PlainReply;
 }
@@ -335,7 +335,7 @@ export function createDocsUi(options: {
     init: noStore('text/javascript; charset=utf-8', docsInitScript(options.demoApiKey, codeFlow)),
     asset(file) {
       const reply = files.get(file);
-      if (!reply) throw new HttpError('not_found');
+      if (!reply) throw new HttpError('not_found', { headers });
       return reply;
     },
   };

@@ -47,14 +47,13 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { openapiFor, versionDocuments } from '../../openapi/versions.js';
-import { docsCodeFlow } from '../../pages/docs-ui.js';
+import { versionDocuments } from '../../openapi/versions.js';
+import { neutralRoutes } from '../../pages/neutral-routes.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
 import { createServiceLimiters, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createMetrics } from '../../service/metrics.js';
-import { checkReadiness, notReady } from '../../service/readiness.js';
 import {
   TELEMETRY_OPTIONS,
   telemetryEnabled,
@@ -63,9 +62,9 @@ import {
 } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore } from './limits.js';
-import { accessLog, metricsHandler, metricsMiddleware } from './observability.js';
-import { docsRouter, docsUiRouter, frontDoorRouter, unversionedContract } from './pages.js';
-import { exactRouter } from './reply.js';
+import { accessLog, metricsMiddleware } from './observability.js';
+import { docsRouter, frontDoorRouter, neutralRequest, unversionedContract } from './pages.js';
+import { exactRouter, sendReply } from './reply.js';
 import { serverWideOptions } from './request-target.js';
 import { versionRouter } from './routes.js';
 
@@ -158,33 +157,12 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
 
   const neutral = exactRouter();
   neutral.use(unversionedContract());
-  neutral
-    .route('/health')
-    .get((_req, res) => {
-      res.json({ status: 'ok' });
-    })
-    .all(methodNotAllowed(['GET']));
-  neutral
-    .route('/ready')
-    .get(async (_req, res) => {
-      const readiness = await checkReadiness(ctx);
-      if (!readiness.ready) throw notReady(readiness);
-      res.json({ status: 'ready', checks: readiness.checks });
-    })
-    .all(methodNotAllowed(['GET']));
-  neutral
-    .route('/openapi.json')
-    .get((req, res) => {
-      res.json(openapiFor(openapi, documents, req.query['version']));
-    })
-    .all(methodNotAllowed(['GET']));
-  neutral
-    .route('/.well-known/jwks.json')
-    .get((_req, res) => {
-      res.setHeader('Cache-Control', 'public, max-age=300');
-      res.json(ctx.issuer.jwks());
-    })
-    .all(methodNotAllowed(['GET']));
+  for (const route of neutralRoutes(ctx, { openapi, documents, metrics })) {
+    neutral
+      .route(route.path)
+      .get(async (req, res) => sendReply(res, await route.reply(neutralRequest(req))))
+      .all(methodNotAllowed(['GET']));
+  }
   const clients = ctx.findClient;
   neutral
     .route('/oauth/token')
@@ -225,17 +203,6 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects'),
     ),
   );
-  neutral.use(
-    docsUiRouter({
-      title: 'Plumbline reference service',
-      demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
-      codeFlow: docsCodeFlow(ctx.config),
-    }),
-  );
-  neutral
-    .route('/metrics')
-    .get(metricsHandler(metrics))
-    .all(methodNotAllowed(['GET']));
 
   const xml = xmlSerializerFor(openapi);
   const versioned = (version: 1 | 2) => {

@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import type { ProxyPolicy } from '../../service/client-address.js';
 import { createAccessLogger } from '../../service/logging.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
-import { sendReply } from './reply.js';
 
 /**
  * {@link createAccessLogger} on Express, with the id of `requestId()`. Mount after `requestId()`.
@@ -40,23 +39,5 @@ export function metricsMiddleware(metrics: ServiceMetrics): RequestHandler {
   return (req, res, next) => {
     metrics.track(req, res, req.originalUrl.split('?')[0] ?? '/', undefined, () => getApiVersion(req));
     next();
-  };
-}
-
-/**
- * {@link ServiceMetrics.render} on Express: the `/metrics` answer.
- *
- * @example
- * ```ts
- * neutral.route('/metrics').get(metricsHandler(metrics));
- * ```
- */
-export function metricsHandler(metrics: ServiceMetrics): RequestHandler {
-  return async (_req, res, next) => {
-    try {
-      sendReply(res, await metrics.render());
-    } catch (error) {
-      next(error);
-    }
   };
 }

@@ -49,12 +49,12 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { openapiFor, versionDocuments } from '../../openapi/versions.js';
+import { versionDocuments } from '../../openapi/versions.js';
 import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
-import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
-import { createDocsUi, docsCodeFlow } from '../../pages/docs-ui.js';
+import { ERROR_PAGE_NEGOTIATION, errorCodeDocument } from '../../pages/docs.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
-import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
+import { PAGE_HEADERS } from '../../pages/html-pages.js';
+import { neutralRoutes } from '../../pages/neutral-routes.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
@@ -68,7 +68,6 @@ import {
 } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
-import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import {
   TELEMETRY_OPTIONS,
@@ -77,7 +76,7 @@ import {
   versionSource,
 } from '../../service/telemetry.js';
 import { API_VERSIONS } from '../../service/versioning.js';
-import { otherMethods, sendPlain } from './http.js';
+import { neutralRequest, otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
 const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
@@ -308,19 +307,15 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
         handler: handle,
       });
     });
-  neutral('/health', async () => ({ status: 'ok' }));
-  neutral('/ready', async () => {
-    const readiness = await checkReadiness(ctx);
-    if (!readiness.ready) throw notReady(readiness);
-    return { status: 'ready', checks: readiness.checks };
-  });
-  neutral('/openapi.json', async (request) =>
-    openapiFor(openapi, documents, (request.query as Record<string, unknown>)['version']),
-  );
-  neutral('/.well-known/jwks.json', async (_request, reply) => {
-    reply.header('Cache-Control', 'public, max-age=300');
-    return ctx.issuer.jwks();
-  });
+  for (const route of neutralRoutes(ctx, { openapi, documents, metrics })) {
+    const handle: RouteHandlerMethod = async (request, reply) =>
+      sendPlain(reply, await route.reply(neutralRequest(request)));
+    if (unversionedRoute(route.path)) neutral(route.path, handle);
+    else {
+      app.get(route.path, handle);
+      otherMethods(app, route.path, ['GET']);
+    }
+  }
   const clients = ctx.findClient;
   await app.register(async (scope) => {
     scope.addHook('onRequest', principalLimit);
@@ -352,11 +347,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     );
     otherMethods(app, '/session', ['POST', 'DELETE']);
   }
-  neutral('/errors', async (request, reply) => {
-    const catalogue = errorCatalogue(request.headers['accept-language']);
-    reply.header('Content-Language', catalogue.language);
-    return catalogue.body;
-  });
   neutral(
     '/errors/:code',
     async (request, reply) => {
@@ -376,8 +366,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
         reply.headers(PAGE_HEADERS).represent(changelogBody(request.headers['accept-language'])),
       CHANGELOG_NEGOTIATION,
     );
-  for (const [path, page] of Object.entries(TEXT_PAGES))
-    neutral(path, async (_request, reply) => sendPlain(reply, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
   const href = (v: string) =>
     api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
@@ -388,21 +376,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     );
   });
   otherMethods(app, '/', ['GET']);
-  app.get('/assets/site.css', async (_request, reply) => sendPlain(reply, SITE_CSS_REPLY));
-  const ui = createDocsUi({
-    title: 'Plumbline reference service',
-    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
-    codeFlow: docsCodeFlow(ctx.config),
-  });
-  neutral('/docs', async (_request, reply) => sendPlain(reply, ui.page));
-  app.get('/docs/init.js', async (_request, reply) => sendPlain(reply, ui.init));
-  otherMethods(app, '/docs/init.js', ['GET']);
-  app.get('/docs/assets/:file', async (request, reply) => {
-    reply.headers(ui.headers);
-    return sendPlain(reply, ui.asset((request.params as { file: string }).file));
-  });
-  otherMethods(app, '/docs/assets/:file', ['GET']);
-  neutral('/metrics', async (_request, reply) => sendPlain(reply, await metrics.render()));
 
   // The versions.
   const xml = xmlSerializerFor(openapi);

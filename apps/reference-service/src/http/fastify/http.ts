@@ -9,11 +9,13 @@ import type { CollectionQueryHooks } from '@plumbline/query-parser/fastify';
 import type {
   FastifyInstance,
   FastifyReply,
+  FastifyRequest,
   onRequestHookHandler,
   preHandlerHookHandler,
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
+import type { NeutralRequest } from '../../pages/neutral-routes.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import type { ApiStrategy } from '../../service/versioning.js';
 
@@ -93,4 +95,19 @@ export function withoutVersionParameter(api: ApiStrategy, hooks: CollectionQuery
 /** Sends a neutral core's answer as it is. */
 export function sendPlain(reply: FastifyReply, plain: PlainReply): FastifyReply {
   return reply.code(plain.status).headers(plain.headers).send(plain.body);
+}
+
+/** A Fastify request as the neutral routes read it (pages/neutral-routes.ts). */
+export function neutralRequest(request: FastifyRequest): NeutralRequest {
+  return {
+    query: (name) => {
+      const value = (request.query as Record<string, unknown> | undefined)?.[name];
+      return value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+    },
+    header: (name) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    param: (name) => String((request.params as Record<string, unknown> | undefined)?.[name] ?? ''),
+  };
 }

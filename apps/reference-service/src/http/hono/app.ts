@@ -41,12 +41,12 @@ import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
-import { openapiFor, versionDocuments } from '../../openapi/versions.js';
+import { versionDocuments } from '../../openapi/versions.js';
 import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
-import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from '../../pages/docs.js';
-import { createDocsUi, docsCodeFlow } from '../../pages/docs-ui.js';
+import { ERROR_PAGE_NEGOTIATION, errorCodeDocument } from '../../pages/docs.js';
 import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
-import { PAGE_HEADERS, SITE_CSS_REPLY } from '../../pages/html-pages.js';
+import { PAGE_HEADERS } from '../../pages/html-pages.js';
+import { type NeutralRequest, neutralRoutes } from '../../pages/neutral-routes.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
@@ -61,7 +61,6 @@ import {
 import { createAccessLogger } from '../../service/logging.js';
 import { createMetrics } from '../../service/metrics.js';
 import type { PlainReply } from '../../service/plain-reply.js';
-import { checkReadiness, notReady } from '../../service/readiness.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import {
   TELEMETRY_OPTIONS,
@@ -82,9 +81,12 @@ const reply = (c: Context, answer: PlainReply) => {
   return c.body(answer.body as string, answer.status as 200);
 };
 
-/** JSON as Express's `res.json` sends it: `application/json; charset=utf-8` (Hono's `c.json` has no charset). */
-const json = (c: Context, data: unknown) =>
-  c.body(JSON.stringify(data), 200, { 'Content-Type': 'application/json; charset=utf-8' });
+/** A Hono request as the neutral routes read it (pages/neutral-routes.ts). */
+const neutralRequest = (c: Context): NeutralRequest => ({
+  query: (name) => c.req.queries(name) ?? [],
+  header: (name) => c.req.header(name),
+  param: (name) => c.req.param(name) ?? '',
+});
 
 /**
  * Sets headers, then goes on. On @hono/node-server they go to Node's response, which keeps the
@@ -278,28 +280,11 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     }
     return negotiated(c, next);
   });
-  app.get('/health', (c) => json(c, { status: 'ok' })).all('/health', methodNotAllowed(['GET']));
-  app
-    .get('/ready', async (c) => {
-      const readiness = await checkReadiness(ctx);
-      if (!readiness.ready) throw notReady(readiness);
-      return json(c, { status: 'ready', checks: readiness.checks });
-    })
-    .all('/ready', methodNotAllowed(['GET']));
-  app
-    .get('/openapi.json', (c) => {
-      const sent = c.req.queries('version');
-      return json(
-        c,
-        openapiFor(openapi, documents, sent === undefined ? undefined : sent.length === 1 ? sent[0] : sent),
-      );
-    })
-    .all('/openapi.json', methodNotAllowed(['GET']));
-  app
-    .get('/.well-known/jwks.json', headers({ 'Cache-Control': 'public, max-age=300' }), (c) =>
-      json(c, ctx.issuer.jwks()),
-    )
-    .all('/.well-known/jwks.json', methodNotAllowed(['GET']));
+  for (const route of neutralRoutes(ctx, { openapi, documents, metrics })) {
+    app
+      .get(route.path, async (c) => reply(c, await route.reply(neutralRequest(c))))
+      .all(route.path, methodNotAllowed(['GET']));
+  }
   const clients = ctx.findClient;
   app
     .post('/oauth/token', principalLimit, tokenEndpoint({ issuer: ctx.issuer, clients }))
@@ -321,12 +306,6 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       })
       .all('/session', methodNotAllowed(['POST', 'DELETE']));
   }
-  app.get('/errors', (c) => {
-    const catalogue = errorCatalogue(c.req.header('accept-language'));
-    c.header('Content-Language', catalogue.language);
-    c.header('Vary', 'Accept-Language', { append: true });
-    return json(c, catalogue.body);
-  });
   app.get('/errors/:code', negotiate(ERROR_PAGE_NEGOTIATION), headers(PAGE_HEADERS), (c) =>
     represent(c, errorCodeDocument(c.req.param('code'), c.req.header('accept-language'))),
   );
@@ -335,7 +314,6 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     app.get(path, changelogNegotiation, headers(PAGE_HEADERS), (c) =>
       represent(c, changelogBody(c.req.header('accept-language'))),
     );
-  for (const [path, page] of Object.entries(TEXT_PAGES)) app.get(path, (c) => reply(c, page));
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
   const href = (v: string) =>
     api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
@@ -344,20 +322,6 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       represent(c, frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
     )
     .all('/', methodNotAllowed(['GET']));
-  app.get('/assets/site.css', (c) => reply(c, SITE_CSS_REPLY));
-  const ui = createDocsUi({
-    title: 'Plumbline reference service',
-    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
-    codeFlow: docsCodeFlow(ctx.config),
-  });
-  app.get('/docs', (c) => reply(c, ui.page)).all('/docs', methodNotAllowed(['GET']));
-  app.get('/docs/init.js', (c) => reply(c, ui.init)).all('/docs/init.js', methodNotAllowed(['GET']));
-  app
-    .get('/docs/assets/:file', headers(ui.headers), (c) => reply(c, ui.asset(c.req.param('file'))))
-    .all('/docs/assets/:file', methodNotAllowed(['GET']));
-  app
-    .get('/metrics', async (c) => reply(c, await metrics.render()))
-    .all('/metrics', methodNotAllowed(['GET']));
 
   // Past the neutral routes, a refused version is answered.
   app.use(async (c, next) => {

@@ -1,0 +1,104 @@
+/**
+ * The version-neutral GET routes whose answer is a {@link PlainReply} (no negotiated
+ * representation): `/health`, `/ready`, `/openapi.json`, `/.well-known/jwks.json`, `/errors`, the
+ * deprecation pages, `/docs` with its script and assets, the stylesheet and `/metrics`. Declared
+ * once here; each wiring mounts the list in one loop (`GET` the route, any other method 405 with
+ * `Allow`), reading the request through a {@link NeutralRequest}. The routes that negotiate a
+ * representation (`/`, `/errors/{code}`, the changelog) and those that run a package's endpoint
+ * (OAuth, the session) stay in the wirings.
+ */
+import { openapiFor } from '../openapi/versions.js';
+import type { AppContext } from '../service/context.js';
+import type { ServiceMetrics } from '../service/metrics.js';
+import type { PlainReply } from '../service/plain-reply.js';
+import { checkReadiness, notReady } from '../service/readiness.js';
+import { errorCatalogue, TEXT_PAGES } from './docs.js';
+import { createDocsUi, docsCodeFlow } from './docs-ui.js';
+import { SITE_CSS_REPLY } from './html-pages.js';
+
+/** What a neutral route reads from a request, whatever the framework. */
+export interface NeutralRequest {
+  /** Every value of a query parameter, in order (empty when it is absent). */
+  readonly query: (name: string) => readonly string[];
+  /** A request header (lower-case name). */
+  readonly header: (name: string) => string | undefined;
+  /** A path parameter (`:file`). */
+  readonly param: (name: string) => string;
+}
+
+/** One neutral GET route: its path (`:name` for a parameter, as all three routers write it) and its answer. */
+export interface NeutralRoute {
+  readonly path: string;
+  readonly reply: (request: NeutralRequest) => PlainReply | Promise<PlainReply>;
+}
+
+/** What the neutral routes answer from, built once at start. */
+export interface NeutralSources {
+  /** The whole document (`/openapi.json`). */
+  readonly openapi: Record<string, unknown>;
+  /** One document per version (`/openapi.json?version=`), `openapi/versions.ts`' `versionDocuments`. */
+  readonly documents: ReadonlyMap<string, Record<string, unknown>>;
+  readonly metrics: Pick<ServiceMetrics, 'render'>;
+}
+
+/** JSON as Express's `res.json` sends it. */
+function jsonReply(data: unknown, headers: Readonly<Record<string, string>> = {}): PlainReply {
+  return {
+    status: 200,
+    headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(data),
+  };
+}
+
+/**
+ * The neutral GET routes of the service.
+ *
+ * @example
+ * ```ts
+ * for (const route of neutralRoutes(ctx, { openapi, documents, metrics })) router.get(route.path, async (req, res) => sendReply(res, await route.reply(view(req))));
+ * ```
+ */
+export function neutralRoutes(ctx: AppContext, sources: NeutralSources): readonly NeutralRoute[] {
+  const docs = createDocsUi({
+    title: 'Plumbline reference service',
+    demoApiKey: ctx.demoCredentials?.apiKeys.readOnly,
+    codeFlow: docsCodeFlow(ctx.config),
+  });
+  return [
+    { path: '/health', reply: () => jsonReply({ status: 'ok' }) },
+    {
+      path: '/ready',
+      reply: async () => {
+        const readiness = await checkReadiness(ctx);
+        if (!readiness.ready) throw notReady(readiness);
+        return jsonReply({ status: 'ready', checks: readiness.checks });
+      },
+    },
+    {
+      path: '/openapi.json',
+      reply: (request) => {
+        const sent = request.query('version');
+        const version = sent.length === 0 ? undefined : sent.length === 1 ? sent[0] : sent;
+        return jsonReply(openapiFor(sources.openapi, sources.documents, version));
+      },
+    },
+    {
+      path: '/.well-known/jwks.json',
+      reply: () => jsonReply(ctx.issuer.jwks(), { 'Cache-Control': 'public, max-age=300' }),
+    },
+    {
+      path: '/errors',
+      reply: (request) => {
+        // `Vary: Accept, Accept-Language` is the negotiation's (pages/unversioned.ts).
+        const catalogue = errorCatalogue(request.header('accept-language'));
+        return jsonReply(catalogue.body, { 'Content-Language': catalogue.language });
+      },
+    },
+    ...Object.entries(TEXT_PAGES).map(([path, page]) => ({ path, reply: () => page })),
+    { path: '/assets/site.css', reply: () => SITE_CSS_REPLY },
+    { path: '/docs', reply: () => docs.page },
+    { path: '/docs/init.js', reply: () => docs.init },
+    { path: '/docs/assets/:file', reply: (request) => docs.asset(request.param('file')) },
+    { path: '/metrics', reply: () => sources.metrics.render() },
+  ];
+}
