@@ -54,6 +54,12 @@ interface Recall {
   }[];
 }
 
+/** The words a vendored package's LICENSE file opens with, per permissive licence it may carry. */
+const LICENCE_TEXT: Readonly<Record<string, string>> = {
+  'Apache-2.0': 'Apache License',
+  MIT: 'Permission is hereby granted, free of charge',
+};
+
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const key = (finding: { rule: string; message: string }): string => `${finding.rule}: ${finding.message}`;
@@ -100,9 +106,8 @@ describe('corpus: real public OpenAPI documents', () => {
         origin.bytes,
         origin.sha256,
       ]);
-      expect(origin.license).toBe('Apache-2.0');
       const licence = readFileSync(join(dirname(documentPath(document)), 'LICENSE'), 'utf8');
-      expect(licence).toContain('Apache License');
+      expect(licence, `${document.id}: ${origin.license}`).toContain(LICENCE_TEXT[origin.license] ?? 'a permissive licence');
     }
   });
 
