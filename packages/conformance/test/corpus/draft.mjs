@@ -3,7 +3,7 @@
 // `why`), and drops findings the ruleset no longer reports only with --prune. After changing a rule:
 //   pnpm turbo run build --filter=@plumbline/conformance && node packages/conformance/test/corpus/draft.mjs
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lint } from '../../dist/index.mjs';
 
@@ -13,10 +13,11 @@ const prune = process.argv.includes('--prune');
 const corpus = JSON.parse(readFileSync(join(here, 'documents.json'), 'utf8'));
 const provenance = JSON.parse(readFileSync(join(here, 'vendor/provenance.json'), 'utf8'));
 
-// A vendored document sits at vendor/<package>/<file name>, its version in vendor/provenance.json.
+// A vendored document sits at vendor/<package>/<its path less a leading dist/>, its version in
+// vendor/provenance.json (as documentPath in documents.ts).
 const pathOf = (document) =>
   document.vendored
-    ? join(here, 'vendor', document.package, basename(document.file))
+    ? join(here, 'vendor', document.package, document.file.replace(/^dist\//, ''))
     : join(modules, document.package, document.file);
 const versionOf = (document) =>
   document.vendored
