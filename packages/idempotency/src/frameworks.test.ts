@@ -111,7 +111,9 @@ const webStream = (chunks: readonly (string | Uint8Array)[], fail = false) =>
     start(controller) {
       for (const chunk of chunks)
         controller.enqueue(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk);
-      if (fail) setTimeout(() => controller.error(new Error('cut')), 20);
+      // Late enough that the first bytes and the head are out before it fails, also on a loaded
+      // machine (the server and the middleware read what is there without waiting, a macrotask each).
+      if (fail) setTimeout(() => controller.error(new Error('cut')), 100);
       else controller.close();
     },
   });

@@ -10,7 +10,7 @@ import { listen, type RunningServer } from '@plumbline/test-utils';
 import { type Context, Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency } from './hono.js';
-import { knownResponse } from './hono-response.js';
+import { knownResponse, readAvailable } from './hono-response.js';
 import { createMemoryStore } from './memory-store.js';
 import type { IdempotencyStore } from './store.js';
 
@@ -266,5 +266,66 @@ describe('knownResponse', () => {
       knownResponse(new NativeResponse('abc')),
       typeof listener,
     ]).toEqual([undefined, undefined, undefined, undefined, 'function']);
+  });
+});
+
+describe('readAvailable', () => {
+  const drain = async (body: ReadableStream<Uint8Array>) => {
+    const out: string[] = [];
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return [...out, 'end'];
+        out.push(Buffer.from(value).toString());
+      }
+    } catch (error) {
+      return [...out, `error ${(error as Error).message}`];
+    }
+  };
+  const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it.each([
+    ['a closed stream of one chunk is all there', () => stream(['ab']), { done: true, body: 'ab' }],
+    // The server, too, reads at most two chunks before it decides (and then sends chunked).
+    [
+      'two chunks and the end are more than is read without waiting',
+      () => stream(['a', 'b']),
+      { done: false, rest: ['a', 'b', 'end'] },
+    ],
+    [
+      'a stream that waits is handed on whole: what was read, then the rest',
+      () =>
+        new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(utf8.encode('a'));
+            await later(30);
+            controller.enqueue(utf8.encode('b'));
+            controller.close();
+          },
+        }),
+      { done: false, rest: ['a', 'b', 'end'] },
+    ],
+    [
+      'a source that fails while read here fails after the chunks it gave',
+      () => {
+        let sent = false;
+        return new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent) controller.error(new Error('cut'));
+            else controller.enqueue(utf8.encode('a'));
+            sent = true;
+          },
+        });
+      },
+      { done: false, rest: ['a', 'error cut'] },
+    ],
+  ] as const)('%s', async (_name, make, expected) => {
+    const available = await readAvailable(make());
+    expect(
+      available.done
+        ? { done: true, body: Buffer.from(available.body).toString() }
+        : { done: false, rest: await drain(available.rest) },
+    ).toEqual(expected);
   });
 });

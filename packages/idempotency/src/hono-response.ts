@@ -107,9 +107,14 @@ export async function readAvailable(body: ReadableStream<Uint8Array>): Promise<A
   const rest = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
-      if (failure) controller.error(failure.error);
     },
     async pull(controller) {
+      // A source that failed while it was read here fails after the chunks it gave (an error in
+      // `start` would drop them), as it would have for the server.
+      if (failure) {
+        controller.error(failure.error);
+        return;
+      }
       const next = pending ?? reader.read();
       pending = undefined;
       const { done, value } = await next;
