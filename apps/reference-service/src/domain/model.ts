@@ -1,7 +1,8 @@
 /** Stored rows and their representations (in the newest API version's shape). */
 import { asXmlSchema } from './schema-name.js';
 
-export type ApiVersion = 1 | 2;
+/** The declared versions (domain/versions.ts) as numbers. */
+export type { ApiVersion } from './versions.js';
 
 /** A project as stored (one row of `projects`). */
 export interface ProjectRow {

@@ -6,8 +6,13 @@
  * the same change (`schemaAt`), and the changelog is written from it.
  */
 import { type FieldIssue, HttpError, isHttpError } from '@plumbline/errors';
-import { type Endpoint, type JsonSchema, versionChange, versions } from '@plumbline/versioning';
-import type { ApiVersion } from './model.js';
+import {
+  type Endpoint,
+  type JsonSchema,
+  type VersionEntry,
+  versionChange,
+  versions,
+} from '@plumbline/versioning';
 
 /**
  * An endpoint of a project route as the migrations see it. `currency` is the stored currency of the
@@ -87,9 +92,11 @@ const budgetBecameMoney = versionChange({
  * The API versions, oldest first, with the changes that lead to each and their lifecycle: v1 is
  * deprecated and has a sunset date (docs/design.md#d-versioning), its successor is v2. The version
  * policy (service/versioning.ts) sends Deprecation, Sunset and Link from these same entries, and the
- * changelog lists them.
+ * changelog lists them. This list is the one place the versions are named: the type
+ * {@link ApiVersion}, the routers of every framework, the OpenAPI documents and the changelog
+ * follow it, so a new version is one more entry here (and its changes).
  */
-export const API_VERSIONS = versions([
+const ENTRIES = [
   {
     version: '1',
     deprecated: '2026-06-01T00:00:00Z',
@@ -97,7 +104,36 @@ export const API_VERSIONS = versions([
     link: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
   },
   { version: '2', changes: [budgetBecameMoney] },
-]);
+] as const satisfies readonly VersionEntry[];
+
+export const API_VERSIONS = versions(ENTRIES);
+
+/** An API version as the routers carry it: one of the declared versions, as a number (`1`, `2`). */
+export type ApiVersion = (typeof ENTRIES)[number]['version'] extends `${infer N extends number}` ? N : never;
+
+/** The declared versions as numbers, oldest first. */
+export const SUPPORTED_VERSIONS: readonly ApiVersion[] = API_VERSIONS.versions.map(
+  (version) => Number(version) as ApiVersion,
+);
+
+/** Whether `value` is one of the declared versions (as the routers' `context` carries it). */
+export const isApiVersion = (value: unknown): value is ApiVersion =>
+  (SUPPORTED_VERSIONS as readonly unknown[]).includes(value);
+
+/** The declared versions that are deprecated or have a sunset date: they answer with Deprecation and Sunset. */
+const RETIRING = new Set(
+  API_VERSIONS.definitions
+    .filter(
+      (definition) =>
+        definition.deprecated === true ||
+        definition.deprecatedAt !== undefined ||
+        definition.sunsetAt !== undefined,
+    )
+    .map((definition) => definition.version),
+);
+
+/** Whether `version` is deprecated (or has a sunset date). */
+export const isDeprecatedVersion = (version: ApiVersion | string): boolean => RETIRING.has(String(version));
 
 /** A request body of `version`, in the newest version's shape. */
 export const bodyUp = (version: ApiVersion, body: unknown, endpoint: Endpoint): unknown =>

@@ -15,7 +15,7 @@ import {
   taskInput,
   taskOutput,
 } from '../domain/schemas.js';
-import { API_VERSIONS } from '../domain/versions.js';
+import { API_VERSIONS, isDeprecatedVersion, SUPPORTED_VERSIONS } from '../domain/versions.js';
 import { CODE_FLOW_SCHEME } from '../pages/docs-ui.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
@@ -114,7 +114,9 @@ function commonResponseHeaders(version?: ApiVersion): Json {
     RateLimit: header('RateLimit'),
     'RateLimit-Policy': header('RateLimitPolicy'),
     Link: header('Link'),
-    ...(version !== 2 ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') } : {}),
+    ...(version === undefined || isDeprecatedVersion(version)
+      ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') }
+      : {}),
   };
 }
 
@@ -169,7 +171,7 @@ function headerComponents(): Json {
     schema: { type: 'string', ...extra },
   });
   return {
-    ApiSupportedVersions: text('Versions this API serves', { example: '1, 2' }),
+    ApiSupportedVersions: text('Versions this API serves', { example: API_VERSIONS.versions.join(', ') }),
     ApiDeprecatedVersions: text('Versions that are deprecated (still served until their sunset)', {
       example: '1',
     }),
@@ -267,7 +269,7 @@ function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
     operationId: `v${version}_${id}`,
     summary: spec.summary,
     tags: [spec.tag],
-    ...(version === 1 ? { deprecated: true } : {}),
+    ...(isDeprecatedVersion(version) ? { deprecated: true } : {}),
     security: [{ apiKey: [] }, { bearer: [] }, { oauth2: [spec.scope] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(spec.body
@@ -723,7 +725,7 @@ function neutralPaths(): Json {
 }
 
 /** Member schemas under `fields=`: a `<Item>Selection` is `<Item>` with only `id` required. */
-const SELECTIONS = ['ProjectV1', 'ProjectV2', 'Task', 'Comment'] as const;
+const SELECTIONS = [...API_VERSIONS.versions.map((version) => `ProjectV${version}`), 'Task', 'Comment'];
 const selection = (item: Json): Json => ({ $ref: `${String(item['$ref'])}Selection` });
 
 function withSelections(document: Json): Json {
@@ -791,7 +793,11 @@ function buildDocument(ctx: AppContext): Json {
       { name: 'auth' },
       { name: 'service' },
     ],
-    paths: { ...versionPaths(ctx, 1), ...versionPaths(ctx, 2), ...neutralPaths(), ...sessionPaths(ctx) },
+    paths: {
+      ...Object.assign({}, ...SUPPORTED_VERSIONS.map((version) => versionPaths(ctx, version))),
+      ...neutralPaths(),
+      ...sessionPaths(ctx),
+    },
     components: {
       securitySchemes: {
         apiKey: {
