@@ -36,14 +36,14 @@ export interface CommentRow {
 }
 
 /**
- * The project in the newest version's shape (budget `{ amount, currency }`). Older versions get it
+ * The project in the newest version's shape (budget `{ amount, currency }`, `summary`). Older versions get it
  * migrated down by the declared changes (domain/versions.ts); the caller marks its XML schema.
  */
 export function projectRepresentation(row: ProjectRow): Record<string, unknown> {
   return {
     id: row.id,
     name: row.name,
-    description: row.description,
+    summary: row.description,
     status: row.status,
     budget:
       row.budget_amount === null

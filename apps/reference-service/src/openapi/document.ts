@@ -15,7 +15,13 @@ import {
   taskInput,
   taskOutput,
 } from '../domain/schemas.js';
-import { API_VERSIONS, isDeprecatedVersion, SUPPORTED_VERSIONS } from '../domain/versions.js';
+import {
+  API_VERSIONS,
+  isDeprecatedVersion,
+  queryFieldAt,
+  queryFieldsOf,
+  SUPPORTED_VERSIONS,
+} from '../domain/versions.js';
 import { CODE_FLOW_SCHEME } from '../pages/docs-ui.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
@@ -310,6 +316,37 @@ function notModified(version: ApiVersion): Json {
 // A page of a collection: `<Item>Page`, defined with its XML shape in openapi/front.ts.
 const page = pageOf;
 
+/**
+ * A collection's query parameters as `version` names the fields: the grammar knows every version's
+ * name of a renamed field (domain/collections.ts), a version's document only its own, in `fields`
+ * and in the fields `q` searches.
+ */
+function atVersion(version: ApiVersion, parameters: readonly Json[]): Json[] {
+  return parameters.map((parameter) => {
+    if (parameter['name'] === 'fields') {
+      const schema = parameter['schema'] as Json;
+      const items = schema['items'] as Json;
+      const names = items['enum'] as string[];
+      return {
+        ...parameter,
+        schema: { ...schema, items: { ...items, enum: queryFieldsOf(version, names) } },
+      };
+    }
+    if (parameter['name'] === 'q') {
+      const description = String(parameter['description']).replace(
+        /(search in )(.*)(\.)$/,
+        (_all, before: string, names: string, after: string) =>
+          `${before}${names
+            .split(', ')
+            .map((name) => queryFieldAt(version, name))
+            .join(', ')}${after}`,
+      );
+      return { ...parameter, description };
+    }
+    return parameter;
+  });
+}
+
 function versionPaths(ctx: AppContext, version: ApiVersion): Json {
   const { collections } = ctx;
   const v = `/v${version}`;
@@ -422,8 +459,11 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
     }),
   });
   const memberQuery = (tag: string) =>
-    toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[];
-  const projectQuery = toOpenApiParameters(collections.projects) as unknown as Json[];
+    atVersion(
+      version,
+      toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[],
+    );
+  const projectQuery = atVersion(version, toOpenApiParameters(collections.projects) as unknown as Json[]);
   const taskQuery = toOpenApiParameters(collections.tasks) as unknown as Json[];
   const commentQuery = toOpenApiParameters(collections.comments) as unknown as Json[];
   const projectId = [pathParam('project_id')];
