@@ -202,9 +202,32 @@ describe('v3 on the path strategy', () => {
     ]).toEqual([400, 'validation_failed', [pointer]]);
   });
 
-  it('v3 does not take v2’s name: description is an unknown member', async () => {
-    const reply = await call('POST', '/v3/projects', { name: 'Unknown member', description: 'old name' });
-    expect([reply.status, reply.body['error_code']]).toEqual([400, 'validation_failed']);
+  it.each([
+    [
+      'v3 does not take v2’s description',
+      '3',
+      { name: 'Unknown 3', description: 'old name' },
+      ['#/description'],
+    ],
+    ['v2 does not take v3’s summary', '2', { name: 'Unknown 2', summary: 'new name' }, ['#/summary']],
+    ['v1 does not take v3’s summary', '1', { name: 'Unknown 1', summary: 'new name' }, ['#/summary']],
+    [
+      'v2 with both names: summary is the unknown one',
+      '2',
+      { name: 'Unknown both', description: 'old name', summary: 'new name' },
+      ['#/summary'],
+    ],
+  ])('%s: 400, the member is not part of the resource', async (_name, version, body, pointers) => {
+    const reply = await call('POST', `/v${version}/projects`, body);
+    expect([reply.status, reply.body['error_code'], reply.body['errors']]).toEqual([
+      400,
+      'validation_failed',
+      pointers.map((pointer) => ({
+        pointer,
+        error_code: 'invalid_value',
+        detail: 'This field is not part of the resource.',
+      })),
+    ]);
   });
 
   it('/openapi.json?version=3 carries ProjectV3 and ProjectInputV3 with summary; v2’s keep description', async () => {

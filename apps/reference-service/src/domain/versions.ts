@@ -11,6 +11,7 @@ import {
   type Endpoint,
   fieldRenamed,
   type JsonSchema,
+  type MigrationContext,
   type VersionChange,
   type VersionEntry,
   versionChange,
@@ -91,17 +92,27 @@ const budgetBecameMoney = versionChange({
   },
 });
 
+/**
+ * A `summary` member sent by a v1 or v2 client is not v3's summary but a member its version does
+ * not have: it is carried under this name, which the strict schema rejects, and its field error
+ * points back at `#/summary`.
+ */
+const FOREIGN_SUMMARY = '\u0000summary';
+
 /** `#/summary` (and below it) in a field error of the newest version points at v2's `#/description`. */
 function summaryPointer(issue: Json): Json {
   const pointer = issue['pointer'];
   if (typeof pointer !== 'string') return issue;
+  // The pointer of a URI fragment: `#/%00summary`.
+  if (pointer === `#/${encodeURIComponent(FOREIGN_SUMMARY)}`) return { ...issue, pointer: '#/summary' };
   const match = /^(#?\/)summary(\/.*)?$/.exec(pointer);
   return match ? { ...issue, pointer: `${match[1]}description${match[2] ?? ''}` } : issue;
 }
 
 /**
  * v3: `Project.description` is now `Project.summary` (the column stays `description`). A v1 or v2
- * body's `description` is renamed up, responses rename it back, and so do the collection query's
+ * body's `description` is renamed up (its `summary`, a member v1 and v2 do not have, stays an
+ * unknown member: 400 at `#/summary`), responses rename it back, and so do the collection query's
  * `fields=` entries (`queryField`: the grammar knows both names, domain/collections.ts, and each
  * version accepts only its own, {@link queryFieldsOf}); field errors point at `#/description`.
  */
@@ -118,6 +129,15 @@ const descriptionBecameSummary: VersionChange = (() => {
   });
   return Object.freeze({
     ...renamed,
+    request: (body: unknown, context: MigrationContext) => {
+      const foreign = context.part === 'body' && isObject(body) && Object.hasOwn(body, 'summary');
+      const kept = foreign
+        ? Object.fromEntries(
+            Object.entries(body).map(([key, value]) => [key === 'summary' ? FOREIGN_SUMMARY : key, value]),
+          )
+        : body;
+      return renamed.request!(kept, context);
+    },
     errors: (problem: unknown) => {
       if (!isObject(problem) || !Array.isArray(problem['errors'])) return problem;
       return {
