@@ -86,7 +86,7 @@ describe('requests the HTTP server refuses', () => {
     expect(reply.statusLine).toBe(statusLine);
     // The headers of every problem the app sends (see a 404 below), framed for a closing connection.
     expect(reply.headers).toEqual({
-      'api-supported-versions': '1, 2',
+      'api-supported-versions': '1, 2, 3',
       'api-deprecated-versions': '1',
       'content-type': 'application/problem+json; charset=utf-8',
       'content-language': 'en',

@@ -293,7 +293,7 @@ describe('the OpenAPI document declares conditional requests', () => {
     // biome-ignore lint/suspicious/noExplicitAny: the document is read member by member
     const doc: any = await (await fetch(`${svc.url}/openapi.json`)).json();
     const members = Object.keys(doc.paths).filter((p) => /^\/v\d\/.*_id\}$/.test(p));
-    expect(members).toHaveLength(8); // projects, project tasks, tasks, comments; v1 and v2
+    expect(members).toHaveLength(12); // projects, project tasks, tasks, comments; v1, v2 and v3
     for (const path of members) {
       for (const method of ['put', 'patch', 'delete']) {
         const op = doc.paths[path][method];

@@ -96,6 +96,7 @@ describe('/docs with the authorization code flow', () => {
       '/docs',
       '/docs?version=1',
       '/docs?version=2',
+      '/docs?version=3',
       '/docs/assets/swagger-ui-bundle.js',
       '/docs/init.js',
     ]);

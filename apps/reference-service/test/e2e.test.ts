@@ -668,7 +668,7 @@ describe.each(backends)('reference service on $name', (backend) => {
       expect(v1.headers.get('link')).toContain('rel="successor-version"');
       expect(v2.headers.get('deprecation')).toBeNull();
       expect(v2.headers.get('sunset')).toBeNull();
-      for (const reply of [v1, v2]) expect(reply.headers.get('api-supported-versions')).toBe('1, 2');
+      for (const reply of [v1, v2]) expect(reply.headers.get('api-supported-versions')).toBe('1, 2, 3');
       expect(v1.body.data[0].budget).toBe(25_400_000);
       expect(v2.body.data[0].budget).toEqual({ amount: 25_400_000, currency: 'USD' });
     });

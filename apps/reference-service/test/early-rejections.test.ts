@@ -22,13 +22,13 @@ function versionHeaders(res: Response) {
 }
 
 const V1 = {
-  supported: '1, 2',
+  supported: '1, 2, 3',
   deprecated: '1',
   deprecation: '@1780272000',
   sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
   link: V1_LINKS,
 };
-const V2 = { supported: '1, 2', deprecated: '1', deprecation: null, sunset: null, link: null };
+const V2 = { supported: '1, 2, 3', deprecated: '1', deprecation: null, sunset: null, link: null };
 
 describe('early rejections carry the version headers', () => {
   let svc: RunningService;
@@ -79,7 +79,7 @@ describe('after v1 sunset', () => {
     expect(((await res.json()) as { error_code: string }).error_code).toBe('api_version_sunset');
     expect(versionHeaders(res)).toEqual({
       status: 410,
-      supported: '2',
+      supported: '2, 3',
       deprecated: null,
       deprecation: V1.deprecation,
       sunset: V1.sunset,

@@ -65,6 +65,14 @@ describe('front door', () => {
             sunset_at: null,
             successor: null,
           },
+          {
+            version: '3',
+            status: 'current',
+            href: '/v3',
+            deprecated_at: null,
+            sunset_at: null,
+            successor: null,
+          },
         ],
         links: {
           self: '/',
@@ -136,6 +144,7 @@ describe('front door', () => {
         '/docs',
         '/docs?version=1',
         '/docs?version=2',
+        '/docs?version=3',
         '/docs/assets/swagger-ui-bundle.js',
         '/docs/init.js',
       ]);

@@ -79,9 +79,9 @@ describe('per-version OpenAPI documents (path strategy)', () => {
   });
 
   it.each([
-    ['?version=3', 'API version "3" is not supported; supported: 1, 2.'],
-    ['?version=v1', 'API version "v1" is not supported; supported: 1, 2.'],
-    ['?version=1&version=2', 'API version "1,2" is not supported; supported: 1, 2.'],
+    ['?version=4', 'API version "4" is not supported; supported: 1, 2, 3.'],
+    ['?version=v1', 'API version "v1" is not supported; supported: 1, 2, 3.'],
+    ['?version=1&version=2', 'API version "1,2" is not supported; supported: 1, 2, 3.'],
   ])('%s → 400 unsupported_api_version', async (query, detail) => {
     const res = await get(query);
     expect([res.status, res.headers.get('content-type')]).toEqual([
@@ -98,7 +98,7 @@ describe('per-version OpenAPI documents (path strategy)', () => {
         name: 'version',
         in: 'query',
         required: false,
-        schema: { type: 'string', enum: ['1', '2'] },
+        schema: { type: 'string', enum: ['1', '2', '3'] },
       }),
     ]);
   });

@@ -100,7 +100,7 @@ describe('reflected input', () => {
     expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(reply.headers['api-supported-versions']).toBe('1, 2');
+    expect(reply.headers['api-supported-versions']).toBe('1, 2, 3');
     const problem = JSON.parse(reply.body);
     expect([problem.error_code, problem.reason, problem.instance]).toEqual([
       'malformed_request',

@@ -38,7 +38,7 @@ describe('request edges', () => {
     expect(reply.statusLine).toBe('HTTP/1.1 204 No Content');
     expect(reply.headers).toMatchObject({
       allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
-      'api-supported-versions': '1, 2',
+      'api-supported-versions': '1, 2, 3',
       'x-request-id': expect.any(String),
     });
     expect(reply.body).toBe('');

@@ -79,8 +79,16 @@ describe('unversioned routes', () => {
     en: 'Project.budget is now { amount, currency }; v1 shows and writes the bare amount, in the stored currency (EUR for a new budget).',
     de: 'Project.budget ist jetzt { amount, currency }; v1 zeigt und schreibt den bloßen Betrag, in der gespeicherten Währung (EUR für ein neues Budget).',
   };
+  const SUMMARY = {
+    en: 'Project.description is now Project.summary (also in fields=); v1 and v2 keep description.',
+    de: 'Project.description heißt jetzt Project.summary (auch in fields=); v1 und v2 behalten description.',
+  };
   const json = (language: 'en' | 'de') => ({
     data: [
+      {
+        version: '3',
+        changes: [{ kind: 'field-renamed', description: SUMMARY[language], affects: ['Project'] }],
+      },
       { version: '2', changes: [{ kind: 'custom', description: BUDGET[language], affects: ['Project'] }] },
       {
         version: '1',
@@ -94,6 +102,10 @@ describe('unversioned routes', () => {
   });
   const markdown = (language: 'en' | 'de') =>
     [
+      '## 3',
+      '',
+      `- ${SUMMARY[language]} (Project)`,
+      '',
       '## 2',
       '',
       `- ${BUDGET[language]} (Project)`,
@@ -127,6 +139,11 @@ describe('unversioned routes', () => {
         ? 'Was sich zwischen den API-Versionen geändert hat, neueste zuerst. Ältere Versionen funktionieren über die deklarierten Änderungen weiter, bis zu ihrem Sunset.'
         : 'What changed between the API versions, newest first. Older versions keep working through the declared changes until their sunset.'
     }</p>
+<section id="v3">
+<h2>v3</h2>
+<h3>${de ? 'Änderungen' : 'Changes'}</h3>
+<ul><li>${SUMMARY[language]} <small>(${de ? 'betrifft' : 'affects'} Project)</small></li></ul>
+</section>
 <section id="v2">
 <h2>v2</h2>
 <h3>${de ? 'Änderungen' : 'Changes'}</h3>

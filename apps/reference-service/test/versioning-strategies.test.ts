@@ -163,8 +163,8 @@ describe.each(SHAPES)('VERSIONING_STRATEGY=$strategy', (shape) => {
     const versions = ((await res.json()) as { versions: { version: string; href: string }[] }).versions;
     const expected =
       shape.strategy === 'path'
-        ? ['/v1', '/v2']
-        : ['1', '2'].map((v) => (shape.strategy === 'query' ? `/projects?version=${v}` : '/projects'));
+        ? ['/v1', '/v2', '/v3']
+        : ['1', '2', '3'].map((v) => (shape.strategy === 'query' ? `/projects?version=${v}` : '/projects'));
     expect([res.status, versions.map((v) => v.href)]).toEqual([200, expected]);
   });
 
@@ -236,7 +236,7 @@ describe.each(SHAPES)('VERSIONING_STRATEGY=$strategy', (shape) => {
       deprecation: '@1780272000',
       sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
       link: `${DEPRECATION_LINKS}, ${shape.successor.replace('/projects', `/projects/${id}`)}`,
-      supported: '1, 2',
+      supported: '1, 2, 3',
       deprecated: '1',
       vary: shape.vary,
       type: shape.contentType.replace('v2', 'v1'),
@@ -257,7 +257,7 @@ describe.each(SHAPES)('VERSIONING_STRATEGY=$strategy', (shape) => {
       'not_found',
       'application/problem+json; charset=utf-8',
     ]);
-    expect(missing.headers.get('api-supported-versions')).toBe('1, 2');
+    expect(missing.headers.get('api-supported-versions')).toBe('1, 2, 3');
   });
 
   it('an unknown version is refused the strategy way; problems stay application/problem+json', async () => {
@@ -267,7 +267,7 @@ describe.each(SHAPES)('VERSIONING_STRATEGY=$strategy', (shape) => {
       shape.unknown.code,
       'application/problem+json; charset=utf-8',
     ]);
-    expect(unknown.headers.get('api-supported-versions')).toBe('1, 2');
+    expect(unknown.headers.get('api-supported-versions')).toBe('1, 2, 3');
   });
 
   it('no version: the default (v2) where the rulebook allows one, else 404', async () => {

@@ -80,6 +80,10 @@ describe('ProbeClient', () => {
     const client = new ProbeClient(base, {}, { maxBodyBytes: 1024, requestsPerSecond: 1000 });
     const exchange = await client.send('GET', '/big');
     expect(exchange.response?.body).toHaveLength(1024);
+    const larger = await client.send('GET', '/big', { maxBodyBytes: 4096 });
+    expect(larger.response?.body).toHaveLength(4096);
+    const whole = await client.send('GET', '/big', { maxBodyBytes: 1 << 20 });
+    expect(whole.response?.body).toHaveLength(10_000);
   });
 
   it('delivers concurrent sends one slot after another under pacing', async () => {

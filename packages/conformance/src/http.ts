@@ -118,6 +118,8 @@ export class ProbeClient {
       body?: string;
       anonymous?: boolean;
       overBudget?: boolean;
+      /** Reads at most this many bytes of this response's body instead of the client's `maxBodyBytes`. */
+      maxBodyBytes?: number;
     } = {},
   ): Promise<Exchange> {
     const url = this.resolve(target) ?? new URL(target, this.base);
@@ -136,7 +138,7 @@ export class ProbeClient {
     if (this.sent >= this.maxRequests && !options.overBudget) throw new BudgetExhausted(this.maxRequests);
     this.sent += 1;
     await this.pace();
-    const exchange = await this.fetch(request);
+    const exchange = await this.fetch(request, options.maxBodyBytes ?? this.maxBodyBytes);
     this.exchanges.push(exchange);
     return exchange;
   }
@@ -148,7 +150,7 @@ export class ProbeClient {
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
-  private async fetch(request: SentRequest): Promise<Exchange> {
+  private async fetch(request: SentRequest, maxBodyBytes: number): Promise<Exchange> {
     try {
       const response = await fetch(request.url, {
         method: request.method,
@@ -157,7 +159,7 @@ export class ProbeClient {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const body = await this.readBody(response);
+      const body = await this.readBody(response, maxBodyBytes);
       return { request, response: { status: response.status, headers: response.headers, body } };
     } catch (error) {
       const name = error instanceof Error ? error.name : '';
@@ -169,19 +171,19 @@ export class ProbeClient {
     }
   }
 
-  private async readBody(response: Response): Promise<string> {
+  private async readBody(response: Response, maxBodyBytes: number): Promise<string> {
     if (response.body === null) return '';
     const reader = response.body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
-    while (size < this.maxBodyBytes) {
+    while (size < maxBodyBytes) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
       size += value.byteLength;
     }
     await reader.cancel().catch(() => undefined);
-    return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, this.maxBodyBytes));
+    return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBodyBytes));
   }
 }
 

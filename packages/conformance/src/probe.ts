@@ -226,12 +226,20 @@ export function pageQuery(style: PaginationStyle, size: number): string {
 // ---------------------------------------------------------------------------------------------
 // Discovery
 
+/** The most of a served OpenAPI document the probe reads (8 MiB). */
+const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
+
 async function loadOpenApi(run: Run): Promise<unknown> {
   const { openapi, collections, openapiPath } = run.options;
   if (typeof openapi === 'string') return readOpenApi(openapi, 'the OpenAPI document');
   if (openapi !== undefined) return checkOpenApi(openapi, 'the OpenAPI document');
   if (collections !== undefined && collections.length > 0) return undefined;
-  const exchange = await run.get(openapiPath ?? '/openapi.json');
+  // The document describes every version of every operation: it may be far larger than a response
+  // the rules judge, so it is read up to its own bound, not `maxBodyBytes`.
+  const exchange = await run.send('GET', openapiPath ?? '/openapi.json', {
+    headers: { Accept: 'application/json' },
+    maxBodyBytes: Math.max(MAX_DOCUMENT_BYTES, run.options.maxBodyBytes ?? 0),
+  });
   const json = exchange.response ? jsonBody(exchange.response) : undefined;
   const locked = [401, 403].includes(status(exchange)) && !run.hasCredentials;
   if (!is2xx(exchange) || !isObject(json))

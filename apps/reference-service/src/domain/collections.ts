@@ -17,11 +17,14 @@ export function defineCollections(cursorSecret: string | undefined) {
     fields: {
       id: { type: 'uuid', sort: true },
       name: { type: 'string', filter: ['eq'], sort: true, search: true },
-      description: { type: 'string', search: true, nullable: true },
+      summary: { type: 'string', column: 'description', search: true, nullable: true },
       status: { type: 'enum', values: PROJECT_STATUSES, filter: ['eq', 'ne', 'in'] },
       budget: { type: 'number', column: 'budget_amount', sort: true, filter: ['gte', 'lte'], nullable: true },
       created_at: { type: 'date-time', sort: true, filter: ['gte', 'lt'] },
       updated_at: { type: 'date-time', sort: true },
+      // v1 and v2 name `summary` `description` (domain/versions.ts): the grammar knows both names,
+      // each version accepts only its own (`queryFieldsOf`, checked by the project handlers).
+      description: { type: 'string', nullable: true },
     },
   });
   const tasks = defineCollection({

@@ -1,7 +1,8 @@
 /** Stored rows and their representations (in the newest API version's shape). */
 import { asXmlSchema } from './schema-name.js';
 
-export type ApiVersion = 1 | 2;
+/** The declared versions (domain/versions.ts) as numbers. */
+export type { ApiVersion } from './versions.js';
 
 /** A project as stored (one row of `projects`). */
 export interface ProjectRow {
@@ -35,14 +36,14 @@ export interface CommentRow {
 }
 
 /**
- * The project in the newest version's shape (budget `{ amount, currency }`). Older versions get it
+ * The project in the newest version's shape (budget `{ amount, currency }`, `summary`). Older versions get it
  * migrated down by the declared changes (domain/versions.ts); the caller marks its XML schema.
  */
 export function projectRepresentation(row: ProjectRow): Record<string, unknown> {
   return {
     id: row.id,
     name: row.name,
-    description: row.description,
+    summary: row.description,
     status: row.status,
     budget:
       row.budget_amount === null

@@ -16,7 +16,8 @@ const readOnly = {
 };
 
 const name = z.string().trim().min(1).max(100);
-const description = z.string().max(2000).nullable();
+/** The project's summary (`description` before v3, domain/versions.ts; the column keeps that name). */
+const summary = z.string().max(2000).nullable();
 const projectStatus = z.enum(PROJECT_STATUSES);
 
 /**
@@ -28,12 +29,12 @@ const budget = z
   .strict()
   .nullable();
 
-/** Body of POST and PUT for projects (the newest version; a v1 body is migrated up before it). */
+/** Body of POST and PUT for projects (the newest version; an older version's body is migrated up before it). */
 export const projectInput = z
   .object({
     ...readOnly,
     name,
-    description: description.optional(),
+    summary: summary.optional(),
     status: projectStatus.optional(),
     budget: budget.optional(),
   })
@@ -66,11 +67,11 @@ export const commentInput = z
   })
   .strict();
 
-/** Response representations, for the OpenAPI document (the newest version; v1's are generated from them). */
+/** Response representations, for the OpenAPI document (the newest version; the older ones' are generated from them). */
 export const projectOutput = z.object({
   id: z.uuid(),
   name,
-  description,
+  summary,
   status: projectStatus,
   budget,
   created_at: z.iso.datetime(),

@@ -1,13 +1,22 @@
 /**
- * The API versions and the one breaking change between them, declared once with
+ * The API versions and the breaking changes between them, declared once with
  * @plumbline/versioning: handlers, schemas and the representation know only the newest version
- * (v2); a v1 request body is migrated up before validation, and v1 responses and field errors are
- * migrated down after the handler. The v1 OpenAPI schemas are generated from the v2 ones through
- * the same change (`schemaAt`), and the changelog is written from it.
+ * (v3); an older client's request body is migrated up before validation, and its responses and
+ * field errors are migrated down after the handler. The older versions' OpenAPI schemas are
+ * generated from the newest ones through the same changes (`schemaAt`), and the changelog is
+ * written from them.
  */
 import { type FieldIssue, HttpError, isHttpError } from '@plumbline/errors';
-import { type Endpoint, type JsonSchema, versionChange, versions } from '@plumbline/versioning';
-import type { ApiVersion } from './model.js';
+import {
+  type Endpoint,
+  fieldRenamed,
+  type JsonSchema,
+  type MigrationContext,
+  type VersionChange,
+  type VersionEntry,
+  versionChange,
+  versions,
+} from '@plumbline/versioning';
 
 /**
  * An endpoint of a project route as the migrations see it. `currency` is the stored currency of the
@@ -84,12 +93,70 @@ const budgetBecameMoney = versionChange({
 });
 
 /**
+ * A `summary` member sent by a v1 or v2 client is not v3's summary but a member its version does
+ * not have: it is carried under this name, which the strict schema rejects, and its field error
+ * points back at `#/summary`.
+ */
+const FOREIGN_SUMMARY = '\u0000summary';
+
+/** `#/summary` (and below it) in a field error of the newest version points at v2's `#/description`. */
+function summaryPointer(issue: Json): Json {
+  const pointer = issue['pointer'];
+  if (typeof pointer !== 'string') return issue;
+  // The pointer of a URI fragment: `#/%00summary`.
+  if (pointer === `#/${encodeURIComponent(FOREIGN_SUMMARY)}`) return { ...issue, pointer: '#/summary' };
+  const match = /^(#?\/)summary(\/.*)?$/.exec(pointer);
+  return match ? { ...issue, pointer: `${match[1]}description${match[2] ?? ''}` } : issue;
+}
+
+/**
+ * v3: `Project.description` is now `Project.summary` (the column stays `description`). A v1 or v2
+ * body's `description` is renamed up (its `summary`, a member v1 and v2 do not have, stays an
+ * unknown member: 400 at `#/summary`), responses rename it back, and so do the collection query's
+ * `fields=` entries (`queryField`: the grammar knows both names, domain/collections.ts, and each
+ * version accepts only its own, {@link queryFieldsOf}); field errors point at `#/description`.
+ */
+const descriptionBecameSummary: VersionChange = (() => {
+  const renamed = fieldRenamed({
+    schema: 'Project',
+    from: 'description',
+    to: 'summary',
+    queryField: true,
+    description: {
+      en: 'Project.description is now Project.summary (also in fields=); v1 and v2 keep description.',
+      de: 'Project.description heißt jetzt Project.summary (auch in fields=); v1 und v2 behalten description.',
+    },
+  });
+  return Object.freeze({
+    ...renamed,
+    request: (body: unknown, context: MigrationContext) => {
+      const foreign = context.part === 'body' && isObject(body) && Object.hasOwn(body, 'summary');
+      const kept = foreign
+        ? Object.fromEntries(
+            Object.entries(body).map(([key, value]) => [key === 'summary' ? FOREIGN_SUMMARY : key, value]),
+          )
+        : body;
+      return renamed.request!(kept, context);
+    },
+    errors: (problem: unknown) => {
+      if (!isObject(problem) || !Array.isArray(problem['errors'])) return problem;
+      return {
+        ...problem,
+        errors: problem['errors'].map((issue) => (isObject(issue) ? summaryPointer(issue) : issue)),
+      };
+    },
+  });
+})();
+
+/**
  * The API versions, oldest first, with the changes that lead to each and their lifecycle: v1 is
  * deprecated and has a sunset date (docs/design.md#d-versioning), its successor is v2. The version
  * policy (service/versioning.ts) sends Deprecation, Sunset and Link from these same entries, and the
- * changelog lists them.
+ * changelog lists them. This list is the one place the versions are named: the type
+ * {@link ApiVersion}, the routers of every framework, the OpenAPI documents and the changelog
+ * follow it, so a new version is one more entry here (and its changes).
  */
-export const API_VERSIONS = versions([
+const ENTRIES = [
   {
     version: '1',
     deprecated: '2026-06-01T00:00:00Z',
@@ -97,7 +164,44 @@ export const API_VERSIONS = versions([
     link: { deprecation: '/docs/deprecations/v1', sunset: '/docs/sunset-policy' },
   },
   { version: '2', changes: [budgetBecameMoney] },
-]);
+  { version: '3', changes: [descriptionBecameSummary] },
+] as const satisfies readonly VersionEntry[];
+
+export const API_VERSIONS = versions(ENTRIES);
+
+/**
+ * The version served when a request names none (query, header and media-type strategies; the path
+ * strategy has no unversioned API paths): v2, not the newest. A new version is opt-in, so a client
+ * that never named a version sees no change when one is added; move the default on deliberately.
+ */
+export const DEFAULT_VERSION = '2';
+
+/** An API version as the routers carry it: one of the declared versions, as a number (`1`, `2`). */
+export type ApiVersion = (typeof ENTRIES)[number]['version'] extends `${infer N extends number}` ? N : never;
+
+/** The declared versions as numbers, oldest first. */
+export const SUPPORTED_VERSIONS: readonly ApiVersion[] = API_VERSIONS.versions.map(
+  (version) => Number(version) as ApiVersion,
+);
+
+/** Whether `value` is one of the declared versions (as the routers' `context` carries it). */
+export const isApiVersion = (value: unknown): value is ApiVersion =>
+  (SUPPORTED_VERSIONS as readonly unknown[]).includes(value);
+
+/** The declared versions that are deprecated or have a sunset date: they answer with Deprecation and Sunset. */
+const RETIRING = new Set(
+  API_VERSIONS.definitions
+    .filter(
+      (definition) =>
+        definition.deprecated === true ||
+        definition.deprecatedAt !== undefined ||
+        definition.sunsetAt !== undefined,
+    )
+    .map((definition) => definition.version),
+);
+
+/** Whether `version` is deprecated (or has a sunset date). */
+export const isDeprecatedVersion = (version: ApiVersion | string): boolean => RETIRING.has(String(version));
 
 /** A request body of `version`, in the newest version's shape. */
 export const bodyUp = (version: ApiVersion, body: unknown, endpoint: Endpoint): unknown =>
@@ -124,4 +228,40 @@ export function errorDown(version: ApiVersion, error: unknown, endpoint: Endpoin
     expose: error.expose,
     ...(error.cause === undefined ? {} : { cause: error.cause }),
   });
+}
+
+interface QueryRename {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The query-field renames (`fieldRenamed` with `queryField`) of each version, oldest first. */
+const QUERY_RENAMES: readonly (readonly QueryRename[])[] = API_VERSIONS.entries.map((entry) =>
+  (entry.changes ?? []).flatMap((change) => {
+    const { from, to, queryField } = change.details as Partial<QueryRename> & { queryField?: boolean };
+    return change.kind === 'field-renamed' && queryField === true && from !== undefined && to !== undefined
+      ? [{ from, to }]
+      : [];
+  }),
+);
+
+/** Every older name of a renamed query field: the grammar knows them, only the older versions accept them. */
+const OLDER_NAMES = new Set(QUERY_RENAMES.flat().map((rename) => rename.from));
+
+/** A collection field's newest name (`summary`) as a client of `version` names it (`description` before v3). */
+export function queryFieldAt(version: ApiVersion, name: string): string {
+  const later = QUERY_RENAMES.slice(API_VERSIONS.versions.indexOf(String(version)) + 1);
+  let current = name;
+  for (const renames of [...later].reverse())
+    for (const rename of renames) if (rename.to === current) current = rename.from;
+  return current;
+}
+
+/**
+ * The collection fields a client of `version` may name, out of the grammar's `selectable` list
+ * (which holds every version's name of a renamed field, domain/collections.ts): the newest names,
+ * each as `version` names it, in the grammar's order.
+ */
+export function queryFieldsOf(version: ApiVersion, selectable: readonly string[]): readonly string[] {
+  return selectable.filter((name) => !OLDER_NAMES.has(name)).map((name) => queryFieldAt(version, name));
 }

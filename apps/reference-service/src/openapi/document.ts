@@ -15,7 +15,13 @@ import {
   taskInput,
   taskOutput,
 } from '../domain/schemas.js';
-import { API_VERSIONS } from '../domain/versions.js';
+import {
+  API_VERSIONS,
+  isDeprecatedVersion,
+  queryFieldAt,
+  queryFieldsOf,
+  SUPPORTED_VERSIONS,
+} from '../domain/versions.js';
 import { CODE_FLOW_SCHEME } from '../pages/docs-ui.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
@@ -114,7 +120,9 @@ function commonResponseHeaders(version?: ApiVersion): Json {
     RateLimit: header('RateLimit'),
     'RateLimit-Policy': header('RateLimitPolicy'),
     Link: header('Link'),
-    ...(version !== 2 ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') } : {}),
+    ...(version === undefined || isDeprecatedVersion(version)
+      ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') }
+      : {}),
   };
 }
 
@@ -169,7 +177,7 @@ function headerComponents(): Json {
     schema: { type: 'string', ...extra },
   });
   return {
-    ApiSupportedVersions: text('Versions this API serves', { example: '1, 2' }),
+    ApiSupportedVersions: text('Versions this API serves', { example: API_VERSIONS.versions.join(', ') }),
     ApiDeprecatedVersions: text('Versions that are deprecated (still served until their sunset)', {
       example: '1',
     }),
@@ -267,7 +275,7 @@ function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
     operationId: `v${version}_${id}`,
     summary: spec.summary,
     tags: [spec.tag],
-    ...(version === 1 ? { deprecated: true } : {}),
+    ...(isDeprecatedVersion(version) ? { deprecated: true } : {}),
     security: [{ apiKey: [] }, { bearer: [] }, { oauth2: [spec.scope] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(spec.body
@@ -307,6 +315,37 @@ function notModified(version: ApiVersion): Json {
 
 // A page of a collection: `<Item>Page`, defined with its XML shape in openapi/front.ts.
 const page = pageOf;
+
+/**
+ * A collection's query parameters as `version` names the fields: the grammar knows every version's
+ * name of a renamed field (domain/collections.ts), a version's document only its own, in `fields`
+ * and in the fields `q` searches.
+ */
+function atVersion(version: ApiVersion, parameters: readonly Json[]): Json[] {
+  return parameters.map((parameter) => {
+    if (parameter['name'] === 'fields') {
+      const schema = parameter['schema'] as Json;
+      const items = schema['items'] as Json;
+      const names = items['enum'] as string[];
+      return {
+        ...parameter,
+        schema: { ...schema, items: { ...items, enum: queryFieldsOf(version, names) } },
+      };
+    }
+    if (parameter['name'] === 'q') {
+      const description = String(parameter['description']).replace(
+        /(search in )(.*)(\.)$/,
+        (_all, before: string, names: string, after: string) =>
+          `${before}${names
+            .split(', ')
+            .map((name) => queryFieldAt(version, name))
+            .join(', ')}${after}`,
+      );
+      return { ...parameter, description };
+    }
+    return parameter;
+  });
+}
 
 function versionPaths(ctx: AppContext, version: ApiVersion): Json {
   const { collections } = ctx;
@@ -420,8 +459,11 @@ function versionPaths(ctx: AppContext, version: ApiVersion): Json {
     }),
   });
   const memberQuery = (tag: string) =>
-    toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[];
-  const projectQuery = toOpenApiParameters(collections.projects) as unknown as Json[];
+    atVersion(
+      version,
+      toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[],
+    );
+  const projectQuery = atVersion(version, toOpenApiParameters(collections.projects) as unknown as Json[]);
   const taskQuery = toOpenApiParameters(collections.tasks) as unknown as Json[];
   const commentQuery = toOpenApiParameters(collections.comments) as unknown as Json[];
   const projectId = [pathParam('project_id')];
@@ -723,7 +765,7 @@ function neutralPaths(): Json {
 }
 
 /** Member schemas under `fields=`: a `<Item>Selection` is `<Item>` with only `id` required. */
-const SELECTIONS = ['ProjectV1', 'ProjectV2', 'Task', 'Comment'] as const;
+const SELECTIONS = [...API_VERSIONS.versions.map((version) => `ProjectV${version}`), 'Task', 'Comment'];
 const selection = (item: Json): Json => ({ $ref: `${String(item['$ref'])}Selection` });
 
 function withSelections(document: Json): Json {
@@ -791,7 +833,11 @@ function buildDocument(ctx: AppContext): Json {
       { name: 'auth' },
       { name: 'service' },
     ],
-    paths: { ...versionPaths(ctx, 1), ...versionPaths(ctx, 2), ...neutralPaths(), ...sessionPaths(ctx) },
+    paths: {
+      ...Object.assign({}, ...SUPPORTED_VERSIONS.map((version) => versionPaths(ctx, version))),
+      ...neutralPaths(),
+      ...sessionPaths(ctx),
+    },
     components: {
       securitySchemes: {
         apiKey: {

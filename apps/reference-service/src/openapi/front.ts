@@ -5,16 +5,20 @@
  * and the operations of `/`, `/docs`, `/metrics` and the HTML error pages.
  */
 
+import { API_VERSIONS } from '../domain/versions.js';
+
 type Json = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** Root element of each component schema. */
 const XML_NAMES: Readonly<Record<string, string>> = {
-  ProjectV1: 'project',
-  ProjectV2: 'project',
-  ProjectInputV1: 'project',
-  ProjectInputV2: 'project',
+  ...Object.fromEntries(
+    API_VERSIONS.versions.flatMap((version) => [
+      [`ProjectV${version}`, 'project'],
+      [`ProjectInputV${version}`, 'project'],
+    ]),
+  ),
   Task: 'task',
   TaskInput: 'task',
   Comment: 'comment',
@@ -28,8 +32,9 @@ const XML_NAMES: Readonly<Record<string, string>> = {
 
 /** Collections: the page schema's name, its root element and the item schema. */
 const PAGES: readonly (readonly [string, string, string])[] = [
-  ['ProjectV1Page', 'projects', 'ProjectV1'],
-  ['ProjectV2Page', 'projects', 'ProjectV2'],
+  ...API_VERSIONS.versions.map(
+    (version) => [`ProjectV${version}Page`, 'projects', `ProjectV${version}`] as const,
+  ),
   ['TaskPage', 'tasks', 'Task'],
   ['CommentPage', 'comments', 'Comment'],
 ];

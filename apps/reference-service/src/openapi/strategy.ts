@@ -11,6 +11,7 @@
  * Where v1's schema differs (the project budget) the query and header documents give `anyOf`
  * of both; v1's Deprecation, Sunset and Link headers stay declared on the responses.
  */
+import { isDeprecatedVersion } from '../domain/versions.js';
 import { type ApiStrategy, vendorType } from '../service/versioning.js';
 
 type Json = Record<string, unknown>;
@@ -22,61 +23,73 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** One schema for both versions: the current one, or `anyOf` the two when v1 differs. */
-function union(current: unknown, old: unknown): unknown {
-  return old === undefined || same(current, old) ? current : { anyOf: [current, old] };
+/** An operation (or response) of a version other than the default, with its version name. */
+type Other = readonly [version: string, item: Json | undefined];
+
+/** One schema for every version: the current one, or `anyOf` the distinct ones when an older version's differs. */
+function union(current: unknown, others: readonly unknown[]): unknown {
+  const distinct: unknown[] = [current];
+  for (const other of others)
+    if (other !== undefined && !distinct.some((known) => same(known, other))) distinct.push(other);
+  return distinct.length === 1 ? current : { anyOf: distinct };
 }
 
 /** A content map with a schema per version: vendor types per version, plain types for the default. */
-function contentPerVersion(current: Json, old: Json | undefined, defaultVersion: string): Json {
+function contentPerVersion(current: Json, others: readonly Other[], defaultVersion: string): Json {
   const out: Json = {};
   for (const [type, media] of Object.entries(current)) {
     out[type] = media;
     const suffix = type === 'application/json' ? 'json' : type === 'application/xml' ? 'xml' : undefined;
     if (suffix === undefined) continue;
     out[vendorType(defaultVersion, suffix)] = media;
-    const oldMedia = old?.[type];
-    if (oldMedia !== undefined) out[vendorType('1', suffix)] = oldMedia;
+    for (const [version, content] of others) {
+      const otherMedia = content?.[type];
+      if (otherMedia !== undefined) out[vendorType(version, suffix)] = otherMedia;
+    }
   }
   return out;
 }
 
-function contentUnion(current: Json, old: Json | undefined): Json {
+function contentUnion(current: Json, others: readonly Other[]): Json {
   const out: Json = {};
   for (const [type, media] of Object.entries(current)) {
-    const oldMedia = old?.[type];
-    out[type] =
-      isObject(media) && isObject(oldMedia)
-        ? { ...media, schema: union(media['schema'], oldMedia['schema']) }
-        : media;
+    const schemas = others.map(([, content]) => {
+      const otherMedia = content?.[type];
+      return isObject(otherMedia) ? otherMedia['schema'] : undefined;
+    });
+    out[type] = isObject(media) ? { ...media, schema: union(media['schema'], schemas) } : media;
   }
   return out;
 }
+
+const contentOf = (item: unknown): Json | undefined =>
+  isObject(item) && isObject(item['content']) ? item['content'] : undefined;
 
 function mergeResponses(
   api: ApiStrategy,
   current: Json,
-  old: Json | undefined,
+  others: readonly Other[],
   defaultVersion: string,
 ): Json {
   const out: Json = {};
   for (const [status, response] of Object.entries(current)) {
-    const previous = old?.[status];
     if (!isObject(response) || !isObject(response['content']) || '$ref' in response) {
       out[status] = response;
       continue;
     }
-    const oldContent = isObject(previous) && isObject(previous['content']) ? previous['content'] : undefined;
+    const previous = others.map(([version, responses]) => [version, responses?.[status]] as const);
+    // A deprecated version's responses add Deprecation, Sunset and the deprecation links.
+    let headers = response['headers'] as Json | undefined;
+    for (const [, other] of previous)
+      if (isObject(other) && isObject(other['headers'])) headers = { ...headers, ...other['headers'] };
+    const otherContent = previous.map(([version, other]): Other => [version, contentOf(other)]);
     out[status] = {
       ...response,
-      // v1's responses add Deprecation, Sunset and the deprecation links.
-      ...(isObject(previous) && isObject(previous['headers'])
-        ? { headers: { ...(response['headers'] as Json | undefined), ...previous['headers'] } }
-        : {}),
+      ...(headers === response['headers'] ? {} : { headers }),
       content:
         api.strategy === 'media-type'
-          ? contentPerVersion(response['content'], oldContent, defaultVersion)
-          : contentUnion(response['content'], oldContent),
+          ? contentPerVersion(response['content'], otherContent, defaultVersion)
+          : contentUnion(response['content'], otherContent),
     };
   }
   return out;
@@ -85,23 +98,29 @@ function mergeResponses(
 function mergeOperation(
   api: ApiStrategy,
   current: Json,
-  old: Json | undefined,
+  others: readonly Other[],
   defaultVersion: string,
 ): Json {
   const { deprecated: _deprecated, ...rest } = current;
+  const served = others.filter(([, other]) => other !== undefined);
   const operation: Json = {
     ...rest,
     operationId: String(current['operationId']).replace(/^v\d+_/, ''),
     responses: mergeResponses(
       api,
       current['responses'] as Json,
-      old?.['responses'] as Json | undefined,
+      served.map(([version, other]) => [version, other?.['responses'] as Json | undefined]),
       defaultVersion,
     ),
   };
-  if (old !== undefined)
-    operation['description'] =
-      'Version 1 (deprecated; it answers with Deprecation, Sunset and a successor-version link) is served too.';
+  if (served.length > 0)
+    operation['description'] = served
+      .map(([version, other]) =>
+        other?.['deprecated'] === true
+          ? `Version ${version} (deprecated; it answers with Deprecation, Sunset and a successor-version link) is served too.`
+          : `Version ${version} is served too.`,
+      )
+      .join(' ');
   if (api.strategy !== 'media-type') {
     operation['parameters'] = [
       ...((current['parameters'] as unknown[] | undefined) ?? []),
@@ -109,20 +128,27 @@ function mergeOperation(
     ];
   }
   const body = current['requestBody'];
-  const oldBody = old?.['requestBody'];
-  if (isObject(body) && isObject(body['content']) && isObject(oldBody) && isObject(oldBody['content']))
-    operation['requestBody'] = { ...body, content: contentUnion(body['content'], oldBody['content']) };
+  if (isObject(body) && isObject(body['content'])) {
+    const bodies = served.map(([version, other]): Other => [version, contentOf(other?.['requestBody'])]);
+    if (bodies.some(([, content]) => content !== undefined))
+      operation['requestBody'] = { ...body, content: contentUnion(body['content'], bodies) };
+  }
   return operation;
 }
 
 /** The version parameter of the query and header strategies. */
 function versionParameter(api: ApiStrategy): Json {
   const { policy } = api;
+  const deprecated = policy.versions.filter((version) => isDeprecatedVersion(version));
+  const retiring =
+    deprecated.length === 0
+      ? ''
+      : `; ${deprecated.join(', ')} ${deprecated.length === 1 ? 'is' : 'are'} deprecated`;
   return {
     name: api.strategy === 'query' ? 'version' : 'X-API-Version',
     in: api.strategy === 'query' ? 'query' : 'header',
     required: false,
-    description: `The API version (${policy.versions.join(', ')}; 1 is deprecated). Without it the default, ${policy.defaultVersion}, is served; an unknown version is 400.`,
+    description: `The API version (${policy.versions.join(', ')}${retiring}). Without it the default, ${policy.defaultVersion}, is served; an unknown version is 400.`,
     schema: { type: 'string', pattern: '^[1-9][0-9]*(\\.[0-9]+)?$', default: policy.defaultVersion },
   };
 }
@@ -156,12 +182,12 @@ export function documentForStrategy(api: ApiStrategy, document: Json): Json {
   for (const [path, versions] of byPath) {
     const current = versions.get(defaultVersion);
     if (current === undefined) continue;
-    const old = versions.get('1');
+    const others = [...versions].filter(([version]) => version !== defaultVersion);
     const item: Json = {};
     for (const method of METHODS) {
       const operation = current[method];
-      if (isObject(operation))
-        item[method] = mergeOperation(api, operation, old?.[method] as Json | undefined, defaultVersion);
+      const at = others.map(([version, other]): Other => [version, other[method] as Json | undefined]);
+      if (isObject(operation)) item[method] = mergeOperation(api, operation, at, defaultVersion);
     }
     versioned[path] = item;
   }

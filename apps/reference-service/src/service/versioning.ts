@@ -9,12 +9,12 @@
  *   header      GET /projects + X-API-Version: 2                   links /projects/7
  *   media-type  GET /projects + Accept: application/vnd.plumbline.v2+json   links /projects/7
  *
- * Without a version, query, header and media-type serve the default (v2); the path strategy has no
- * unversioned API paths.
+ * Without a version, query, header and media-type serve the default (v2, DEFAULT_VERSION: a newer
+ * version is opt-in); the path strategy has no unversioned API paths.
  */
 import { createVersionPolicy, type VersionPolicy, versionHeaders } from '@plumbline/versioning';
 import type { ApiVersion } from '../domain/model.js';
-import { API_VERSIONS as DECLARED_VERSIONS } from '../domain/versions.js';
+import { API_VERSIONS as DECLARED_VERSIONS, DEFAULT_VERSION } from '../domain/versions.js';
 import type { VersioningStrategy } from './config.js';
 
 /** One API version as the service declares it (and the front door lists it). */
@@ -91,12 +91,14 @@ const strategies = new Map<VersioningStrategy, ApiStrategy>();
 export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
   const known = strategies.get(strategy);
   if (known) return known;
+  // Without a version the query, header and media-type strategies serve v2, not the newest (domain/versions.ts).
+  const defaultVersion = DEFAULT_VERSION;
   const policy = createVersionPolicy(
     strategy === 'media-type'
-      ? { strategy, vendor: VENDOR, suffixes: ['json', 'xml'], versions: DECLARED_VERSIONS }
+      ? { strategy, vendor: VENDOR, suffixes: ['json', 'xml'], versions: DECLARED_VERSIONS, defaultVersion }
       : strategy === 'query'
-        ? { strategy, parameter: PARAMETER, versions: DECLARED_VERSIONS }
-        : { strategy, versions: DECLARED_VERSIONS },
+        ? { strategy, parameter: PARAMETER, versions: DECLARED_VERSIONS, defaultVersion }
+        : { strategy, versions: DECLARED_VERSIONS, ...(strategy === 'path' ? {} : { defaultVersion }) },
   );
   const made: ApiStrategy = {
     strategy,

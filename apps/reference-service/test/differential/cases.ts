@@ -62,7 +62,7 @@ function serialise(request: Request): string | Buffer {
 /** The strategy's way of asking for `version` of `path` (`/projects/{{p1}}`, query string included). */
 function versioned(
   strategy: VersioningStrategy,
-  version: 1 | 2,
+  version: number,
   path: string,
   headers: Headers = [],
 ): { target: string; headers: Headers } {
@@ -85,14 +85,14 @@ const RO: Headers = [['X-API-Key', '{{ro}}']];
 const BEARER: Headers = [['Authorization', 'Bearer {{tok}}']];
 const JSON_TYPE: Headers = [['Content-Type', 'application/json']];
 
-/** A valid body per resource, per version (v2's budget is money, v1's a number). */
-function validBody(resource: string, version: 1 | 2, label: string): string | undefined {
+/** A valid body per resource, per version (v2's budget is money, v1's a number; v3 names description summary). */
+function validBody(resource: string, version: number, label: string): string | undefined {
   switch (resource) {
     case 'projects':
       return JSON.stringify({
         name: `Differential ${label}`,
-        description: 'made by the differential suite',
-        budget: version === 2 ? { amount: 1200, currency: 'EUR' } : 1200,
+        [version >= 3 ? 'summary' : 'description']: 'made by the differential suite',
+        budget: version >= 2 ? { amount: 1200, currency: 'EUR' } : 1200,
       });
     case 'tasks':
       return JSON.stringify({ title: `Task ${label}`, priority: 2, due_date: '2027-01-15' });
@@ -194,7 +194,7 @@ class Table {
   api(
     label: string,
     method: string,
-    version: 1 | 2,
+    version: number,
     path: string,
     headers: Headers = [],
     body?: string | Buffer,
@@ -220,10 +220,10 @@ class Table {
 function splitVersion(
   strategy: VersioningStrategy,
   template: string,
-): { version: 1 | 2; path: string } | undefined {
+): { version: number; path: string } | undefined {
   if (strategy === 'path') {
-    const match = /^\/v([12])(\/.*)$/.exec(template);
-    return match ? { version: Number(match[1]) as 1 | 2, path: match[2]! } : undefined;
+    const match = /^\/v(\d+)(\/.*)$/.exec(template);
+    return match ? { version: Number(match[1]), path: match[2]! } : undefined;
   }
   return undefined;
 }
@@ -273,7 +273,7 @@ function fixtures(t: Table): void {
 }
 
 /** Cases generated from one operation of the document. */
-function operationCases(t: Table, op: Operation, version: 1 | 2, path: string): void {
+function operationCases(t: Table, op: Operation, version: number, path: string): void {
   const name = `${op.method} ${op.template}`;
   const resource = resourceOf(op.template);
   const filled = fill(path);

@@ -5,12 +5,15 @@
  * (domain/versions.ts) migrate an older client's body up before validation and the representation,
  * collection pages and field errors down after the handler.
  */
+
+import { HttpError } from '@plumbline/errors';
 import type { Endpoint } from '@plumbline/versioning';
+import { defineCollections } from '../../domain/collections.js';
 import { type ApiVersion, type ProjectRow, projectRepresentation, selectFields } from '../../domain/model.js';
-import { asXmlSchema, schemaNameOf } from '../../domain/schema-name.js';
+import { asXmlSchema } from '../../domain/schema-name.js';
 import { projectInput } from '../../domain/schemas.js';
 import { validateBody } from '../../domain/validation.js';
-import { bodyDown, bodyUp, errorDown, type ProjectEndpoint } from '../../domain/versions.js';
+import { bodyDown, bodyUp, errorDown, type ProjectEndpoint, queryFieldsOf } from '../../domain/versions.js';
 import type { ProjectData } from '../../storage/repository.js';
 import { afterWrite, type Checked, type Member, versionGuard } from '../preconditions.js';
 import { created, noContent, type Outcome, represented } from '../representation.js';
@@ -36,8 +39,8 @@ const endpoint = (method: string, path: string, collection?: string): Endpoint =
   schemas: ['Project'],
   ...(collection === undefined ? {} : { collection }),
 });
-const LIST = endpoint('GET', '/projects', 'data');
-const SEARCH = endpoint('POST', '/projects/search', 'data');
+const LIST_ITEM = endpoint('GET', '/projects');
+const SEARCH_ITEM = endpoint('POST', '/projects/search');
 const CREATE = endpoint('POST', '/projects');
 const READ = endpoint('GET', '/projects/{projectId}');
 const REPLACE = endpoint('PUT', '/projects/{projectId}');
@@ -68,17 +71,39 @@ export function projectData(
   }
   return {
     name: input.name,
-    description: input.description ?? null,
+    description: input.summary ?? null,
     status: input.status ?? 'active',
     budget_amount: input.budget?.amount ?? null,
     budget_currency: input.budget?.currency ?? null,
   };
 }
 
+/** The fields the project grammar can select, every version's names (the cursor secret does not change them). */
+const SELECTABLE = defineCollections(undefined).projects.selectable;
+
+/**
+ * The grammar knows every version's name of a renamed field (domain/collections.ts): a `fields=`
+ * entry that `version` does not name (`summary` on v2, `description` on v3) is 400
+ * `field_not_selectable`, as the query parser answers an unknown one.
+ */
+function versionFields(version: ApiVersion, fields: readonly string[] | undefined) {
+  if (fields === undefined) return fields;
+  const allowed = queryFieldsOf(version, SELECTABLE);
+  const field = fields.find((name) => !allowed.includes(name));
+  if (field === undefined) return fields;
+  const params = { field, allowed };
+  throw new HttpError('field_not_selectable', {
+    params,
+    errors: [{ parameter: 'fields', code: 'field_not_selectable', params }],
+  });
+}
+
 /** A list row carries field names (`budget` is the `budget_amount` column) plus `budget_currency`. */
 function projectFromListRow(row: Record<string, unknown>): ProjectRow {
   return {
     ...(row as unknown as ProjectRow),
+    // The `description` column is selected as `summary` (and as `description`, its older name).
+    description: (row['summary'] ?? row['description']) as string | null,
     budget_amount: (row['budget'] as number | null | undefined) ?? null,
   };
 }
@@ -114,16 +139,14 @@ export function projectHandlers(deps: ResourceDeps) {
 
     /** GET /projects, POST /projects/search. */
     async list(input: ListInput): Promise<Outcome> {
-      const outcome = await listPage(deps, sql, input, (row) =>
-        projectRepresentation(projectFromListRow(row)),
+      const { version, query } = input;
+      versionFields(version, query.fields);
+      // Each item is migrated down before `fields=` selects from it, so the selection names the
+      // members as the client's version does; the page keeps its XML schema (`ProjectV1Page`).
+      const at = input.path.replace(/\/$/, '').endsWith('/search') ? SEARCH_ITEM : LIST_ITEM;
+      return listPage(deps, sql, input, (row) =>
+        bodyDown(version, projectRepresentation(projectFromListRow(row)), at),
       );
-      if (outcome.status !== 200) return outcome;
-      // The page is migrated down item by item, and keeps its XML schema (`ProjectV1Page`).
-      const at = input.path.replace(/\/$/, '').endsWith('/search') ? SEARCH : LIST;
-      const body = bodyDown(input.version, outcome.body, at);
-      const name = schemaNameOf(outcome.body);
-      if (body === outcome.body || name === undefined) return { ...outcome, body };
-      return { ...outcome, body: asXmlSchema(name, body) };
     },
 
     /** POST /projects (Idempotency-Key required). */
@@ -135,7 +158,8 @@ export function projectHandlers(deps: ResourceDeps) {
     /** GET /projects/{projectId}. */
     async read({ version, params, fields }: ReadInput): Promise<Outcome> {
       const row = found(await repo.getProject(idParam(params, 'projectId')));
-      return represented(selectFields(projectIn(version, row), fields));
+      const selected = versionFields(version, fields);
+      return represented(selectFields(projectIn(version, row), selected));
     },
 
     /** PUT /projects/{projectId}: the whole project. */

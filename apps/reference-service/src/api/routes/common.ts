@@ -13,6 +13,7 @@ import {
 } from '@plumbline/query-parser';
 import { z } from 'zod';
 import type { ApiVersion } from '../../domain/model.js';
+import { isApiVersion } from '../../domain/versions.js';
 import type { AppContext } from '../../service/context.js';
 import type { Outcome } from '../representation.js';
 import {
@@ -32,7 +33,7 @@ interface RouteContext {
 /** The version of a request, from the mount's `context` ({@link RouteContext}). */
 export function routeVersion(context: unknown): ApiVersion {
   const version = (context as RouteContext | undefined)?.version;
-  if (version !== 1 && version !== 2) throw new Error('mount the routes with context: () => ({ version })');
+  if (!isApiVersion(version)) throw new Error('mount the routes with context: () => ({ version })');
   return version;
 }
 

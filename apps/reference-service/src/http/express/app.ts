@@ -45,6 +45,7 @@ import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
+import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { versionDocuments } from '../../openapi/versions.js';
@@ -205,7 +206,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   );
 
   const xml = xmlSerializerFor(openapi);
-  const versioned = (version: 1 | 2) => {
+  const versioned = (version: ApiVersion) => {
     const router = exactRouter();
     const types = api.mediaTypes(version);
     router.use(
@@ -221,7 +222,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     router.use(versionRouter(ctx, version));
     return router;
   };
-  app.use(versionedRouter(api.policy, { '1': versioned(1), '2': versioned(2) }, { neutral }));
+  const routers = Object.fromEntries(
+    SUPPORTED_VERSIONS.map((version) => [String(version), versioned(version)]),
+  );
+  app.use(versionedRouter(api.policy, routers, { neutral }));
 
   app.use(notFoundHandler());
   app.use(

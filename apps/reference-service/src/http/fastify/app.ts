@@ -47,6 +47,7 @@ import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
+import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { versionDocuments } from '../../openapi/versions.js';
@@ -379,7 +380,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
 
   // The versions.
   const xml = xmlSerializerFor(openapi);
-  for (const version of [1, 2] as const satisfies readonly ApiVersion[]) {
+  for (const version of SUPPORTED_VERSIONS) {
     const path = api.strategy === 'path';
     await app.register(
       async (scope: FastifyInstance) => {

@@ -39,6 +39,7 @@ import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
 import type { ApiVersion } from '../../domain/model.js';
+import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { versionDocuments } from '../../openapi/versions.js';
@@ -340,13 +341,13 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
     });
   };
-  const negotiators = { 1: negotiated(1), 2: negotiated(2) };
+  const negotiators = new Map(SUPPORTED_VERSIONS.map((version) => [version, negotiated(version)]));
   const versioned = new Hono<Env>({ strict: true });
-  versioned.use((c, next) => negotiators[versionOf(c)](c, next));
+  versioned.use((c, next) => negotiators.get(versionOf(c))!(c, next));
   versioned.use(authenticate(apiAuthentication(ctx)));
   versioned.use(principalLimit);
   versioned.route('/', versionRoutes(ctx));
-  if (api.strategy === 'path') app.route('/v1', versioned).route('/v2', versioned);
+  if (api.strategy === 'path') for (const version of SUPPORTED_VERSIONS) app.route(`/v${version}`, versioned);
   else app.route('/', versioned);
 
   // Node itself reads and discards a body the app left unread (a 413, a 401 before the body), as
