@@ -781,3 +781,62 @@ describe('lifecycle on the declarations', () => {
     ).toEqual(declared.definitions[0]);
   });
 });
+
+describe("fieldRenamed: an older client's field errors name the field as it does", () => {
+  const problem = (errors: Record<string, unknown>[]) => ({
+    type: '/errors/validation_failed',
+    status: 400,
+    errors,
+  });
+  const body = versions([
+    { version: '1' },
+    { version: '2', changes: [fieldRenamed({ schema: 'Project', from: 'name', to: 'title' })] },
+  ]);
+  const query = versions([
+    { version: '1' },
+    {
+      version: '2',
+      changes: [fieldRenamed({ schema: 'Project', from: 'name', to: 'title', queryField: true })],
+    },
+  ]);
+  const spaced = versions([
+    { version: '1' },
+    { version: '2', changes: [fieldRenamed({ schema: 'Project', from: 'old name', to: 'a/b~c' })] },
+  ]);
+  it.each([
+    [
+      'a pointer at the member',
+      body,
+      [{ pointer: '#/title', code: 'too_small' }],
+      [{ pointer: '#/name', code: 'too_small' }],
+    ],
+    ['a pointer inside the member', body, [{ pointer: '#/title/0' }], [{ pointer: '#/name/0' }]],
+    [
+      'other members and look-alikes kept',
+      body,
+      [{ pointer: '#/titles' }, { pointer: '#/sub/title' }, { pointer: '#/budget' }],
+      [{ pointer: '#/titles' }, { pointer: '#/sub/title' }, { pointer: '#/budget' }],
+    ],
+    ['a body rename leaves parameters alone', body, [{ parameter: 'title' }], [{ parameter: 'title' }]],
+    [
+      'a query field: its parameter, with an operator, and its pointer',
+      query,
+      [{ parameter: 'title' }, { parameter: 'title[gte]' }, { parameter: 'titles' }, { pointer: '#/title' }],
+      [{ parameter: 'name' }, { parameter: 'name[gte]' }, { parameter: 'titles' }, { pointer: '#/name' }],
+    ],
+    [
+      'escaped names (RFC 6901, URI fragment)',
+      spaced,
+      [{ pointer: '#/a~1b~0c' }],
+      [{ pointer: '#/old%20name' }],
+    ],
+  ] as const)('%s', (_name, declared, errors, expected) => {
+    expect(declared.migrateError('1', problem([...errors]), GET)).toEqual(problem([...expected]));
+    // The newest version's problems are its own.
+    expect(declared.migrateError('2', problem([...errors]), GET)).toEqual(problem([...errors]));
+  });
+  it('a problem without field errors is the same object', () => {
+    const plain = { type: '/errors/not_found', status: 404 };
+    expect(body.migrateError('1', plain, GET)).toBe(plain);
+  });
+});

@@ -308,9 +308,52 @@ function renameInCollectionQuery(query: JsonObject, from: string, to: string): J
   return Object.fromEntries(renamed);
 }
 
+/** A top-level member's JSON Pointer in URI fragment form (`#/a%20b`), as problem documents write it. */
+function memberPointer(name: string): string {
+  return `#/${encodeURIComponent(name.replace(/~/g, '~0').replace(/\//g, '~1'))}`;
+}
+
+// A problem document's field errors of an older client: a `pointer` at the renamed member (or
+// inside it) and, for a query field, a `parameter` naming it (`to`, `to[gte]`) use the older name.
+function renameInProblem(
+  problem: JsonObject,
+  from: string,
+  to: string,
+  options: { body: boolean; query: boolean },
+) {
+  const errors = problem['errors'];
+  if (!Array.isArray(errors)) return problem;
+  const newer = memberPointer(to);
+  const older = memberPointer(from);
+  let changed = false;
+  const renamed = errors.map((issue: unknown) => {
+    if (!isObject(issue)) return issue;
+    const { pointer, parameter } = issue;
+    if (
+      options.body &&
+      typeof pointer === 'string' &&
+      (pointer === newer || pointer.startsWith(`${newer}/`))
+    ) {
+      changed = true;
+      return { ...issue, pointer: older + pointer.slice(newer.length) };
+    }
+    if (
+      options.query &&
+      typeof parameter === 'string' &&
+      (parameter === to || parameter.startsWith(`${to}[`))
+    ) {
+      changed = true;
+      return { ...issue, parameter: from + parameter.slice(to.length) };
+    }
+    return issue;
+  });
+  return changed ? { ...problem, errors: renamed } : problem;
+}
+
 /**
  * A field renamed: requests of older clients get `from` renamed to `to`, responses to them get
- * `to` renamed back to `from`. Top-level fields of the schema's object.
+ * `to` renamed back to `from`, and so do the field errors of their problem documents (a `pointer`
+ * at `#/to`, and with `queryField` a `parameter` named `to`). Top-level fields of the schema's object.
  *
  * @example
  * ```ts
@@ -334,6 +377,12 @@ export function fieldRenamed(options: FieldRenamedOptions): VersionChange {
         return context.part === (options.in ?? 'body') ? renameKey(value, from, to) : value;
       },
       response: onBody((value) => renameKey(value, to, from)),
+      errors: onBody((problem) =>
+        renameInProblem(problem, from, to, {
+          body: (options.in ?? 'body') === 'body',
+          query: options.queryField === true || options.in === 'query',
+        }),
+      ),
       schemaDown: (json) => {
         const props = properties(json);
         if (!Object.hasOwn(props, to)) return json;

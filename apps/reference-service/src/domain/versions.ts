@@ -99,14 +99,11 @@ const budgetBecameMoney = versionChange({
  */
 const FOREIGN_SUMMARY = '\u0000summary';
 
-/** `#/summary` (and below it) in a field error of the newest version points at v2's `#/description`. */
-function summaryPointer(issue: Json): Json {
-  const pointer = issue['pointer'];
-  if (typeof pointer !== 'string') return issue;
-  // The pointer of a URI fragment: `#/%00summary`.
-  if (pointer === `#/${encodeURIComponent(FOREIGN_SUMMARY)}`) return { ...issue, pointer: '#/summary' };
-  const match = /^(#?\/)summary(\/.*)?$/.exec(pointer);
-  return match ? { ...issue, pointer: `${match[1]}description${match[2] ?? ''}` } : issue;
+/** The pointer of a foreign `summary` (a URI fragment: `#/%00summary`) is the member the client sent, `#/summary`. */
+function foreignPointer(issue: Json): Json {
+  return issue['pointer'] === `#/${encodeURIComponent(FOREIGN_SUMMARY)}`
+    ? { ...issue, pointer: '#/summary' }
+    : issue;
 }
 
 /**
@@ -114,7 +111,7 @@ function summaryPointer(issue: Json): Json {
  * body's `description` is renamed up (its `summary`, a member v1 and v2 do not have, stays an
  * unknown member: 400 at `#/summary`), responses rename it back, and so do the collection query's
  * `fields=` entries (`queryField`: the grammar knows both names, domain/collections.ts, and each
- * version accepts only its own, {@link queryFieldsOf}); field errors point at `#/description`.
+ * version accepts only its own, {@link queryFieldsOf}) and field errors (`#/description`).
  */
 const descriptionBecameSummary: VersionChange = (() => {
   const renamed = fieldRenamed({
@@ -138,11 +135,13 @@ const descriptionBecameSummary: VersionChange = (() => {
         : body;
       return renamed.request!(kept, context);
     },
-    errors: (problem: unknown) => {
-      if (!isObject(problem) || !Array.isArray(problem['errors'])) return problem;
+    // The rename points `#/summary` at `#/description` first; then a foreign summary's pointer is its own.
+    errors: (problem: unknown, context: MigrationContext) => {
+      const renamedProblem = renamed.errors!(problem, context);
+      if (!isObject(renamedProblem) || !Array.isArray(renamedProblem['errors'])) return renamedProblem;
       return {
-        ...problem,
-        errors: problem['errors'].map((issue) => (isObject(issue) ? summaryPointer(issue) : issue)),
+        ...renamedProblem,
+        errors: renamedProblem['errors'].map((issue) => (isObject(issue) ? foreignPointer(issue) : issue)),
       };
     },
   });
