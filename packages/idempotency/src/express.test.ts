@@ -806,3 +806,36 @@ describe.each(EXPRESS_VERSIONS)('%s: the end held until the store answered', (_n
     expect(took).toBeGreaterThanOrEqual(140);
   });
 });
+
+describe.each(EXPRESS_VERSIONS)('%s: an end() Node refuses', (_name, express) => {
+  it.each([
+    [
+      'an invalid status (the head cannot be written)',
+      (res: import('express').Response) => {
+        res.statusCode = 1000;
+        res.end('x');
+      },
+    ],
+    ['a chunk of the wrong type', (res: import('express').Response) => res.end(42 as unknown as string)],
+  ])(
+    '%s: the error reaches the error handler and the key is freed, so the retry runs again',
+    async (_case, handle) => {
+      const { idempotency } = await import('./express.js');
+      const { errorHandler } = await import('@plumbline/errors/express');
+      const app = express();
+      let runs = 0;
+      app.use(idempotency({ store: createMemoryStore(), onError: () => {} }));
+      app.post('/x', (_req, res) => {
+        runs += 1;
+        handle(res);
+      });
+      app.use(errorHandler({ onError: () => {} }));
+      const { server, url } = await listen(app);
+      const key = newKey();
+      const first = await rawPost(url, '/x', key);
+      const retry = await rawPost(url, '/x', key);
+      await close(server);
+      expect([first[0], retry[0], runs]).toEqual([500, 500, 2]);
+    },
+  );
+});

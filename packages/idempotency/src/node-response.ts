@@ -186,11 +186,22 @@ class Capture {
     if (this.held !== undefined)
       return this.later(() => this.originalEnd.call(this.res, chunk, encoding, callback));
     if (this.ended) return this.originalEnd.call(this.res, chunk, encoding, callback);
+    this.ended = true;
     const body = typeof chunk === 'function' ? undefined : chunk;
+    if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      // Node refuses such a chunk and throws to the handler: nothing was sent, so the key is freed.
+      void this.settle('release');
+      return this.originalEnd.call(this.res, chunk, encoding, callback);
+    }
     this.record(body, encoding);
     this.snapshot(this.res.statusCode);
-    this.ended = true;
-    writeHeadNow(this.res, body, encoding);
+    try {
+      writeHeadNow(this.res, body, encoding);
+    } catch (error) {
+      // The head cannot be written (an invalid status): thrown to the handler as Node's end would.
+      void this.settle('release');
+      throw error;
+    }
     const held: (() => void)[] = [() => this.originalEnd.call(this.res, chunk, encoding, callback)];
     this.held = held;
     this.settle('complete').then(() => {
