@@ -59,7 +59,7 @@ describe.skipIf(!ready)('the front door in headless Chromium', () => {
   it('/ renders the API index', async () => {
     const page = await open('/');
     await expect.poll(() => page.locator('h1').textContent()).toContain('Plumbline reference service');
-    expect(await page.locator('td.status').allTextContents()).toEqual(['deprecated', 'current']);
+    expect(await page.locator('td.status').allTextContents()).toEqual(['deprecated', 'current', 'current']);
     expect(await page.locator('a[href="/docs"]').count()).toBeGreaterThan(0);
     expect(problems).toEqual([]);
     await page.close();
@@ -142,7 +142,7 @@ describe.skipIf(!ready)('the front door in headless Chromium', () => {
   it('/changelog renders as a page, linked from / and /docs', async () => {
     const page = await open('/changelog');
     expect(await page.locator('h1').textContent()).toBe('API changelog');
-    expect(await page.locator('section h2').allTextContents()).toEqual(['v2', 'v1']);
+    expect(await page.locator('section h2').allTextContents()).toEqual(['v3', 'v2', 'v1']);
     expect(problems).toEqual([]);
     await page.close();
     // `/`: in its header line and in its list of links; `/docs`: in its navigation.
