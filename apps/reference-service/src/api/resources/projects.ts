@@ -13,7 +13,14 @@ import { type ApiVersion, type ProjectRow, projectRepresentation, selectFields }
 import { asXmlSchema } from '../../domain/schema-name.js';
 import { projectInput } from '../../domain/schemas.js';
 import { validateBody } from '../../domain/validation.js';
-import { bodyDown, bodyUp, errorDown, type ProjectEndpoint, queryFieldsOf } from '../../domain/versions.js';
+import {
+  bodyDown,
+  bodyUp,
+  errorDown,
+  type ProjectEndpoint,
+  queryFieldsOf,
+  SUPPORTED_VERSIONS,
+} from '../../domain/versions.js';
 import type { ProjectData } from '../../storage/repository.js';
 import { afterWrite, type Checked, type Member, versionGuard } from '../preconditions.js';
 import { created, noContent, type Outcome, represented } from '../representation.js';
@@ -80,6 +87,10 @@ export function projectData(
 
 /** The fields the project grammar can select, every version's names (the cursor secret does not change them). */
 const SELECTABLE = defineCollections(undefined).projects.selectable;
+/** What each version may name in `fields=`, worked out once (not per request). */
+const SELECTABLE_BY_VERSION = new Map(
+  SUPPORTED_VERSIONS.map((version) => [version, queryFieldsOf(version, SELECTABLE)] as const),
+);
 
 /**
  * The grammar knows every version's name of a renamed field (domain/collections.ts): a `fields=`
@@ -88,7 +99,7 @@ const SELECTABLE = defineCollections(undefined).projects.selectable;
  */
 function versionFields(version: ApiVersion, fields: readonly string[] | undefined) {
   if (fields === undefined) return fields;
-  const allowed = queryFieldsOf(version, SELECTABLE);
+  const allowed = SELECTABLE_BY_VERSION.get(version)!;
   const field = fields.find((name) => !allowed.includes(name));
   if (field === undefined) return fields;
   const params = { field, allowed };
