@@ -178,6 +178,21 @@ describe('v3 on the path strategy', () => {
     ]);
   });
 
+  // Neither name is filterable; the other version's name gets the same answer (README, API versions).
+  it.each([
+    ['/v3/projects?description=x', 'description'],
+    ['/v3/projects?summary=x', 'summary'],
+    ['/v2/projects?summary=x', 'summary'],
+    ['/v2/projects?description=x', 'description'],
+  ])('GET %s → 400 field_not_filterable', async (path, parameter) => {
+    const reply = await call('GET', path);
+    expect([reply.status, reply.body['error_code'], reply.body['errors'][0]['parameter']]).toEqual([
+      400,
+      'field_not_filterable',
+      parameter,
+    ]);
+  });
+
   it('the search body selects each version’s name', async () => {
     const v3 = await call('POST', '/v3/projects/search', { q: 'astrolabe', fields: ['summary'] });
     const v2 = await call('POST', '/v2/projects/search', { q: 'astrolabe', fields: ['description'] });
@@ -228,6 +243,8 @@ describe('v3 on the path strategy', () => {
         detail: 'This field is not part of the resource.',
       })),
     ]);
+    // The name the member is carried under on its way up (fieldRenamed) never reaches the client.
+    expect(JSON.stringify(reply.body)).not.toContain('\\u0000');
   });
 
   it('/openapi.json?version=3 carries ProjectV3 and ProjectInputV3 with summary; v2’s keep description', async () => {

@@ -220,6 +220,21 @@ describe('helpers', () => {
   it.each([
     ['rename up', rename, 'up', { name: 'Roof', id: 1 }, { title: 'Roof', id: 1 }],
     ['rename down', rename, 'down', { title: 'Roof', id: 1 }, { name: 'Roof', id: 1 }],
+    // An older client's `title` is a member its version lacks: set aside, never taken for the field.
+    [
+      'rename up: the newer name alone',
+      rename,
+      'up',
+      { title: 'Roof', id: 1 },
+      { '\u0000title': 'Roof', id: 1 },
+    ],
+    [
+      'rename up: both names',
+      rename,
+      'up',
+      { name: 'Roof', title: 'Attic', id: 1 },
+      { title: 'Roof', '\u0000title': 'Attic', id: 1 },
+    ],
     ['shape up', shape, 'up', { budget: 1200 }, { budget: { amount: 1200, currency: 'EUR' } }],
     ['shape down', shape, 'down', { budget: { amount: 1200, currency: 'EUR' } }, { budget: 1200 }],
     ['shape without the field', shape, 'up', { id: 1 }, { id: 1 }],
@@ -245,6 +260,14 @@ describe('helpers', () => {
     expect(Object.getPrototypeOf(up)).toBe(Object.prototype);
     expect(Object.keys(up)).toEqual(['title', '__proto__']);
     expect((up as { admin?: unknown }).admin).toBeUndefined();
+  });
+
+  it('a query parameter renamed: the newer name an older client sent is set aside', () => {
+    const declared = one(fieldRenamed({ schema: 'Project', from: 'q', to: 'search', in: 'query' }));
+    expect(declared.migrateRequest('1', { search: 'roof', q: 'attic' }, LIST, 'query')).toEqual({
+      '\u0000search': 'roof',
+      search: 'attic',
+    });
   });
 
   it('a body helper leaves the query alone unless declared for it', () => {
@@ -823,6 +846,22 @@ describe("fieldRenamed: an older client's field errors name the field as it does
       query,
       [{ parameter: 'title' }, { parameter: 'title[gte]' }, { parameter: 'titles' }, { pointer: '#/title' }],
       [{ parameter: 'name' }, { parameter: 'name[gte]' }, { parameter: 'titles' }, { pointer: '#/name' }],
+    ],
+    [
+      'the newer name an older client sent (set aside on the way up) is named as sent',
+      body,
+      [
+        { pointer: '#/%00title', code: 'unrecognized_keys' },
+        { pointer: '#/%00title/0' },
+        { pointer: '#/title' },
+      ],
+      [{ pointer: '#/title', code: 'unrecognized_keys' }, { pointer: '#/title/0' }, { pointer: '#/name' }],
+    ],
+    [
+      'a query field sent under the newer name',
+      query,
+      [{ parameter: '\u0000title' }, { parameter: 'title' }],
+      [{ parameter: 'title' }, { parameter: 'name' }],
     ],
     [
       'escaped names (RFC 6901, URI fragment)',

@@ -239,6 +239,25 @@ function renameKey(value: JsonObject, from: string, to: string): JsonObject {
   );
 }
 
+/**
+ * The name an older request's member named like the newer field is carried under: a name no schema
+ * declares, so the newer version's validation answers it as the unknown member it is in the older
+ * version (a strict schema: 400 at it; a lenient one: dropped), never as the renamed field.
+ */
+function foreignName(name: string): string {
+  return `\u0000${name}`;
+}
+
+// An older request's `from` renamed to `to`; a member it sent named `to` is not the newer field
+// but one its version does not have, so it is set aside under foreignName(to), in its place.
+function renameUp(value: JsonObject, from: string, to: string): JsonObject {
+  if (!Object.hasOwn(value, to)) return renameKey(value, from, to);
+  const foreign = foreignName(to);
+  return Object.fromEntries(
+    Object.keys(value).map((key) => [key === from ? to : key === to ? foreign : key, value[key]]),
+  );
+}
+
 function properties(schema: JsonSchema): JsonObject {
   return isObject(schema['properties']) ? schema['properties'] : {};
 }
@@ -325,15 +344,22 @@ function renameInProblem(
   if (!Array.isArray(errors)) return problem;
   const newer = memberPointer(to);
   const older = memberPointer(from);
+  const foreign = memberPointer(foreignName(to));
+  const within = (pointer: string, member: string) => pointer === member || pointer.startsWith(`${member}/`);
   let changed = false;
   const renamed = errors.map((issue: unknown) => {
     if (!isObject(issue)) return issue;
     const { pointer, parameter } = issue;
-    if (
-      options.body &&
-      typeof pointer === 'string' &&
-      (pointer === newer || pointer.startsWith(`${newer}/`))
-    ) {
+    // The member the client sent as `to` (set aside by renameUp) is named as sent.
+    if (typeof pointer === 'string' && within(pointer, foreign)) {
+      changed = true;
+      return { ...issue, pointer: newer + pointer.slice(foreign.length) };
+    }
+    if (parameter === foreignName(to)) {
+      changed = true;
+      return { ...issue, parameter: to };
+    }
+    if (options.body && typeof pointer === 'string' && within(pointer, newer)) {
       changed = true;
       return { ...issue, pointer: older + pointer.slice(newer.length) };
     }
@@ -355,6 +381,12 @@ function renameInProblem(
  * `to` renamed back to `from`, and so do the field errors of their problem documents (a `pointer`
  * at `#/to`, and with `queryField` a `parameter` named `to`). Top-level fields of the schema's object.
  *
+ * An older client that sends a member named `to` sends a member its version does not have: it is
+ * not taken for the renamed field (nor dropped in favour of `from` when both are sent) but carried
+ * under a name no schema declares, so your validation treats it like any unknown member, and a
+ * field error about it points at `#/to` again. With a strict schema, an older client's `to` is a
+ * 400 at `#/to`, as any other member its version lacks.
+ *
  * @example
  * ```ts
  * const nameBecameTitle = fieldRenamed({ schema: 'Project', from: 'name', to: 'title' });
@@ -374,7 +406,7 @@ export function fieldRenamed(options: FieldRenamedOptions): VersionChange {
         if (!isObject(value)) return value;
         if (options.queryField === true && context.part === 'query')
           return renameInCollectionQuery(value, from, to);
-        return context.part === (options.in ?? 'body') ? renameKey(value, from, to) : value;
+        return context.part === (options.in ?? 'body') ? renameUp(value, from, to) : value;
       },
       response: onBody((value) => renameKey(value, to, from)),
       errors: onBody((problem) =>

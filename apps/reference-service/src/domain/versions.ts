@@ -11,7 +11,6 @@ import {
   type Endpoint,
   fieldRenamed,
   type JsonSchema,
-  type MigrationContext,
   type VersionChange,
   type VersionEntry,
   versionChange,
@@ -93,59 +92,23 @@ const budgetBecameMoney = versionChange({
 });
 
 /**
- * A `summary` member sent by a v1 or v2 client is not v3's summary but a member its version does
- * not have: it is carried under this name, which the strict schema rejects, and its field error
- * points back at `#/summary`.
- */
-const FOREIGN_SUMMARY = '\u0000summary';
-
-/** The pointer of a foreign `summary` (a URI fragment: `#/%00summary`) is the member the client sent, `#/summary`. */
-function foreignPointer(issue: Json): Json {
-  return issue['pointer'] === `#/${encodeURIComponent(FOREIGN_SUMMARY)}`
-    ? { ...issue, pointer: '#/summary' }
-    : issue;
-}
-
-/**
  * v3: `Project.description` is now `Project.summary` (the column stays `description`). A v1 or v2
- * body's `description` is renamed up (its `summary`, a member v1 and v2 do not have, stays an
- * unknown member: 400 at `#/summary`), responses rename it back, and so do the collection query's
- * `fields=` entries (`queryField`: the grammar knows both names, domain/collections.ts, and each
- * version accepts only its own, {@link queryFieldsOf}) and field errors (`#/description`).
+ * body's `description` is renamed up (its `summary`, a member v1 and v2 do not have, is set aside by
+ * `fieldRenamed` and stays an unknown member: 400 at `#/summary`), responses rename it back, and so
+ * do the collection query's `fields=` entries (`queryField`: the grammar knows both names,
+ * domain/collections.ts, and each version accepts only its own, {@link queryFieldsOf}) and field
+ * errors (`#/description`).
  */
-const descriptionBecameSummary: VersionChange = (() => {
-  const renamed = fieldRenamed({
-    schema: 'Project',
-    from: 'description',
-    to: 'summary',
-    queryField: true,
-    description: {
-      en: 'Project.description is now Project.summary (also in fields=); v1 and v2 keep description.',
-      de: 'Project.description heißt jetzt Project.summary (auch in fields=); v1 und v2 behalten description.',
-    },
-  });
-  return Object.freeze({
-    ...renamed,
-    request: (body: unknown, context: MigrationContext) => {
-      const foreign = context.part === 'body' && isObject(body) && Object.hasOwn(body, 'summary');
-      const kept = foreign
-        ? Object.fromEntries(
-            Object.entries(body).map(([key, value]) => [key === 'summary' ? FOREIGN_SUMMARY : key, value]),
-          )
-        : body;
-      return renamed.request!(kept, context);
-    },
-    // The rename points `#/summary` at `#/description` first; then a foreign summary's pointer is its own.
-    errors: (problem: unknown, context: MigrationContext) => {
-      const renamedProblem = renamed.errors!(problem, context);
-      if (!isObject(renamedProblem) || !Array.isArray(renamedProblem['errors'])) return renamedProblem;
-      return {
-        ...renamedProblem,
-        errors: renamedProblem['errors'].map((issue) => (isObject(issue) ? foreignPointer(issue) : issue)),
-      };
-    },
-  });
-})();
+const descriptionBecameSummary: VersionChange = fieldRenamed({
+  schema: 'Project',
+  from: 'description',
+  to: 'summary',
+  queryField: true,
+  description: {
+    en: 'Project.description is now Project.summary (also in fields=); v1 and v2 keep description.',
+    de: 'Project.description heißt jetzt Project.summary (auch in fields=); v1 und v2 behalten description.',
+  },
+});
 
 /**
  * The API versions, oldest first, with the changes that lead to each and their lifecycle: v1 is
