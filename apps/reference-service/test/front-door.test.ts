@@ -52,6 +52,8 @@ describe('front door', () => {
           {
             version: '1',
             status: 'deprecated',
+            // The path strategy serves no request without a version: no default.
+            default: false,
             href: '/v1',
             deprecated_at: '2026-06-01T00:00:00Z',
             sunset_at: '2027-06-30T00:00:00Z',
@@ -60,6 +62,7 @@ describe('front door', () => {
           {
             version: '2',
             status: 'current',
+            default: false,
             href: '/v2',
             deprecated_at: null,
             sunset_at: null,
@@ -68,6 +71,7 @@ describe('front door', () => {
           {
             version: '3',
             status: 'current',
+            default: false,
             href: '/v3',
             deprecated_at: null,
             sunset_at: null,
@@ -95,7 +99,7 @@ describe('front door', () => {
         /^<\?xml version="1.0" encoding="UTF-8"\?><api xmlns:xsi="http:\/\/www.w3.org\/2001\/XMLSchema-instance"><name>Plumbline reference service<\/name>/,
       );
       expect(text).toContain(
-        '<versions><version><version>1</version><status>deprecated</status><href>/v1</href><deprecated_at>2026-06-01T00:00:00Z</deprecated_at>',
+        '<versions><version><version>1</version><status>deprecated</status><default>false</default><href>/v1</href><deprecated_at>2026-06-01T00:00:00Z</deprecated_at>',
       );
       expect(text).toContain(
         '<deprecated_at xsi:nil="true"/><sunset_at xsi:nil="true"/><successor xsi:nil="true"/></version></versions>',

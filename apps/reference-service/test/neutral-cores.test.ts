@@ -19,6 +19,7 @@ import { checkQueryLength, MAX_QUERY_BYTES } from '../src/service/limits.js';
 import { createAccessLogger, createLogger } from '../src/service/logging.js';
 import { createMetrics } from '../src/service/metrics.js';
 import { serverWideOptionsReply } from '../src/service/request-target.js';
+import { apiStrategy } from '../src/service/versioning.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -109,7 +110,6 @@ describe('plain replies', () => {
 
 describe('negotiated pages', () => {
   const openapi = { info: { title: 'Plumbline reference service', version: '1.2.3' } };
-  const versions = [{ version: '1', deprecatedAt: '2026-06-01T00:00:00Z', successor: '2' }, { version: '2' }];
 
   it.each([
     ['application/json', 'application/json', '"status":"deprecated"'],
@@ -118,10 +118,40 @@ describe('negotiated pages', () => {
     const negotiator = createNegotiator(frontDoorNegotiation(openapi));
     const negotiation = negotiator.negotiate({ accept, acceptLanguage: 'en' });
     if (!negotiation.ok) throw negotiation.error;
-    const body = frontDoorBody(openapi, versions, (v) => `/v${v}`, Date.parse('2026-11-25T00:00:00Z'));
+    const body = frontDoorBody(openapi, apiStrategy('path'), Date.parse('2026-11-25T00:00:00Z'));
     const representation = negotiator.serialize(negotiation, body);
     expect(representation.contentType).toMatch(new RegExp(`^${type}`));
     expect(String(representation.body)).toContain(fragment);
+  });
+
+  // Only a strategy that serves a request without a version has a default: v2 (DEFAULT_VERSION).
+  it.each([
+    ['path', ['/v1', '/v2', '/v3'], [false, false, false]],
+    ['query', ['/projects?version=1', '/projects?version=2', '/projects?version=3'], [false, true, false]],
+    ['header', ['/projects', '/projects', '/projects'], [false, true, false]],
+    ['media-type', ['/projects', '/projects', '/projects'], [false, true, false]],
+  ] as const)(
+    'GET / under the %s strategy: where each version starts, which is the default',
+    (strategy, hrefs, defaults) => {
+      const body = frontDoorBody(openapi, apiStrategy(strategy), Date.parse('2026-11-25T00:00:00Z'));
+      const versions = body['versions'] as { version: string; href: string; default: boolean }[];
+      expect(versions.map((v) => [v.version, v.href, v.default])).toEqual(
+        ['1', '2', '3'].map((version, i) => [version, hrefs[i], defaults[i]]),
+      );
+    },
+  );
+
+  it('the HTML page marks the default version', () => {
+    const negotiator = createNegotiator(frontDoorNegotiation(openapi));
+    const negotiation = negotiator.negotiate({ accept: 'text/html', acceptLanguage: 'en' });
+    if (!negotiation.ok) throw negotiation.error;
+    const body = frontDoorBody(openapi, apiStrategy('header'), Date.parse('2026-11-25T00:00:00Z'));
+    const html = String(negotiator.serialize(negotiation, body).body);
+    expect(html.match(/<td class="default">[^<]*<\/td>/g)).toEqual([
+      '<td class="default"></td>',
+      '<td class="default">default</td>',
+      '<td class="default"></td>',
+    ]);
   });
 
   it.each([

@@ -83,10 +83,15 @@ const apiIndex: Json = {
       items: {
         type: 'object',
         xml: { name: 'version' },
-        required: ['version', 'status', 'href'],
+        required: ['version', 'status', 'default', 'href'],
         properties: {
           version: { type: 'string' },
           status: { enum: ['current', 'deprecated', 'sunset'] },
+          default: {
+            type: 'boolean',
+            description:
+              'This version serves a request that names none (never under the path strategy, where every API path names its version)',
+          },
           href: { type: 'string', format: 'uri-reference' },
           deprecated_at: { type: ['string', 'null'], format: 'date-time' },
           sunset_at: { type: ['string', 'null'], format: 'date-time' },

@@ -5,8 +5,9 @@
  */
 import type { NegotiatorOptions, SerializeContext } from '@plumbline/negotiation';
 import { xmlSerializerFor } from '../api/xml-representation.js';
+import type { ApiVersion } from '../domain/model.js';
 import { asXmlSchema } from '../domain/schema-name.js';
-import type { VersionEntry } from '../service/versioning.js';
+import { API_VERSIONS, type ApiStrategy } from '../service/versioning.js';
 import { escapeHtml, page } from './html-pages.js';
 
 type Json = Record<string, unknown>;
@@ -14,6 +15,8 @@ type Json = Record<string, unknown>;
 interface IndexVersion {
   readonly version: string;
   readonly status: 'current' | 'deprecated' | 'sunset';
+  /** This version serves a request that names none (not under the path strategy, which has no default). */
+  readonly default: boolean;
   readonly href: string;
   readonly deprecated_at: string | null;
   readonly sunset_at: string | null;
@@ -21,21 +24,23 @@ interface IndexVersion {
 }
 
 /**
- * The index document (the `ApiIndex` schema) for `versions` as of `now`.
+ * Where a version starts: `/v2` under the path strategy, its projects in the strategy's shape
+ * otherwise (`/projects?version=2`, or `/projects` with the version in a header or media type).
+ */
+const startOf = (api: ApiStrategy, version: string) =>
+  api.strategy === 'path' ? `/v${version}` : api.link(Number(version) as ApiVersion, '/projects');
+
+/**
+ * The index document (the `ApiIndex` schema) for the service's versions as of `now`.
  *
  * @example
  * ```ts
- * apiIndex(openapi, [{ version: '2' }], Date.now(), (v) => `/v${v}`).versions[0].status; // 'current'
+ * apiIndex(openapi, apiStrategy('path'), Date.now()).versions[0].status; // 'deprecated'
  * ```
  */
-function apiIndex(
-  openapi: Json,
-  versions: readonly VersionEntry[],
-  now: number,
-  href: (version: string) => string,
-): Json {
+function apiIndex(openapi: Json, api: ApiStrategy, now: number): Json {
   const info = openapi['info'] as { title: string; version: string; description?: string };
-  const entries: IndexVersion[] = versions.map((v) => ({
+  const entries: IndexVersion[] = API_VERSIONS.map((v) => ({
     version: v.version,
     status:
       v.sunsetAt && Date.parse(v.sunsetAt) <= now
@@ -43,7 +48,8 @@ function apiIndex(
         : v.deprecatedAt && Date.parse(v.deprecatedAt) <= now
           ? 'deprecated'
           : 'current',
-    href: href(v.version),
+    default: v.version === api.defaultVersion,
+    href: startOf(api, v.version),
     deprecated_at: v.deprecatedAt ?? null,
     sunset_at: v.sunsetAt ?? null,
     successor: v.successor ?? null,
@@ -77,6 +83,7 @@ function indexHtml(data: unknown, { language }: SerializeContext): string {
     .map(
       (v) =>
         `<tr><td><a href="/docs#/">v${escapeHtml(v.version)}</a></td><td class="status ${v.status}">${v.status}</td>` +
+        `<td class="default">${v.default ? 'default' : ''}</td>` +
         `<td>${escapeHtml(v.deprecated_at ?? '–')}</td><td>${escapeHtml(v.sunset_at ?? '–')}</td><td>${escapeHtml(v.successor ? `v${v.successor}` : '–')}</td></tr>`,
     )
     .join('\n');
@@ -94,7 +101,7 @@ function indexHtml(data: unknown, { language }: SerializeContext): string {
 <p>${escapeHtml(index['description'] ?? '')}</p>
 <p><a href="/docs">Interactive API reference</a> · <a href="/openapi.json">OpenAPI document</a> · <a href="/changelog">Changelog</a></p>
 <h2>API versions</h2>
-<table><thead><tr><th>version</th><th>status</th><th>deprecated</th><th>sunset</th><th>successor</th></tr></thead>
+<table><thead><tr><th>version</th><th>status</th><th>without a version</th><th>deprecated</th><th>sunset</th><th>successor</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>
@@ -120,18 +127,14 @@ export function frontDoorNegotiation(openapi: Json): NegotiatorOptions {
 }
 
 /**
- * What `GET /` represents as of `now`: the index document, marked with its XML schema.
+ * What `GET /` represents as of `now`: the index document, marked with its XML schema. Each
+ * version says where it starts and whether it is the one served without a version (`default`).
  *
  * @example
  * ```ts
- * represent(res, frontDoorBody(openapi, API_VERSIONS, (v) => `/v${v}`, Date.now()));
+ * represent(res, frontDoorBody(openapi, ctx.api, Date.now()));
  * ```
  */
-export function frontDoorBody(
-  openapi: Json,
-  versions: readonly VersionEntry[],
-  href: (version: string) => string,
-  now: number,
-): Json {
-  return asXmlSchema('ApiIndex', apiIndex(openapi, versions, now, href));
+export function frontDoorBody(openapi: Json, api: ApiStrategy, now: number): Json {
+  return asXmlSchema('ApiIndex', apiIndex(openapi, api, now));
 }

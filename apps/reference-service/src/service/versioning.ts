@@ -57,6 +57,11 @@ const PARAMETER = 'version';
 export interface ApiStrategy {
   readonly strategy: VersioningStrategy;
   readonly policy: VersionPolicy;
+  /**
+   * The version a request that names none is served (query, header and media-type strategies:
+   * `DEFAULT_VERSION`); undefined under the path strategy, where every API path names its version.
+   */
+  readonly defaultVersion: string | undefined;
   /** A link to `path` (`/projects/7`) as served by `version`, in the strategy's shape. */
   link(version: ApiVersion, path: string): string;
   /** Adds the version to a collection link (`/projects?limit=20` → `...&version=2` for the query strategy). */
@@ -103,6 +108,7 @@ export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
   const made: ApiStrategy = {
     strategy,
     policy,
+    defaultVersion: strategy === 'path' ? undefined : defaultVersion,
     link: (version, path) =>
       strategy === 'path'
         ? `/v${version}${path}`

@@ -61,7 +61,6 @@ import {
   telemetryRoute,
   versionSource,
 } from '../../service/telemetry.js';
-import { API_VERSIONS } from '../../service/versioning.js';
 import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsMiddleware } from './observability.js';
 import { docsRouter, frontDoorRouter, neutralRequest, unversionedContract } from './pages.js';
@@ -199,11 +198,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   }
   neutral.use(docsRouter());
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
-  neutral.use(
-    frontDoorRouter(openapi, API_VERSIONS, (v) =>
-      api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects'),
-    ),
-  );
+  neutral.use(frontDoorRouter(openapi, api));
 
   const xml = xmlSerializerFor(openapi);
   const versioned = (version: ApiVersion) => {

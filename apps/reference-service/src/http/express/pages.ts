@@ -12,7 +12,7 @@ import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
 import type { NeutralRequest } from '../../pages/neutral-routes.js';
 import { UNVERSIONED_ROUTES, unversionedRoute } from '../../pages/unversioned.js';
-import type { VersionEntry } from '../../service/versioning.js';
+import type { ApiStrategy } from '../../service/versioning.js';
 import { exactRouter } from './reply.js';
 
 type Json = Record<string, unknown>;
@@ -60,20 +60,16 @@ export function unversionedContract(): RequestHandler {
  *
  * @example
  * ```ts
- * neutral.use(frontDoorRouter(openapi, API_VERSIONS));
+ * neutral.use(frontDoorRouter(openapi, ctx.api));
  * ```
  */
-export function frontDoorRouter(
-  openapi: Json,
-  versions: readonly VersionEntry[],
-  href: (version: string) => string = (version) => `/v${version}`,
-): Router {
+export function frontDoorRouter(openapi: Json, api: ApiStrategy): Router {
   const router = exactRouter();
   const negotiated = negotiate(frontDoorNegotiation(openapi));
   router
     .route('/')
     .get(negotiated, htmlHeaders, (_req, res) => {
-      represent(res, frontDoorBody(openapi, versions, href, Date.now()));
+      represent(res, frontDoorBody(openapi, api, Date.now()));
     })
     .all(methodNotAllowed(['GET']));
   return router;

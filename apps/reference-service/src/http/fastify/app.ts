@@ -46,7 +46,6 @@ import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { xmlSerializerFor } from '../../api/xml-representation.js';
-import type { ApiVersion } from '../../domain/model.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
@@ -76,7 +75,6 @@ import {
   telemetryRoute,
   versionSource,
 } from '../../service/telemetry.js';
-import { API_VERSIONS } from '../../service/versioning.js';
 import { neutralRequest, otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
@@ -368,12 +366,10 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       CHANGELOG_NEGOTIATION,
     );
   // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
-  const href = (v: string) =>
-    api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
   await app.register(async (scope) => {
     await scope.register(negotiation, frontDoorNegotiation(openapi));
     scope.get('/', async (_request, reply) =>
-      reply.headers(PAGE_HEADERS).represent(frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
+      reply.headers(PAGE_HEADERS).represent(frontDoorBody(openapi, api, Date.now())),
     );
   });
   otherMethods(app, '/', ['GET']);

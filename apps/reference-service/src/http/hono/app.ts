@@ -69,7 +69,6 @@ import {
   telemetryRoute,
   versionSource,
 } from '../../service/telemetry.js';
-import { API_VERSIONS } from '../../service/versioning.js';
 import { versionOf, versionRoutes } from './routes.js';
 
 type Env = { Bindings: HttpBindings; Variables: { refusedVersion: unknown } };
@@ -315,12 +314,9 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     app.get(path, changelogNegotiation, headers(PAGE_HEADERS), (c) =>
       represent(c, changelogBody(c.req.header('accept-language'))),
     );
-  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
-  const href = (v: string) =>
-    api.strategy === 'path' ? `/v${v}` : api.link(Number(v) as ApiVersion, '/projects');
   app
     .get('/', negotiate(frontDoorNegotiation(openapi)), headers(PAGE_HEADERS), (c) =>
-      represent(c, frontDoorBody(openapi, API_VERSIONS, href, Date.now())),
+      represent(c, frontDoorBody(openapi, api, Date.now())),
     )
     .all('/', methodNotAllowed(['GET']));
 
