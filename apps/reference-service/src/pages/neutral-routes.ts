@@ -4,16 +4,21 @@
  * deprecation pages, `/docs` with its script and assets, the stylesheet and `/metrics`. Declared
  * once here; each wiring mounts the list in one loop (`GET` the route, any other method 405 with
  * `Allow`), reading the request through a {@link NeutralRequest}. The routes that negotiate a
- * representation (`/`, `/errors/{code}`, the changelog) and those that run a package's endpoint
- * (OAuth, the session) stay in the wirings.
+ * representation (`/`, `/errors/{code}`, the changelog) are a second list, {@link negotiatedRoutes},
+ * mounted the same way behind the negotiation adapter; those that run a package's endpoint (OAuth,
+ * the session) stay in the wirings.
  */
+import type { NegotiatorOptions } from '@plumbline/negotiation';
 import { openapiFor } from '../openapi/versions.js';
 import type { AppContext } from '../service/context.js';
 import type { ServiceMetrics } from '../service/metrics.js';
 import type { PlainReply } from '../service/plain-reply.js';
 import { checkReadiness, notReady } from '../service/readiness.js';
-import { errorCatalogue, TEXT_PAGES } from './docs.js';
+import type { ApiStrategy } from '../service/versioning.js';
+import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from './changelog.js';
+import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES } from './docs.js';
 import { createDocsUi, docsCodeFlow } from './docs-ui.js';
+import { frontDoorBody, frontDoorNegotiation } from './front-door.js';
 import { SITE_CSS_REPLY } from './html-pages.js';
 
 /** What a neutral route reads from a request, whatever the framework. */
@@ -100,5 +105,48 @@ export function neutralRoutes(ctx: AppContext, sources: NeutralSources): readonl
     { path: '/docs/init.js', reply: () => docs.init },
     { path: '/docs/assets/:file', reply: (request) => docs.asset(request.param('file')) },
     { path: '/metrics', reply: () => sources.metrics.render() },
+  ];
+}
+
+/**
+ * One neutral GET route that negotiates its representation (JSON, XML, Markdown or an HTML page, in
+ * English or German): its path, the options of the wiring's negotiation adapter, and the body the
+ * adapter's `represent` writes, with `PAGE_HEADERS` (pages/html-pages.ts).
+ */
+export interface NegotiatedRoute {
+  readonly path: string;
+  readonly negotiation: NegotiatorOptions;
+  readonly body: (request: NeutralRequest) => unknown;
+}
+
+/**
+ * The neutral routes that negotiate: the front door `/`, `/errors/:code` and the changelog.
+ *
+ * @example
+ * ```ts
+ * for (const route of negotiatedRoutes(openapi, ctx.api)) app.get(route.path, negotiate(route.negotiation), (c) => represent(c, route.body(view(c))));
+ * ```
+ */
+export function negotiatedRoutes(
+  openapi: Record<string, unknown>,
+  api: ApiStrategy,
+): readonly NegotiatedRoute[] {
+  const language = (request: NeutralRequest) => request.header('accept-language');
+  return [
+    {
+      path: '/',
+      negotiation: frontDoorNegotiation(openapi),
+      body: () => frontDoorBody(openapi, api, Date.now()),
+    },
+    {
+      path: '/errors/:code',
+      negotiation: ERROR_PAGE_NEGOTIATION,
+      body: (request) => errorCodeDocument(request.param('code'), language(request)),
+    },
+    ...CHANGELOG_PATHS.map((path) => ({
+      path,
+      negotiation: CHANGELOG_NEGOTIATION,
+      body: (request: NeutralRequest) => changelogBody(language(request)),
+    })),
   ];
 }

@@ -49,7 +49,7 @@ import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { versionDocuments } from '../../openapi/versions.js';
-import { neutralRoutes } from '../../pages/neutral-routes.js';
+import { negotiatedRoutes, neutralRoutes } from '../../pages/neutral-routes.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { serviceCors } from '../../service/cors.js';
@@ -63,7 +63,7 @@ import {
 } from '../../service/telemetry.js';
 import { limitQueryString, noStore } from './limits.js';
 import { accessLog, metricsMiddleware } from './observability.js';
-import { docsRouter, frontDoorRouter, neutralRequest, unversionedContract } from './pages.js';
+import { negotiatedRouter, neutralRequest, unversionedContract } from './pages.js';
 import { exactRouter, sendReply } from './reply.js';
 import { serverWideOptions } from './request-target.js';
 import { versionRouter } from './routes.js';
@@ -196,9 +196,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
       )
       .all(methodNotAllowed(['POST', 'DELETE']));
   }
-  neutral.use(docsRouter());
-  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
-  neutral.use(frontDoorRouter(openapi, api));
+  neutral.use(negotiatedRouter(negotiatedRoutes(openapi, api)));
 
   const xml = xmlSerializerFor(openapi);
   const versioned = (version: ApiVersion) => {

@@ -5,17 +5,11 @@
  */
 import { methodNotAllowed } from '@plumbline/errors/express';
 import { negotiate, represent } from '@plumbline/negotiation/express';
-import type { Request, RequestHandler, Response, Router } from 'express';
-import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
-import { ERROR_PAGE_NEGOTIATION, errorCodeDocument } from '../../pages/docs.js';
-import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
+import type { Request, RequestHandler, Router } from 'express';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import type { NeutralRequest } from '../../pages/neutral-routes.js';
+import type { NegotiatedRoute, NeutralRequest } from '../../pages/neutral-routes.js';
 import { UNVERSIONED_ROUTES, unversionedRoute } from '../../pages/unversioned.js';
-import type { ApiStrategy } from '../../service/versioning.js';
 import { exactRouter } from './reply.js';
-
-type Json = Record<string, unknown>;
 
 /** Sets {@link PAGE_HEADERS} on Express. */
 const htmlHeaders: RequestHandler = (_req, res, next) => {
@@ -56,37 +50,23 @@ export function unversionedContract(): RequestHandler {
 }
 
 /**
- * `GET /` on Express.
+ * The neutral routes that negotiate (`/`, `/errors/:code`, the changelog) on Express: negotiation,
+ * `PAGE_HEADERS`, the body represented; any other method 405.
  *
  * @example
  * ```ts
- * neutral.use(frontDoorRouter(openapi, ctx.api));
+ * neutral.use(negotiatedRouter(negotiatedRoutes(openapi, ctx.api)));
  * ```
  */
-export function frontDoorRouter(openapi: Json, api: ApiStrategy): Router {
+export function negotiatedRouter(routes: readonly NegotiatedRoute[]): Router {
   const router = exactRouter();
-  const negotiated = negotiate(frontDoorNegotiation(openapi));
-  router
-    .route('/')
-    .get(negotiated, htmlHeaders, (_req, res) => {
-      represent(res, frontDoorBody(openapi, api, Date.now()));
-    })
-    .all(methodNotAllowed(['GET']));
-  return router;
-}
-
-/** `/errors/{code}` and `/changelog` (and `/docs/changelog`) on Express: the neutral pages that negotiate. */
-export function docsRouter(): Router {
-  const router = exactRouter();
-  const errorDoc = negotiate(ERROR_PAGE_NEGOTIATION);
-  router.get('/errors/:code', errorDoc, htmlHeaders, (req: Request, res: Response) => {
-    represent(res, errorCodeDocument(req.params['code'], req.headers['accept-language']));
-  });
-  const changelogNegotiation = negotiate(CHANGELOG_NEGOTIATION);
-  for (const path of CHANGELOG_PATHS) {
-    router.get(path, changelogNegotiation, htmlHeaders, (req: Request, res: Response) => {
-      represent(res, changelogBody(req.headers['accept-language']));
-    });
+  for (const route of routes) {
+    router
+      .route(route.path)
+      .get(negotiate(route.negotiation), htmlHeaders, (req, res) => {
+        represent(res, route.body(neutralRequest(req)));
+      })
+      .all(methodNotAllowed(['GET']));
   }
   return router;
 }

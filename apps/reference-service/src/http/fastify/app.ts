@@ -50,11 +50,8 @@ import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { versionDocuments } from '../../openapi/versions.js';
-import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
-import { ERROR_PAGE_NEGOTIATION, errorCodeDocument } from '../../pages/docs.js';
-import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import { neutralRoutes } from '../../pages/neutral-routes.js';
+import { negotiatedRoutes, neutralRoutes } from '../../pages/neutral-routes.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
@@ -346,33 +343,19 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     );
     otherMethods(app, '/session', ['POST', 'DELETE']);
   }
-  neutral(
-    '/errors/:code',
-    async (request, reply) => {
-      const { code } = request.params as { code: string };
-      // `/errors/` is another path (Fastify hands this route an empty code), 404 as elsewhere.
-      if (code === '') throw new HttpError('not_found');
-      return reply
-        .headers(PAGE_HEADERS)
-        .represent(errorCodeDocument(code, request.headers['accept-language']));
-    },
-    ERROR_PAGE_NEGOTIATION,
-  );
-  for (const path of CHANGELOG_PATHS)
+  // The neutral routes that negotiate (`/`, `/errors/:code`, the changelog).
+  for (const route of negotiatedRoutes(openapi, api)) {
     neutral(
-      path,
-      async (request, reply) =>
-        reply.headers(PAGE_HEADERS).represent(changelogBody(request.headers['accept-language'])),
-      CHANGELOG_NEGOTIATION,
+      route.path,
+      async (request, reply) => {
+        // `/errors/` is another path (Fastify hands `/errors/:code` an empty code), 404 as elsewhere.
+        if ((request.params as { code?: string }).code === '') throw new HttpError('not_found');
+        return reply.headers(PAGE_HEADERS).represent(route.body(neutralRequest(request)));
+      },
+      route.negotiation,
     );
-  // Where each version starts: `/v2` under the path strategy, its projects in the strategy's shape otherwise.
-  await app.register(async (scope) => {
-    await scope.register(negotiation, frontDoorNegotiation(openapi));
-    scope.get('/', async (_request, reply) =>
-      reply.headers(PAGE_HEADERS).represent(frontDoorBody(openapi, api, Date.now())),
-    );
-  });
-  otherMethods(app, '/', ['GET']);
+    if (!unversionedRoute(route.path)) otherMethods(app, route.path, ['GET']);
+  }
 
   // The versions.
   const xml = xmlSerializerFor(openapi);

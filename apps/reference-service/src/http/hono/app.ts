@@ -43,11 +43,8 @@ import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import { documentForStrategy } from '../../openapi/strategy.js';
 import { versionDocuments } from '../../openapi/versions.js';
-import { CHANGELOG_NEGOTIATION, CHANGELOG_PATHS, changelogBody } from '../../pages/changelog.js';
-import { ERROR_PAGE_NEGOTIATION, errorCodeDocument } from '../../pages/docs.js';
-import { frontDoorBody, frontDoorNegotiation } from '../../pages/front-door.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import { type NeutralRequest, neutralRoutes } from '../../pages/neutral-routes.js';
+import { type NeutralRequest, negotiatedRoutes, neutralRoutes } from '../../pages/neutral-routes.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
 import { proxyPolicy } from '../../service/client-address.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
@@ -306,19 +303,14 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       })
       .all('/session', methodNotAllowed(['POST', 'DELETE']));
   }
-  app.get('/errors/:code', negotiate(ERROR_PAGE_NEGOTIATION), headers(PAGE_HEADERS), (c) =>
-    represent(c, errorCodeDocument(c.req.param('code'), c.req.header('accept-language'))),
-  );
-  const changelogNegotiation = negotiate(CHANGELOG_NEGOTIATION);
-  for (const path of CHANGELOG_PATHS)
-    app.get(path, changelogNegotiation, headers(PAGE_HEADERS), (c) =>
-      represent(c, changelogBody(c.req.header('accept-language'))),
-    );
-  app
-    .get('/', negotiate(frontDoorNegotiation(openapi)), headers(PAGE_HEADERS), (c) =>
-      represent(c, frontDoorBody(openapi, api, Date.now())),
-    )
-    .all('/', methodNotAllowed(['GET']));
+  // The neutral routes that negotiate (`/`, `/errors/:code`, the changelog).
+  for (const route of negotiatedRoutes(openapi, api)) {
+    app
+      .get(route.path, negotiate(route.negotiation), headers(PAGE_HEADERS), (c) =>
+        represent(c, route.body(neutralRequest(c))),
+      )
+      .all(route.path, methodNotAllowed(['GET']));
+  }
 
   // Past the neutral routes, a refused version is answered.
   app.use(async (c, next) => {
