@@ -100,7 +100,14 @@ export interface CorpusDocument {
  * dependencies). Its latest version, 2.32.0, builds most of these documents at run time and ships
  * only two as files; 2.23.0 ships all ten. With the fourth round, 26 of the 57 linted documents are
  * held out (45.6 %).
- * Packages looked at and not taken (before any linting): @blues-inc/notehub-js, magicbell-js,
+ *
+ * 2026-11-28, fifth round: the 26 documents of the third and fourth rounds are tuning documents now.
+ * Their findings were read to name the causes of the four rules under 95 % on them (Signal K's
+ * collection in the server URL, a version after a namespace segment, verb-initial entity names and
+ * noun compounds, request-bounded lists and a singleton's action keyed by an id), and the rules were
+ * changed for those causes, so they are no longer unseen.
+ *
+ * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
  * scaffolder and search backends ship no OpenAPI file; swagger-zoo's examples are Swagger 2.0;
