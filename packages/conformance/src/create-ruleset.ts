@@ -417,10 +417,19 @@ const pluralNouns: Check = (context) =>
 const noVerbs: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape, item }) => {
     const { segments } = shape;
+    const structure = structureOf(context.document);
     const read = isObject(item['get']);
     const words = segments.filter((segment) => !segment.param && !segment.text.includes('{'));
     const verbs = segments.filter((segment, index) => {
       if (segment.param || actionVerb(segment.text) === undefined) return false;
+      // A name the document lists and addresses by member (`/import-export-file` with
+      // `/import-export-file/{id}`, `/stages/user_delete/{stage_uuid}/`) is a collection, whatever its first word.
+      if (structure.managed.has(segment.text)) return false;
+      // A state word after a plural noun (`/iterations/open`, the open iterations) selects a subset of
+      // that collection: the filter rule's concern, not an action.
+      const before = segments[index - 1];
+      const noun = before === undefined || before.param ? undefined : headNoun(before.text);
+      if (STATE_WORDS.has(segment.text.toLowerCase()) && noun !== undefined && isPlural(noun)) return false;
       // POST /<collection>/search is allowed by docs/conventions.md 4.2 (7).
       if (index === segments.length - 1 && isSearchAction(shape) && onlyPostMethods(item)) return false;
       // A noun-verb that the document reads (GET /repos/{o}/{r}/import) names a resource.
@@ -513,12 +522,37 @@ const noFilterSubpaths: Check = (context) =>
         ];
   });
 
+/**
+ * The segments of the path every server URL shares (`/signalk/v2/api/notifications` → `signalk`,
+ * `v2`, `api`, `notifications`; a `/v1` or `/api/v1` prefix left out), which stand before each path:
+ * an API whose server URL ends in the collection writes its paths from the member on (`/{id}/acknowledge`).
+ */
+function serverSegments(document: unknown): PathShape['segments'] {
+  const servers = isObject(document) && Array.isArray(document['servers']) ? document['servers'] : [];
+  const bases = new Set(
+    servers.map((server) => {
+      const url = isObject(server) && typeof server['url'] === 'string' ? server['url'] : '/';
+      return url.replace(/^[^/]*\/\/[^/]*/, '').replace(/[?#].*$/, '');
+    }),
+  );
+  const [base] = bases;
+  return bases.size === 1 && base !== undefined ? parsePath(base).segments : [];
+}
+
+/** The last segment of the server URL's path when it names a collection (a plural noun: `autopilots`). */
+function serverCollection(document: unknown): PathShape['segments'][number] | undefined {
+  const last = serverSegments(document).at(-1);
+  const noun = last === undefined || last.param ? undefined : headNoun(last.text);
+  return noun !== undefined && isPlural(noun) ? last : undefined;
+}
+
 const identifiers: Check = (context) => {
   const found: RuleViolation[] = [];
+  const served = serverCollection(context.document);
   for (const { path, shape, item } of resourcePaths(context)) {
     const partial = shape.segments.find((segment) => !segment.param && /[{}]/.test(segment.text));
     const orphan = shape.segments.find((segment, index) => {
-      const before = shape.segments[index - 1];
+      const before = index === 0 && shape.version === undefined ? served : shape.segments[index - 1];
       return segment.param && (before === undefined || before.param);
     });
     const memberMethod = ['put', 'patch', 'delete'].find((method) => isObject(item[method]));
@@ -645,6 +679,30 @@ const errorResponses: Check = (context) =>
         ];
   });
 
+/** A required list of ids (`ids[]`, `ids`, `product_ids`): the answer has one item per id asked. */
+const ID_LIST = /^(\w+[_-])?ids(\[\])?$|^\w+Ids(\[\])?$/;
+/** A numeric top-n (`top_n`, `topK`): the answer has at most n items. */
+const TOP_N = /^top[_-]?[nk]$/i;
+/** A window in days (`history_days`) or a start and a step (`from` with `resolution`): an aggregate over a requested range. */
+const WINDOW_DAYS = /(^|[_-])days$/i;
+const RANGE_START = /^(from|start|since|start[_-]?(time|date))$/i;
+const RANGE_STEP = /^(resolution|interval|granularity|step|bucket[_-]?size)$/i;
+
+/**
+ * Whether the request bounds the list a GET answers: the ids it names (a required id list), a
+ * numeric top-n, or a time range aggregated at a requested step or measured in days
+ * (docs/conventions.md 4.4 asks a page bound of lists whose length the server decides).
+ */
+function boundedByRequest(parameters: readonly ParameterInfo[]): boolean {
+  const numeric = (p: ParameterInfo): boolean => ['integer', 'number'].includes(String(p.schema?.['type']));
+  return (
+    parameters.some((p) => ID_LIST.test(p.name) && p.required === true && p.schema?.['type'] === 'array') ||
+    parameters.some((p) => TOP_N.test(p.name) && numeric(p)) ||
+    parameters.some((p) => WINDOW_DAYS.test(p.name) && numeric(p)) ||
+    (parameters.some((p) => RANGE_START.test(p.name)) && parameters.some((p) => RANGE_STEP.test(p.name)))
+  );
+}
+
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'get' || !isCollection(context, op.path)) return [];
@@ -657,7 +715,8 @@ const collectionPagination: Check = (context) =>
     const bounded =
       paginationStyle(query) !== undefined ||
       query.some((name) => PAGE_ALIASES.test(name)) ||
-      parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p));
+      parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p)) ||
+      boundedByRequest(parameters);
     return bounded
       ? []
       : [
@@ -726,6 +785,25 @@ function carriesMediaVersion(parameter: ParameterInfo): boolean {
   return versioned || VERSION_WORDS.test(parameter.description ?? '');
 }
 
+/** A version segment (`v2`, `v2.1`). */
+const VERSION_WORD = /^v\d+(\.\d+)?$/i;
+
+/**
+ * The version a path carries: its prefix (`/v2/...`, `/api/v2/...`, `/2.0/...`), or a version after
+ * a namespace of one or two segments before any parameter (`/signalk/v2/api/...`).
+ *
+ * @example
+ * ```ts
+ * pathVersion(parsePath('/signalk/v1/apps/list')); // 'v1'
+ * ```
+ */
+function pathVersion(shape: PathShape): string | undefined {
+  if (shape.version !== undefined) return shape.version;
+  const lead = shape.segments.slice(0, 3);
+  const index = lead.findIndex((segment) => VERSION_WORD.test(segment.text));
+  return index > 0 && lead.slice(0, index).every((segment) => !segment.param) ? lead[index]!.text : undefined;
+}
+
 const versionConsistent: Check = (context) => {
   const document = context.document;
   const strategies = new Map<string, JsonPath>();
@@ -735,7 +813,7 @@ const versionConsistent: Check = (context) => {
   );
   if (serverVersioned) strategies.set('path', ['servers']);
   const paths = resourcePaths(context);
-  const versioned = paths.filter(({ shape }) => shape.version !== undefined);
+  const versioned = paths.filter(({ shape }) => pathVersion(shape) !== undefined);
   if (versioned[0]) strategies.set('path', ['paths', versioned[0].path]);
   const operations = operationsOf(document);
   // A `version` query parameter on a few operations usually selects a version of the resource (a
@@ -778,7 +856,9 @@ const versionConsistent: Check = (context) => {
   }
   if (strategies.has('path') && !serverVersioned) {
     // The root `/` is where a client finds the versions (an API index); it cannot carry one itself.
-    const unversioned = paths.find(({ shape }) => shape.version === undefined && shape.segments.length > 0);
+    const unversioned = paths.find(
+      ({ shape }) => pathVersion(shape) === undefined && shape.segments.length > 0,
+    );
     if (unversioned)
       return [
         {

@@ -201,6 +201,8 @@ export interface ParameterInfo {
   readonly in: string;
   readonly schema?: JsonObject;
   readonly description?: string;
+  /** `required: true` in the document (a path parameter always is). */
+  readonly required?: boolean;
   /** The parameter's `example` and the values of its `examples`, when it has any. */
   readonly examples?: readonly unknown[];
   readonly path: (string | number)[];
@@ -240,6 +242,7 @@ export function parametersOf(document: unknown, op: OperationRef): ParameterInfo
         path: [...base, index],
         ...(isObject(schema) ? { schema } : {}),
         ...(typeof parameter['description'] === 'string' ? { description: parameter['description'] } : {}),
+        ...(parameter['required'] === true ? { required: true } : {}),
         ...(examples.length > 0 ? { examples } : {}),
       };
       byKey.set(`${info.in}:${info.name.toLowerCase()}`, info);

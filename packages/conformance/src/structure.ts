@@ -25,6 +25,51 @@ export interface DocumentStructure {
   readonly fields: ReadonlyMap<string, ReadonlySet<string>>;
   /** Per collection path: the enum values of its items' properties (e.g. `active`, `archived`). */
   readonly states: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * Segment names the document manages as collections: listed (a collection by the rules above) and
+   * addressed by member (`<segment>/{id}` read or written with GET, PUT, PATCH or DELETE), such as
+   * `import-export-file` or authentik's `user_delete` stages. Such a name is a noun wherever it stands.
+   */
+  readonly managed: ReadonlySet<string>;
+}
+
+/** Methods that read or write a member. */
+const MEMBER_METHODS = ['get', 'put', 'patch', 'delete'] as const;
+
+/**
+ * Whether a path's GET answers one value, not a list: the JSON schema of its first 2xx response
+ * (or of `default` without one) is a scalar (Signal K's default provider id) or an object without a
+ * list member (see `listItems`).
+ */
+function answersOneValue(document: unknown, item: JsonObject | undefined): boolean {
+  const get = item?.['get'];
+  if (!isObject(get)) return false;
+  let schema = successSchema(document, get);
+  if (schema === undefined) {
+    const responses = deref(document, get['responses']);
+    const fallback = isObject(responses) ? deref(document, responses['default']) : undefined;
+    const content = isObject(fallback) ? deref(document, fallback['content']) : undefined;
+    const media = isObject(content)
+      ? Object.entries(content).find(([type]) => /json/i.test(type))?.[1]
+      : undefined;
+    const resolved = isObject(media) ? deref(document, media['schema']) : undefined;
+    schema = isObject(resolved) ? resolved : undefined;
+  }
+  if (schema === undefined || schema['type'] === 'array') return false;
+  if (['string', 'number', 'integer', 'boolean'].includes(String(schema['type']))) return true;
+  return isObject(schema['properties']) && listItems(document, schema, '') === undefined;
+}
+
+/** A path without its trailing slash (authentik writes `/stages/user_delete/`). */
+const trimmed = (path: string): string => path.replace(/(.)\/+$/, '$1');
+
+/** Whether the document treats a path as a collection, with or without a trailing slash. */
+function isListed(structure: DocumentStructure, path: string): boolean {
+  return (
+    structure.collections.has(path) ||
+    structure.collections.has(`${trimmed(path)}/`) ||
+    structure.collections.has(trimmed(path))
+  );
 }
 
 const LIST_MEMBERS = new Set(['data', 'items', 'results', 'records', 'entries', 'values', 'nodes', 'list']);
@@ -129,11 +174,23 @@ function normalize(name: string): string {
  */
 export function structureOf(document: unknown): DocumentStructure {
   if (isObject(document) && cache.has(document)) return cache.get(document)!;
-  const paths = pathsOf(document).map(([path]) => path);
+  const items = pathsOf(document);
+  const paths = items.map(([path]) => path);
+  const byPath = new Map(items);
   const withMembers = new Set<string>();
-  for (const path of paths) {
+  for (const [path, item] of items) {
     const cut = path.lastIndexOf('/');
-    if (cut > 0 && /^\{[^{}]+\}$/.test(path.slice(cut + 1))) withMembers.add(path.slice(0, cut));
+    if (cut <= 0 || !/^\{[^{}]+\}$/.test(path.slice(cut + 1))) continue;
+    // A singleton's action keyed by an id is not a member: GET /_providers/_default answers the one
+    // default provider and POST /_providers/_default/{id} changes it; GET /state answers the current
+    // state and POST /state/{transition} runs a transition.
+    const parent = path.slice(0, cut);
+    if (
+      !MEMBER_METHODS.some((method) => isObject(item[method])) &&
+      answersOneValue(document, byPath.get(parent))
+    )
+      continue;
+    withMembers.add(parent);
   }
   const collections = new Set<string>();
   const fields = new Map<string, Set<string>>();
@@ -165,7 +222,18 @@ export function structureOf(document: unknown): DocumentStructure {
   // /projects/{id}); /gists/{gist_id} with /gists/{gist_id}/{sha} is a member with versions.
   for (const path of withMembers)
     if (paths.includes(path) && parsePath(path).segments.at(-1)?.param === false) collections.add(path);
-  const structure = { collections, withMembers, fields, states };
+  // Names listed by a GET whose members are written (PUT, PATCH, DELETE) are managed collections.
+  const managed = new Set<string>();
+  const structure = { collections, withMembers, fields, states, managed };
+  for (const [path, item] of items) {
+    const segments = parsePath(path).segments;
+    const [before, last] = segments.slice(-2);
+    if (last?.param !== true || before?.param !== false) continue;
+    if (!['put', 'patch', 'delete'].some((method) => isObject(item[method]))) continue;
+    const collection = prefixOf(path, segments.length - 2);
+    const listing = byPath.get(collection) ?? byPath.get(`${collection}/`);
+    if (isObject(listing?.['get']) && isListed(structure, collection)) managed.add(before.text);
+  }
   if (isObject(document)) cache.set(document, structure);
   return structure;
 }

