@@ -9,6 +9,7 @@ import { projectRoutes } from '../src/api/routes/projects.js';
 import { taskRoutes } from '../src/api/routes/tasks.js';
 import { type RunningService, startService } from './harness.js';
 
+type Json = Record<string, unknown>;
 type Operation = {
   operationId: string;
   security: Record<string, string[]>[];
@@ -155,5 +156,30 @@ describe('OpenAPI document', () => {
         routes.map((route) => [`${route.method} ${published(route.path)}`, route.scopes]),
       );
     }
+  });
+
+  it('Accept-Patch is declared on the answers of exactly the paths that send it: those that take a PATCH', async () => {
+    const paths = document['paths'] as Record<string, Record<string, { responses: Record<string, Json> }>>;
+    const id = '00000000-0000-4000-8000-000000000000';
+    const seen: [string, boolean, boolean][] = [];
+    for (const [path, item] of Object.entries(paths)) {
+      if (!path.startsWith('/v2/') || item['get'] === undefined) continue;
+      const declared = Object.hasOwn(item['get'].responses['200']?.['headers'] as Json, 'Accept-Patch');
+      // A missing member (or parent) is a 404; the Accept-Patch of a member path comes before it.
+      const res = await fetch(`${svc.url}${path.replace(/\{[a-z_]+\}/g, id)}`, {
+        headers: { 'x-api-key': svc.credentials.apiKeys.readOnly },
+      });
+      seen.push([path, declared, res.headers.has('accept-patch')]);
+    }
+    expect(seen).toEqual([
+      ['/v2/projects', false, false],
+      ['/v2/projects/{project_id}', true, true],
+      ['/v2/projects/{project_id}/tasks', false, false],
+      ['/v2/projects/{project_id}/tasks/{task_id}', true, true],
+      ['/v2/tasks', false, false],
+      ['/v2/tasks/{task_id}', true, true],
+      ['/v2/tasks/{task_id}/comments', false, false],
+      ['/v2/tasks/{task_id}/comments/{comment_id}', false, false],
+    ]);
   });
 });

@@ -135,7 +135,7 @@ interface OperationSpec {
     readonly location?: boolean;
   };
   readonly errors: readonly string[];
-  /** A member resource: every response advertises `Accept-Patch`. */
+  /** A resource that takes a PATCH: every response advertises `Accept-Patch`. */
   readonly member?: boolean;
   /** A page of a collection (`Preference-Applied` for `Prefer: count=exact`). */
   readonly page?: boolean;
@@ -231,8 +231,11 @@ export function versionPaths(ctx: AppContext, version: ApiVersion): Json {
     ...(isDeprecatedVersion(version) ? { deprecation: {} } : {}),
     changes: { api: API_VERSIONS, version: String(version) },
   });
+  const compiled = compileRoutes(routes);
+  // Every answer on a path that takes a PATCH carries `Accept-Patch` (http/<framework>/routes.ts).
+  const patched = new Set(compiled.filter((route) => route.method === 'PATCH').map((route) => route.path));
   const paths: Record<string, Json> = {};
-  for (const { method, path: own, collection, idempotency, body } of compileRoutes(routes)) {
+  for (const { method, path: own, collection, idempotency, body } of compiled) {
     const path = `/v${version}${own.replace(/\{([^}]+)\}/g, (_all, name: string) => `{${publishedName(name)}}`)}`;
     const generated = document.paths[path]?.[method.toLowerCase() as 'get'] as Json | undefined;
     // A route this version does not serve (`endpointAdded` later, `endpointRemoved` earlier).
@@ -266,7 +269,7 @@ export function versionPaths(ctx: AppContext, version: ApiVersion): Json {
         ...(status === '201' ? { location: true } : {}),
       },
       errors: ERRORS[method]!,
-      member: own.endsWith('}'),
+      member: patched.has(own),
       page: collection !== undefined,
     });
     const searched = collection ? SEARCHES[own] : undefined;
