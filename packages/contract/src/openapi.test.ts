@@ -681,6 +681,158 @@ describe('toOpenApi: names, ids and refusals', () => {
   });
 });
 
+describe('toOpenApi: operation ids, path parameters and the OAuth 2.0 scheme as the service publishes them', () => {
+  const handler = async () => ({ status: 200 as const, body: { ok: true } });
+  const Ok = z.object({ ok: z.boolean() });
+  const routes = [
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}',
+      params: z.object({ projectId: z.string() }),
+      operationId: 'get_project',
+      responses: { 200: Ok },
+      scopes: ['read:projects'],
+      handler,
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/{projectId}/tasks/{taskId}',
+      params: z.object({ projectId: z.string(), taskId: z.string() }),
+      responses: { 200: Ok },
+      handler,
+    }),
+  ];
+  const flows = {
+    clientCredentials: { tokenUrl: '/oauth/token', scopes: { 'read:projects': 'read projects' } },
+  };
+  const snake = (name: string) => ({
+    name: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+    schema: { type: 'string', format: 'uuid' },
+  });
+  const summary = (options: Partial<OpenApiOptions>) => {
+    const doc = toOpenApi(routes, { ...OPTIONS, ...options });
+    return {
+      paths: Object.fromEntries(
+        Object.entries(doc.paths).map(([path, item]) => [
+          path,
+          {
+            operationId: item.get?.operationId,
+            security: item.get?.security,
+            parameters: item.get?.parameters?.filter((p) => p['in'] === 'path'),
+          },
+        ]),
+      ),
+      schemes: Object.keys(doc.components.securitySchemes ?? {}),
+      oauth2: doc.components.securitySchemes?.['oauth2'],
+    };
+  };
+  const param = (name: string, schema: JsonObject = { type: 'string' }) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema,
+  });
+  const uuid = { type: 'string', format: 'uuid' };
+
+  it.each<[string, Partial<OpenApiOptions>, ReturnType<typeof summary>]>([
+    [
+      'none of them: the route’s names and ids, scopes on apiKey and bearer',
+      {},
+      {
+        paths: {
+          '/v1/projects/{projectId}': {
+            operationId: 'get_project',
+            security: [{ apiKey: ['read:projects'] }, { bearer: ['read:projects'] }],
+            parameters: [param('projectId')],
+          },
+          '/v1/projects/{projectId}/tasks/{taskId}': {
+            operationId: 'getProjectsByProjectIdTasksByTaskId',
+            security: undefined,
+            parameters: [param('projectId'), param('taskId')],
+          },
+        },
+        schemes: ['apiKey', 'bearer'],
+        oauth2: undefined,
+      },
+    ],
+    [
+      'operationId prefixes the declared and the default ids; pathParameter renames and retypes; oauth2 carries the scopes',
+      {
+        operationId: (id) => `v1_${id}`,
+        pathParameter: snake,
+        security: { apiKey: true, bearer: true, oauth2: { flows } },
+      },
+      {
+        paths: {
+          '/v1/projects/{project_id}': {
+            operationId: 'v1_get_project',
+            security: [{ apiKey: [] }, { bearer: [] }, { oauth2: ['read:projects'] }],
+            parameters: [param('project_id', uuid)],
+          },
+          '/v1/projects/{project_id}/tasks/{task_id}': {
+            operationId: 'v1_getProjectsByProjectIdTasksByTaskId',
+            security: undefined,
+            parameters: [param('project_id', uuid), param('task_id', uuid)],
+          },
+        },
+        schemes: ['apiKey', 'bearer', 'oauth2'],
+        oauth2: { type: 'oauth2', flows },
+      },
+    ],
+    [
+      'operationId sees the method and the route’s own path; pathParameter may keep the schema; oauth2 alone',
+      {
+        operationId: (id, { method, path }) => `${id}_${method}_${path.split('/').length}`,
+        pathParameter: (name) => (name === 'taskId' ? { name: 'task' } : {}),
+        security: { oauth2: { flows, description: 'Client credentials' } },
+      },
+      {
+        paths: {
+          '/v1/projects/{projectId}': {
+            operationId: 'get_project_GET_3',
+            security: [{ oauth2: ['read:projects'] }],
+            parameters: [param('projectId')],
+          },
+          '/v1/projects/{projectId}/tasks/{task}': {
+            operationId: 'getProjectsByProjectIdTasksByTaskId_GET_5',
+            security: undefined,
+            parameters: [param('projectId'), param('task')],
+          },
+        },
+        schemes: ['oauth2'],
+        oauth2: { type: 'oauth2', description: 'Client credentials', flows },
+      },
+    ],
+  ])('%s', (_title, options, expected) => {
+    expect(summary(options)).toEqual(expected);
+  });
+
+  it.each<[string, Partial<OpenApiOptions>, string]>([
+    [
+      'ids the naming makes equal',
+      { operationId: () => 'same' },
+      'operationId "same" is also GET /projects/{projectId}\'s',
+    ],
+    [
+      'an oauth2 scheme without a flow',
+      { security: { oauth2: { flows: {} } } },
+      'security.oauth2.flows must name at least one flow',
+    ],
+    [
+      'an operationId that is not a function',
+      { operationId: 'x' as never },
+      'toOpenApi: operationId must be a function',
+    ],
+    [
+      'a pathParameter that is not a function',
+      { pathParameter: {} as never },
+      'toOpenApi: pathParameter must be a function',
+    ],
+  ])('refuses %s', (_title, options, message) => {
+    expect(() => toOpenApi(routes, { ...OPTIONS, ...options })).toThrow(message);
+  });
+});
+
 describe('the document passes the linters', () => {
   // A document without a deprecated operation gives the deprecation rules nothing to judge.
   const NO_DEPRECATION = ['plumbline-deprecation-header', 'plumbline-sunset-header'];

@@ -79,7 +79,55 @@ export interface OpenApiOptions {
     readonly bearer?: boolean | { readonly bearerFormat?: string; readonly description?: string };
     /** The `realm` of the `WWW-Authenticate` challenge (default `plumbline`). */
     readonly realm?: string;
+    /**
+     * An OAuth 2.0 scheme (`oauth2`) with these `flows` (OpenAPI Flows Object: the token URL and the
+     * scopes a client can ask for). Then a route's scopes go on the `oauth2` requirement, where
+     * OpenAPI defines them, and the `apiKey` and `bearer` requirements list none:
+     * `[{ apiKey: [] }, { bearer: [] }, { oauth2: ['read:projects'] }]`.
+     *
+     * @example
+     * ```ts
+     * const security = {
+     *   apiKey: true,
+     *   bearer: true,
+     *   oauth2: { flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { 'read:projects': 'read projects' } } } },
+     * };
+     * ```
+     */
+    readonly oauth2?: { readonly flows: JsonObject; readonly description?: string };
   };
+  /**
+   * The operation id each route gets in this document, from its own (the declared `operationId`, else
+   * {@link defaultOperationId}): e.g. a version prefix, so that the documents of several versions
+   * can be merged into one with unique ids. Ids must stay unique: a clash is refused as a declared
+   * duplicate is.
+   *
+   * @example
+   * ```ts
+   * toOpenApi(routes, { info, pathPrefix: '/v1', operationId: (id) => `v1_${id}` });
+   * // GET /projects with operationId 'list_projects' → 'v1_list_projects'
+   * ```
+   */
+  readonly operationId?: (
+    id: string,
+    route: { readonly method: RouteMethod; readonly path: string },
+  ) => string;
+  /**
+   * How a path parameter is published, by the name the route declares: its name in the document
+   * (in the path template and the parameter) and its schema, in place of the one the route's
+   * `params` give. Return `{}` to keep both. The routes keep their own names; only the document
+   * changes, so a name must map to one name.
+   *
+   * @example
+   * ```ts
+   * // `{projectId}` in the routes, `{project_id}` (a UUID) in the document:
+   * const pathParameter = (name: string) => ({
+   *   name: name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+   *   schema: { type: 'string', format: 'uuid' },
+   * });
+   * ```
+   */
+  readonly pathParameter?: (name: string) => { readonly name?: string; readonly schema?: JsonObject };
   /** Base of the problem `type` links (`@plumbline/errors`' `docsBaseUrl`, default `/errors`). */
   readonly problemTypeBase?: string;
   /** Languages the service negotiates (`Content-Language`), first the default (default `['en', 'de']`). */
@@ -253,6 +301,9 @@ interface Resolved {
   readonly xmlRoot: string;
   readonly requirePreconditions: boolean;
   readonly changes: OpenApiOptions['changes'];
+  readonly oauth2: { readonly flows: JsonObject; readonly description: string | undefined } | undefined;
+  readonly operationId: OpenApiOptions['operationId'];
+  readonly pathParameter: OpenApiOptions['pathParameter'];
 }
 
 function resolveOptions(options: OpenApiOptions): Resolved {
@@ -282,6 +333,13 @@ function resolveOptions(options: OpenApiOptions): Resolved {
     problems.push(
       `changes.version "${String(changes.version)}" must be one of the versions of changes.api (versions([...]) of @plumbline/versioning)`,
     );
+  const oauth2 = options.security?.oauth2;
+  if (oauth2 !== undefined && (!isObject(oauth2.flows) || Object.keys(oauth2.flows).length === 0))
+    problems.push('security.oauth2.flows must name at least one flow');
+  for (const name of ['operationId', 'pathParameter'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      problems.push(`${name} must be a function`);
+  }
   if (problems.length > 0) throw new RouteDefinitionError(problems.map((p) => `toOpenApi: ${p}`));
   const { apiKey, bearer } = options.security ?? {};
   const info: JsonObject = { title: options.info.title, version: changes?.version ?? options.info.version };
@@ -316,6 +374,12 @@ function resolveOptions(options: OpenApiOptions): Resolved {
     xmlRoot: xmlName(options.xmlRoot ?? 'data'),
     requirePreconditions: options.requirePreconditions ?? false,
     changes,
+    oauth2:
+      options.security?.oauth2 === undefined
+        ? undefined
+        : { flows: options.security.oauth2.flows, description: options.security.oauth2.description },
+    operationId: options.operationId,
+    pathParameter: options.pathParameter,
   };
 }
 
@@ -659,15 +723,30 @@ class DocumentBuilder {
   }
 
   private operationId(compiled: CompiledRoute): string {
-    const id = compiled.route.operationId ?? defaultOperationId(compiled.method, compiled.path);
+    const own = compiled.route.operationId ?? defaultOperationId(compiled.method, compiled.path);
+    const id = this.o.operationId?.(own, { method: compiled.method, path: compiled.path }) ?? own;
     let unique = id;
-    if (compiled.route.operationId !== undefined) {
+    if (compiled.route.operationId !== undefined || this.o.operationId !== undefined) {
       const earlier = this.operationIds.get(id);
       if (earlier !== undefined)
         this.problems.push(`${compiled.name}: operationId "${id}" is also ${earlier}'s`);
     } else for (let i = 2; this.operationIds.has(unique); i++) unique = `${id}${i}`;
     this.operationIds.set(unique, compiled.name);
     return unique;
+  }
+
+  /** A path parameter's name in the document (`pathParameter`). */
+  private publishedName(name: string): string {
+    return this.o.pathParameter?.(name).name ?? name;
+  }
+
+  /** A path parameter as the document publishes it (`pathParameter`): its name and schema. */
+  private published(parameter: JsonObject): JsonObject {
+    const hook = this.o.pathParameter;
+    if (hook === undefined) return parameter;
+    const name = String(parameter['name']);
+    const { name: renamed, schema } = hook(name);
+    return { ...parameter, name: renamed ?? name, ...(schema !== undefined ? { schema } : {}) };
   }
 
   /** Headers every response of the version carries. */
@@ -735,7 +814,9 @@ class DocumentBuilder {
     // Parameters: path, then query (the schema's, or the collection's), headers, then the conventions'.
     const parameters: JsonObject[] = [];
     if (route.params !== undefined)
-      parameters.push(...this.parametersOf(route.params, 'path', where, compiled.paramNames));
+      parameters.push(
+        ...this.parametersOf(route.params, 'path', where, compiled.paramNames).map((p) => this.published(p)),
+      );
     if (compiled.collection !== undefined) {
       parameters.push(
         ...(toOpenApiParameters(compiled.collection) as unknown as JsonObject[]).map((p) => ({ ...p })),
@@ -925,8 +1006,11 @@ class DocumentBuilder {
     for (const tag of tags) if (!this.tags.includes(tag)) this.tags.push(tag);
     const security: Record<string, readonly string[]>[] = [];
     if (scopes.length > 0) {
-      if (o.apiKey) security.push({ apiKey: [...scopes] });
-      if (o.bearer) security.push({ bearer: [...scopes] });
+      // With an OAuth 2.0 scheme the scopes are its own; the others list none.
+      const others = o.oauth2 ? [] : [...scopes];
+      if (o.apiKey) security.push({ apiKey: others });
+      if (o.bearer) security.push({ bearer: [...others] });
+      if (o.oauth2) security.push({ oauth2: [...scopes] });
     }
     const operation: OpenApiOperation = {
       operationId: this.operationId(compiled),
@@ -939,7 +1023,7 @@ class DocumentBuilder {
       ...(requestBody !== undefined ? { requestBody } : {}),
       responses,
     };
-    const path = `${o.prefix}${compiled.path}`;
+    const path = `${o.prefix}${compiled.path.replace(/\{([^}]+)\}/g, (_all, name: string) => `{${this.publishedName(name)}}`)}`;
     this.paths[path] ??= {};
     this.paths[path][method.toLowerCase()] = operation;
   }
@@ -962,6 +1046,12 @@ class DocumentBuilder {
         scheme: 'bearer',
         bearerFormat: o.bearer.bearerFormat,
         description: o.bearer.description ?? 'A bearer token whose `scope` claim lists the scopes',
+      };
+    if (o.oauth2)
+      securitySchemes['oauth2'] = {
+        type: 'oauth2',
+        ...(o.oauth2.description !== undefined ? { description: o.oauth2.description } : {}),
+        flows: o.oauth2.flows,
       };
     return {
       openapi: '3.1.0',

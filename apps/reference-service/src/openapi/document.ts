@@ -1,12 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the service, generated at start from the same sources the service
- * runs on: zod schemas for bodies, the query-parser collections for query parameters, the version
- * policy for deprecation headers, the declared version changes for older versions' schemas, and the error catalogue for problem responses.
+ * runs on: the route table for the versioned paths (openapi/api-paths.ts), zod schemas for bodies,
+ * the query-parser collections for query parameters, the version policy for deprecation headers,
+ * the declared version changes for older versions' schemas, and the error catalogue for problem responses.
  */
 import { ERROR_CODES } from '@plumbline/errors';
-import { toOpenApiMemberParameters, toOpenApiParameters } from '@plumbline/query-parser';
 import { z } from 'zod';
-import type { ApiVersion } from '../domain/model.js';
 import {
   commentInput,
   commentOutput,
@@ -15,19 +14,14 @@ import {
   taskInput,
   taskOutput,
 } from '../domain/schemas.js';
-import {
-  API_VERSIONS,
-  isDeprecatedVersion,
-  queryFieldAt,
-  queryFieldsOf,
-  SUPPORTED_VERSIONS,
-} from '../domain/versions.js';
+import { API_VERSIONS, SUPPORTED_VERSIONS } from '../domain/versions.js';
 import { CODE_FLOW_SCHEME } from '../pages/docs-ui.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
 import { COLLECTION_SCOPES } from '../service/seed.js';
+import { commonResponseHeaders, errorResponses, header, ref, versionPaths } from './api-paths.js';
 import { withConditionalRequests } from './conditional.js';
-import { withFrontDoor as addFrontDoor, pageOf } from './front.js';
+import { withFrontDoor as addFrontDoor } from './front.js';
 import { withUnversionedResponses } from './unversioned.js';
 
 type Json = Record<string, unknown>;
@@ -54,8 +48,6 @@ function projectSchemas(): Json {
     ]);
   return Object.fromEntries([...each('Project', output), ...each('ProjectInput', input)]);
 }
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** 401 of the token and revocation endpoints: an RFC 6749 body and, like every 401, a challenge. */
 const oauthInvalidClient = {
@@ -96,35 +88,6 @@ const ERROR_RESPONSES: Readonly<Record<string, string>> = {
   '500': 'Server-side failure (generic message, no details)',
   '503': 'A backing service is unavailable (with Retry-After)',
 };
-
-function errorResponses(codes: readonly string[]): Json {
-  return Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/responses/Error${code}` }]));
-}
-
-const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-
-/**
- * Headers every response carries (or may carry): the request id, the version headers, the
- * negotiation headers, the validator and the rate limit. On v1 (deprecated) also `Deprecation`,
- * `Sunset` and the `Link` to the successor; without a version (shared error responses) those are
- * declared as optional, since the same problem response serves both versions.
- */
-function commonResponseHeaders(version?: ApiVersion): Json {
-  return {
-    'X-Request-Id': header('XRequestId'),
-    'API-Supported-Versions': header('ApiSupportedVersions'),
-    'API-Deprecated-Versions': header('ApiDeprecatedVersions'),
-    'Content-Language': header('ContentLanguage'),
-    Vary: header('Vary'),
-    ETag: header('ETag'),
-    RateLimit: header('RateLimit'),
-    'RateLimit-Policy': header('RateLimitPolicy'),
-    Link: header('Link'),
-    ...(version === undefined || isDeprecatedVersion(version)
-      ? { Deprecation: header('Deprecation'), Sunset: header('Sunset') }
-      : {}),
-  };
-}
 
 /** What a status adds to the common headers of a problem response (docs/design.md#d-errors). */
 const PROBLEM_HEADERS: Readonly<Record<string, Json>> = {
@@ -213,320 +176,6 @@ function headerComponents(): Json {
       description: 'URI of the created resource',
       schema: { type: 'string', format: 'uri-reference' },
     },
-  };
-}
-
-const pathParam = (name: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-});
-
-interface OperationSpec {
-  readonly summary: string;
-  readonly tag: string;
-  readonly scope: string;
-  readonly params?: readonly Json[];
-  readonly body?: { readonly schema: Json; readonly types: readonly string[] };
-  readonly idempotencyKey?: 'required' | 'optional';
-  readonly success: {
-    readonly status: string;
-    readonly description: string;
-    readonly schema?: Json;
-    readonly location?: boolean;
-  };
-  readonly errors: readonly string[];
-  /** A member resource: every response advertises `Accept-Patch`. */
-  readonly member?: boolean;
-  /** A page of a collection (`Preference-Applied` for `Prefer: count=exact`). */
-  readonly page?: boolean;
-  /**
-   * A GET that answers 304 to a matching `If-None-Match`. None does yet: the conditional-request
-   * support (RFC 9110 §13) sets this where it is served, and contract.test.ts checks the two agree.
-   */
-  readonly conditional?: boolean;
-}
-
-function operation(version: ApiVersion, id: string, spec: OperationSpec): Json {
-  const successHeaders = {
-    ...commonResponseHeaders(version),
-    ...(spec.member ? { 'Accept-Patch': header('AcceptPatch') } : {}),
-    ...(spec.page ? { 'Preference-Applied': header('PreferenceApplied') } : {}),
-    ...(spec.idempotencyKey
-      ? {
-          'Idempotent-Replayed': header('IdempotentReplayed'),
-          'Replayed-By-Request-Id': header('ReplayedByRequestId'),
-        }
-      : {}),
-    ...(spec.success.location ? { Location: header('Location') } : {}),
-  };
-  const parameters = [
-    ...(spec.params ?? []),
-    ...(spec.idempotencyKey
-      ? [
-          {
-            $ref: `#/components/parameters/IdempotencyKey${spec.idempotencyKey === 'required' ? 'Required' : ''}`,
-          },
-        ]
-      : []),
-  ];
-  return {
-    operationId: `v${version}_${id}`,
-    summary: spec.summary,
-    tags: [spec.tag],
-    ...(isDeprecatedVersion(version) ? { deprecated: true } : {}),
-    security: [{ apiKey: [] }, { bearer: [] }, { oauth2: [spec.scope] }],
-    ...(parameters.length > 0 ? { parameters } : {}),
-    ...(spec.body
-      ? {
-          requestBody: {
-            required: true,
-            content: Object.fromEntries(spec.body.types.map((type) => [type, { schema: spec.body!.schema }])),
-          },
-        }
-      : {}),
-    responses: {
-      [spec.success.status]: {
-        description: spec.success.description,
-        headers: successHeaders,
-        ...(spec.success.schema
-          ? {
-              content: {
-                'application/json': { schema: spec.success.schema },
-                'application/xml': { schema: spec.success.schema },
-              },
-            }
-          : {}),
-      },
-      ...(spec.conditional ? { '304': notModified(version) } : {}),
-      ...errorResponses(spec.errors),
-    },
-  };
-}
-
-/** 304 to a GET whose `If-None-Match` matches the current `ETag` (no body). */
-function notModified(version: ApiVersion): Json {
-  return {
-    description: 'Not modified: the ETag sent in If-None-Match still matches',
-    headers: commonResponseHeaders(version),
-  };
-}
-
-// A page of a collection: `<Item>Page`, defined with its XML shape in openapi/front.ts.
-const page = pageOf;
-
-/**
- * A collection's query parameters as `version` names the fields: the grammar knows every version's
- * name of a renamed field (domain/collections.ts), a version's document only its own, in `fields`
- * and in the fields `q` searches.
- */
-function atVersion(version: ApiVersion, parameters: readonly Json[]): Json[] {
-  return parameters.map((parameter) => {
-    if (parameter['name'] === 'fields') {
-      const schema = parameter['schema'] as Json;
-      const items = schema['items'] as Json;
-      const names = items['enum'] as string[];
-      return {
-        ...parameter,
-        schema: { ...schema, items: { ...items, enum: queryFieldsOf(version, names) } },
-      };
-    }
-    if (parameter['name'] === 'q') {
-      const description = String(parameter['description']).replace(
-        /(search in )(.*)(\.)$/,
-        (_all, before: string, names: string, after: string) =>
-          `${before}${names
-            .split(', ')
-            .map((name) => queryFieldAt(version, name))
-            .join(', ')}${after}`,
-      );
-      return { ...parameter, description };
-    }
-    return parameter;
-  });
-}
-
-function versionPaths(ctx: AppContext, version: ApiVersion): Json {
-  const { collections } = ctx;
-  const v = `/v${version}`;
-  const project = ref(`ProjectV${version}`);
-  const projectBody = { schema: ref(`ProjectInputV${version}`), types: ['application/json'] };
-  const task = ref('Task');
-  const comment = ref('Comment');
-  const readErrors = ['400', '401', '403', '404', '406', '410', '429', '500', '503'];
-  const listErrors = ['400', '401', '403', '404', '406', '410', '429', '500', '503'];
-  const writeErrors = ['400', '401', '403', '404', '406', '409', '410', '413', '415', '429', '500', '503'];
-  const createErrors = [...writeErrors, '422'];
-  const searchBody = { schema: ref('SearchBody'), types: ['application/json'] };
-  const patchTypes = ['application/merge-patch+json', 'application/json'];
-  const member = (
-    tag: string,
-    name: string,
-    schemaRef: Json,
-    inputRef: Json,
-    scope: string,
-    params: Json[],
-  ) => ({
-    get: operation(version, `get_${name}`, {
-      summary: `Get one ${name}`,
-      tag,
-      scope: `read:${scope}`,
-      params: [...params, ...memberQuery(tag)],
-      success: {
-        status: '200',
-        description: `The ${name}; \`fields=\` selects members, \`id\` is always there`,
-        schema: selection(schemaRef),
-      },
-      errors: readErrors,
-      member: true,
-    }),
-    put: operation(version, `replace_${name}`, {
-      summary: `Replace a ${name} (missing optional fields are reset)`,
-      tag,
-      scope: `write:${scope}`,
-      params,
-      body: { schema: inputRef, types: ['application/json'] },
-      success: { status: '200', description: `The replaced ${name}`, schema: schemaRef },
-      errors: writeErrors,
-      member: true,
-    }),
-    patch: operation(version, `update_${name}`, {
-      summary: `Update a ${name} with a JSON merge patch (RFC 7396)`,
-      tag,
-      scope: `write:${scope}`,
-      params,
-      body: { schema: { type: 'object' }, types: patchTypes },
-      success: { status: '200', description: `The updated ${name}`, schema: schemaRef },
-      errors: writeErrors,
-      member: true,
-    }),
-    delete: operation(version, `delete_${name}`, {
-      summary: `Delete a ${name} (later requests for it get 410)`,
-      tag,
-      scope: `write:${scope}`,
-      params,
-      success: { status: '204', description: 'Deleted' },
-      errors: readErrors,
-      member: true,
-    }),
-  });
-  const collection = (
-    tag: string,
-    name: string,
-    plural: string,
-    itemRef: Json,
-    inputRef: Json | undefined,
-    queryParams: Json[],
-    params: Json[],
-    idempotencyKey: 'required' | 'optional',
-  ) => ({
-    get: operation(version, `list_${plural}`, {
-      summary: `List ${plural}`,
-      tag,
-      scope: `read:${tag}`,
-      params: [...params, ...queryParams, { $ref: '#/components/parameters/Prefer' }],
-      success: { status: '200', description: `A page of ${plural}`, schema: page(itemRef) },
-      errors: listErrors,
-      page: true,
-    }),
-    ...(inputRef
-      ? {
-          post: operation(version, `create_${name}`, {
-            summary: `Create a ${name}`,
-            tag,
-            scope: `write:${tag}`,
-            params,
-            body: { schema: inputRef, types: ['application/json'] },
-            idempotencyKey,
-            success: { status: '201', description: `The created ${name}`, schema: itemRef, location: true },
-            errors: createErrors,
-          }),
-        }
-      : {}),
-  });
-  const search = (tag: string, plural: string, itemRef: Json, params: Json[]) => ({
-    post: operation(version, `search_${plural}`, {
-      summary: `Search ${plural} with the collection query as a JSON body`,
-      tag,
-      scope: `read:${tag}`,
-      params,
-      body: searchBody,
-      idempotencyKey: 'optional',
-      success: { status: '200', description: `A page of ${plural}`, schema: page(itemRef) },
-      errors: [...listErrors, '413', '415'],
-      page: true,
-    }),
-  });
-  const memberQuery = (tag: string) =>
-    atVersion(
-      version,
-      toOpenApiMemberParameters(collections[tag as keyof typeof collections]) as unknown as Json[],
-    );
-  const projectQuery = atVersion(version, toOpenApiParameters(collections.projects) as unknown as Json[]);
-  const taskQuery = toOpenApiParameters(collections.tasks) as unknown as Json[];
-  const commentQuery = toOpenApiParameters(collections.comments) as unknown as Json[];
-  const projectId = [pathParam('project_id')];
-  const taskId = [pathParam('task_id')];
-  return {
-    [`${v}/projects`]: collection(
-      'projects',
-      'project',
-      'projects',
-      project,
-      ref(`ProjectInputV${version}`),
-      projectQuery,
-      [],
-      'required',
-    ),
-    [`${v}/projects/search`]: search('projects', 'projects', project, []),
-    [`${v}/projects/{project_id}`]: member(
-      'projects',
-      'project',
-      project,
-      projectBody.schema,
-      'projects',
-      projectId,
-    ),
-    [`${v}/projects/{project_id}/tasks`]: collection(
-      'tasks',
-      'task',
-      'project_tasks',
-      task,
-      ref('TaskInput'),
-      taskQuery,
-      projectId,
-      'optional',
-    ),
-    [`${v}/projects/{project_id}/tasks/search`]: search('tasks', 'project_tasks', task, projectId),
-    [`${v}/projects/{project_id}/tasks/{task_id}`]: member(
-      'tasks',
-      'project_task',
-      task,
-      ref('TaskInput'),
-      'tasks',
-      [...projectId, ...taskId],
-    ),
-    [`${v}/tasks`]: collection('tasks', 'task', 'tasks', task, undefined, taskQuery, [], 'optional'),
-    [`${v}/tasks/search`]: search('tasks', 'tasks', task, []),
-    [`${v}/tasks/{task_id}`]: member('tasks', 'task', task, ref('TaskInput'), 'tasks', taskId),
-    [`${v}/tasks/{task_id}/comments`]: collection(
-      'comments',
-      'comment',
-      'comments',
-      comment,
-      ref('CommentInput'),
-      commentQuery,
-      taskId,
-      'optional',
-    ),
-    [`${v}/tasks/{task_id}/comments/{comment_id}`]: (() => {
-      const ops = member('comments', 'comment', comment, ref('CommentInput'), 'comments', [
-        ...taskId,
-        pathParam('comment_id'),
-      ]);
-      return { get: ops.get, delete: ops.delete };
-    })(),
   };
 }
 
@@ -766,7 +415,6 @@ function neutralPaths(): Json {
 
 /** Member schemas under `fields=`: a `<Item>Selection` is `<Item>` with only `id` required. */
 const SELECTIONS = [...API_VERSIONS.versions.map((version) => `ProjectV${version}`), 'Task', 'Comment'];
-const selection = (item: Json): Json => ({ $ref: `${String(item['$ref'])}Selection` });
 
 function withSelections(document: Json): Json {
   const schemas = (document['components'] as Json)['schemas'] as Record<string, Json>;

@@ -16,6 +16,7 @@ import { commentHandlers } from '../resources/comments.js';
 import {
   AnyJson,
   MemberQuery,
+  memberDocs,
   memberQueryStep,
   noQueryStep,
   Representation,
@@ -33,13 +34,17 @@ export function commentRoutes(ctx: AppContext): readonly Route[] {
   const collection = collections.comments;
   const comments = commentHandlers({ repo: ctx.repo, db: ctx.db, links: api });
   const noQuery = noQueryStep(api, collection);
+  const docs = memberDocs('comment', 'comments');
   return [
     route({
       method: 'GET',
       path: '/tasks/{taskId}/comments',
+      operationId: 'list_comments',
+      summary: 'List comments',
+      tags: ['comments'],
       params: TaskParams,
       collection: { definition: collection, scope: ({ params }) => comments.taskScope(params) },
-      responses: { 200: Representation },
+      responses: { 200: { body: Representation, description: 'A page of comments' } },
       scopes: ['read:comments'],
       before: ({ params }) => comments.requireTask(params),
       handler: async ({ params, query, path, context }) =>
@@ -48,9 +53,12 @@ export function commentRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'POST',
       path: '/tasks/{taskId}/comments',
+      operationId: 'create_comment',
+      summary: 'Create a comment',
+      tags: ['comments'],
       params: TaskParams,
       body: { schema: AnyJson, mediaTypes: ['application/json'] },
-      responses: { 201: commentOutput },
+      responses: { 201: { body: commentOutput, description: 'The created comment' } },
       scopes: ['write:comments'],
       idempotent: { required: false },
       before: async (input) => {
@@ -72,9 +80,10 @@ export function commentRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'GET',
       path: '/tasks/{taskId}/comments/{commentId}',
+      ...docs.get,
       params: CommentParams,
       query: MemberQuery,
-      responses: { 200: Representation },
+      responses: { 200: { body: Representation, description: docs.got } },
       scopes: ['read:comments'],
       before: memberQueryStep(api, collection),
       handler: async ({ params, query, context }) =>
@@ -90,8 +99,9 @@ export function commentRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'DELETE',
       path: '/tasks/{taskId}/comments/{commentId}',
+      ...docs.delete,
       params: CommentParams,
-      responses: { 204: null },
+      responses: { 204: { description: docs.deleted } },
       scopes: ['write:comments'],
       before: noQuery,
       preconditions: {

@@ -135,8 +135,29 @@ export const noQueryStep =
 /** A route template in the `:name` syntax of Express, Fastify and Hono (`/tasks/{taskId}` → `/tasks/:taskId`). */
 export const colonPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
 
+/**
+ * What the OpenAPI document says of a member's operations (openapi/api-paths.ts reads it from the
+ * routes): the operation id, the summary and the tag of each method, and what its answer is, by the
+ * member's name (`project`, `project_task`, `task`, `comment`) and the resource of its scopes.
+ */
+export function memberDocs(name: string, resource: string) {
+  const doc = (operationId: string, summary: string) => ({ operationId, summary, tags: [resource] });
+  return {
+    get: doc(`get_${name}`, `Get one ${name}`),
+    got: `The ${name}; \`fields=\` selects members, \`id\` is always there`,
+    put: doc(`replace_${name}`, `Replace a ${name} (missing optional fields are reset)`),
+    replaced: `The replaced ${name}`,
+    patch: doc(`update_${name}`, `Update a ${name} with a JSON merge patch (RFC 7396)`),
+    updated: `The updated ${name}`,
+    delete: doc(`delete_${name}`, `Delete a ${name} (later requests for it get 410)`),
+    deleted: 'Deleted',
+  } as const;
+}
+
 /** What {@link memberRoutes} declares one member from. */
 export interface MemberTable<T> {
+  /** The member's name in the document's operation ids and summaries (`project`, `project_task`). */
+  readonly name: string;
   /** The member's path (`/projects/{projectId}`) and the schema of its parameters. */
   readonly path: string;
   readonly params: z.ZodType<Record<string, string>>;
@@ -168,6 +189,7 @@ export function memberRoutes<T>(table: MemberTable<T>): Route[] {
   const { path, params, resource, collection, preconditions, handlers } = table;
   const noQuery = noQueryStep(table.links, collection);
   const scopes = [`write:${resource}`];
+  const docs = memberDocs(table.name, resource);
   const write = (
     method: 'PUT' | 'PATCH',
     mediaTypes: readonly string[],
@@ -176,9 +198,12 @@ export function memberRoutes<T>(table: MemberTable<T>): Route[] {
     route({
       method,
       path,
+      ...(method === 'PUT' ? docs.put : docs.patch),
       params,
       body: { schema: AnyJson, mediaTypes },
-      responses: { 200: table.output },
+      responses: {
+        200: { body: table.output, description: method === 'PUT' ? docs.replaced : docs.updated },
+      },
       scopes,
       before: noQuery,
       preconditions,
@@ -197,9 +222,10 @@ export function memberRoutes<T>(table: MemberTable<T>): Route[] {
     route({
       method: 'GET',
       path,
+      ...docs.get,
       params,
       query: MemberQuery,
-      responses: { 200: Representation },
+      responses: { 200: { body: Representation, description: docs.got } },
       scopes: [`read:${resource}`],
       before: memberQueryStep(table.links, collection),
       handler: async ({ params, query, context }) =>
@@ -217,8 +243,9 @@ export function memberRoutes<T>(table: MemberTable<T>): Route[] {
     route({
       method: 'DELETE',
       path,
+      ...docs.delete,
       params,
-      responses: { 204: null },
+      responses: { 204: { description: docs.deleted } },
       scopes,
       before: noQuery,
       preconditions,

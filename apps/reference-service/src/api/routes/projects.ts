@@ -34,8 +34,11 @@ export function projectRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'GET',
       path: '/projects',
+      operationId: 'list_projects',
+      summary: 'List projects',
+      tags: ['projects'],
       collection,
-      responses: { 200: Representation },
+      responses: { 200: { body: Representation, description: 'A page of projects' } },
       scopes: ['read:projects'],
       handler: async ({ query, path, context }) =>
         replyOf(200, await projects.list({ version: routeVersion(context), params: {}, query, path }), query),
@@ -43,8 +46,11 @@ export function projectRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'POST',
       path: '/projects',
+      operationId: 'create_project',
+      summary: 'Create a project',
+      tags: ['projects'],
       body: { schema: AnyJson, mediaTypes: ['application/json'] },
-      responses: { 201: Representation },
+      responses: { 201: { body: Representation, description: 'The created project' } },
       scopes: ['write:projects'],
       idempotent: { required: true },
       before: noQuery,
@@ -61,6 +67,7 @@ export function projectRoutes(ctx: AppContext): readonly Route[] {
         ),
     }),
     ...memberRoutes<ProjectRow>({
+      name: 'project',
       path: PROJECT_MEMBER_PATH,
       params: ProjectParams,
       resource: 'projects',

@@ -37,8 +37,9 @@ export function taskRoutes(ctx: AppContext): readonly Route[] {
     modified: tasks.member.modified,
   };
   /** One task: read (`fields=`), replace, merge-patch, delete; the writes under preconditions. */
-  const member = (path: string, params: typeof ProjectTaskParams | typeof TaskParams) =>
+  const member = (name: string, path: string, params: typeof ProjectTaskParams | typeof TaskParams) =>
     memberRoutes<TaskRow>({
+      name,
       path,
       params,
       resource: 'tasks',
@@ -53,9 +54,12 @@ export function taskRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'GET',
       path: '/projects/{projectId}/tasks',
+      operationId: 'list_project_tasks',
+      summary: 'List project_tasks',
+      tags: ['tasks'],
       params: ProjectParams,
       collection: { definition: collection, scope: ({ params }) => tasks.projectScope(params) },
-      responses: { 200: Representation },
+      responses: { 200: { body: Representation, description: 'A page of project_tasks' } },
       scopes: ['read:tasks'],
       before: ({ params }) => tasks.requireProject(params),
       handler: async ({ params, query, path, context }) =>
@@ -64,9 +68,12 @@ export function taskRoutes(ctx: AppContext): readonly Route[] {
     route({
       method: 'POST',
       path: '/projects/{projectId}/tasks',
+      operationId: 'create_task',
+      summary: 'Create a task',
+      tags: ['tasks'],
       params: ProjectParams,
       body: { schema: AnyJson, mediaTypes: ['application/json'] },
-      responses: { 201: taskOutput },
+      responses: { 201: { body: taskOutput, description: 'The created task' } },
       scopes: ['write:tasks'],
       idempotent: { required: false },
       before: async (input) => {
@@ -85,16 +92,19 @@ export function taskRoutes(ctx: AppContext): readonly Route[] {
           }),
         ),
     }),
-    ...member(TASK_MEMBER_PATHS[0], ProjectTaskParams),
+    ...member('project_task', TASK_MEMBER_PATHS[0], ProjectTaskParams),
     route({
       method: 'GET',
       path: '/tasks',
+      operationId: 'list_tasks',
+      summary: 'List tasks',
+      tags: ['tasks'],
       collection,
-      responses: { 200: Representation },
+      responses: { 200: { body: Representation, description: 'A page of tasks' } },
       scopes: ['read:tasks'],
       handler: async ({ query, path, context }) =>
         replyOf(200, await tasks.list({ version: routeVersion(context), params: {}, query, path }), query),
     }),
-    ...member(TASK_MEMBER_PATHS[1], TaskParams),
+    ...member('task', TASK_MEMBER_PATHS[1], TaskParams),
   ];
 }
