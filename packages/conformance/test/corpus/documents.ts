@@ -119,6 +119,12 @@ export interface CorpusDocument {
  * a large Django REST API (NetBox, 148 paths) and one-path documents. They are vendored: the package
  * is 413 MB unpacked. With them, 29 of the 86 linted documents are held out (33.7 %).
  *
+ * 2026-11-28, sixth round: the fifth round's 29 documents are tuning documents now. Their findings were
+ * read to name the causes of the four rules under 95 % on them (AWS operation fragments in path keys,
+ * versions in server URLs and headers the rule did not read, search calls and verbs keyed by a
+ * parameter, `max`/`skip` paging and enumerated lists), and the rules were changed for those causes, so
+ * they are no longer unseen.
+ *
  * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
