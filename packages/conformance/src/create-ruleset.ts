@@ -247,10 +247,16 @@ const FILTER_PHRASE =
  */
 const PAGE_ALIASES =
   /^(per_?page|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
-/** Names of a page size only when the schema is a number (`count=25`, not a `count=true` flag). */
-const NUMERIC_PAGE_SIZES = /^(count|size)$/i;
-/** A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`. */
-const SERVER_VERSION = /\/(v\d+(\.\d+)?|\d+\.\d+)(\/|$)/i;
+/**
+ * Names of a page size or offset only when the schema is a number (`count=25`, not a `count=true`
+ * flag; `max=20` items, `skip=40` items).
+ */
+const NUMERIC_PAGE_SIZES = /^(count|size|max|skip)$/i;
+/**
+ * A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`, a
+ * three-part number (`/api/1.0.0`, `/v1.0.0`), or a version written together with `api` (`/apiv1`).
+ */
+const SERVER_VERSION = /\/(api-?)?(v\d+(\.\d+){0,2}|\d+\.\d+(\.\d+)?)(\/|$)/i;
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const EXTENSION = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
 const CREDENTIAL_QUERY = new Set([
@@ -382,7 +388,7 @@ function onlyPostMethods(item: JsonObject): boolean {
 // Path rules: one finding per path, pointing at the path key.
 
 const pluralNouns: Check = (context) =>
-  resourcePaths(context).flatMap(({ path, shape }) => {
+  resourcePaths(context).flatMap(({ path, shape, item }) => {
     const structure = structureOf(context.document);
     const bad = shape.segments.filter((segment, index) => {
       if (segment.param || segment.text.includes('{')) return false;
@@ -405,6 +411,10 @@ const pluralNouns: Check = (context) =>
       if (JOINED_FILTER_PHRASE.test(segment.text)) return false;
       const collection = next === undefined ? isCollection(context, path) : next.param;
       const noun = headNoun(segment.text);
+      // A search call keyed by what it searches (/user-search/{projectKey}, /search/{indices}) or
+      // only POSTed to (POST /search) is an action, not a collection.
+      if (noun === 'search' && (next?.param === true || (next === undefined && onlyPostMethods(item))))
+        return false;
       // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
       if (actionVerb(segment.text) !== undefined) return false;
       return collection && noun !== undefined && !isPlural(noun);
@@ -451,7 +461,10 @@ const noVerbs: Check = (context) =>
 
 const casing: Check = (context) =>
   resourcePaths(context).flatMap(({ path, shape }) => {
-    const bad = staticSegments(shape).find(
+    // A fragment in a path key (`/#X-Amz-Target=WorkMail.CreateUser`, one key per operation of an
+    // RPC API) is never sent as a path: only the segments before it are judged.
+    const judged = path.includes('#') ? parsePath(path.slice(0, path.indexOf('#'))) : shape;
+    const bad = staticSegments(judged).find(
       (segment) => !segment.includes('{') && !KEBAB.test(segment.replace(EXTENSION, '')),
     );
     return bad === undefined
@@ -703,6 +716,16 @@ function boundedByRequest(parameters: readonly ParameterInfo[]): boolean {
   );
 }
 
+/**
+ * Whether a GET answers a list of values the document enumerates (an array whose items have an
+ * `enum`, such as the supported alias types): the API fixes its length, there is nothing to page.
+ */
+function enumList(document: unknown, operation: JsonObject): boolean {
+  const schema = successSchema(document, operation);
+  const items = schema?.['type'] === 'array' ? deref(document, schema['items']) : undefined;
+  return isObject(items) && Array.isArray(items['enum']);
+}
+
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'get' || !isCollection(context, op.path)) return [];
@@ -716,7 +739,8 @@ const collectionPagination: Check = (context) =>
       paginationStyle(query) !== undefined ||
       query.some((name) => PAGE_ALIASES.test(name)) ||
       parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p)) ||
-      boundedByRequest(parameters);
+      boundedByRequest(parameters) ||
+      enumList(context.document, op.operation);
     return bounded
       ? []
       : [
@@ -785,6 +809,27 @@ function carriesMediaVersion(parameter: ParameterInfo): boolean {
   return versioned || VERSION_WORDS.test(parameter.description ?? '');
 }
 
+/**
+ * A server's URL with each server variable replaced by its default
+ * (`https://restapi.kumpeapps.com/{version}` with `version` defaulting to `v5` reads `.../v5`).
+ */
+function serverUrl(server: unknown): string | undefined {
+  if (!isObject(server) || typeof server['url'] !== 'string') return undefined;
+  const variables = isObject(server['variables']) ? server['variables'] : {};
+  return server['url'].replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+    const variable = variables[name];
+    return isObject(variable) && typeof variable['default'] === 'string' ? variable['default'] : whole;
+  });
+}
+
+/**
+ * A version header named after the product (`carbone-version`, `stripe-version`): a required
+ * header whose name is one word followed by `-version`, which every request must send.
+ */
+function productVersionHeader(parameter: ParameterInfo): boolean {
+  return parameter.required === true && /^[a-z0-9]+-version$/i.test(parameter.name);
+}
+
 /** A version segment (`v2`, `v2.1`). */
 const VERSION_WORD = /^v\d+(\.\d+)?$/i;
 
@@ -808,9 +853,10 @@ const versionConsistent: Check = (context) => {
   const document = context.document;
   const strategies = new Map<string, JsonPath>();
   const servers = isObject(document) && Array.isArray(document['servers']) ? document['servers'] : [];
-  const serverVersioned = servers.some(
-    (server) => isObject(server) && typeof server['url'] === 'string' && SERVER_VERSION.test(server['url']),
-  );
+  const serverVersioned = servers.some((server) => {
+    const url = serverUrl(server);
+    return url !== undefined && SERVER_VERSION.test(url);
+  });
   if (serverVersioned) strategies.set('path', ['servers']);
   const paths = resourcePaths(context);
   const versioned = paths.filter(({ shape }) => pathVersion(shape) !== undefined);
@@ -830,7 +876,8 @@ const versionConsistent: Check = (context) => {
       const name = parameter.name.toLowerCase();
       if (parameter.in === 'query' && VERSION_QUERY.has(name) && queryStrategy)
         strategies.set('query', parameter.path);
-      if (parameter.in === 'header' && VERSION_HEADER.has(name)) strategies.set('header', parameter.path);
+      if (parameter.in === 'header' && (VERSION_HEADER.has(name) || productVersionHeader(parameter)))
+        strategies.set('header', parameter.path);
       if (parameter.in === 'header' && MEDIA_HEADERS.has(name) && carriesMediaVersion(parameter))
         strategies.set('media type', parameter.path);
     }

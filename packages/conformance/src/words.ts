@@ -137,6 +137,12 @@ const VERBS: ReadonlySet<string> = new Set([
   'mkdir',
   'rmdir',
   'noop',
+  'reinvite',
+  'reorder',
+  'abort',
+  'deregister',
+  'increment',
+  'decrement',
 ]);
 
 /**

