@@ -15,7 +15,6 @@ import {
   taskOutput,
 } from '../domain/schemas.js';
 import { API_VERSIONS, SUPPORTED_VERSIONS } from '../domain/versions.js';
-import { CODE_FLOW_SCHEME } from '../pages/docs-ui.js';
 import type { AppContext } from '../service/context.js';
 import { MAX_LINK_HEADER_BYTES, MAX_QUERY_BYTES } from '../service/limits.js';
 import { COLLECTION_SCOPES } from '../service/seed.js';
@@ -633,6 +632,9 @@ function buildDocument(ctx: AppContext): Json {
   });
   return withCommonHeaders(withSelections(withExtraSecurity(ctx, document)));
 }
+
+/** The name of the code flow's security scheme in the document (the `/docs` page's script reads it too). */
+export const CODE_FLOW_SCHEME = 'authorizationCode';
 
 /**
  * With `AUTH_AUTHORIZATION_URL` (and its companions), the external issuer's authorization code flow,

@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpError } from '@plumbline/errors';
 import { API_VERSIONS } from '../domain/versions.js';
+import { CODE_FLOW_SCHEME } from '../openapi/document.js';
 import type { ServiceConfig } from '../service/config.js';
 import type { PlainReply } from '../service/plain-reply.js';
 import { escapeHtml } from './html-pages.js';
@@ -71,9 +72,6 @@ export function docsCodeFlow(config: Pick<ServiceConfig, 'externalIssuer'>): Doc
 
 /** Where the authorization server sends the browser back with the code; register `<origin>` + this. */
 const DOCS_REDIRECT_PATH = '/docs/assets/oauth2-redirect.html';
-
-/** The name of the code flow's security scheme in the OpenAPI document. */
-export const CODE_FLOW_SCHEME = 'authorizationCode';
 
 /**
  * CSP of `/docs`: scripts, styles, fonts, images and API calls from this origin only, plus the token
