@@ -1,11 +1,12 @@
 /**
  * GET /openapi.json is a valid OpenAPI 3.1 document (checked against the official schema), and its
- * versioned operations are the route table's (api/routes/*.ts) and the searches.
+ * versioned operations are the route table's (api/routes/*.ts, the searches included).
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentRoutes } from '../src/api/routes/comments.js';
 import { projectRoutes } from '../src/api/routes/projects.js';
+import { searchRoutes } from '../src/api/routes/searches.js';
 import { taskRoutes } from '../src/api/routes/tasks.js';
 import { type RunningService, startService } from './harness.js';
 
@@ -135,17 +136,25 @@ describe('OpenAPI document', () => {
     ]).toEqual([operationId, [{ apiKey: [] }, { bearer: [] }, { oauth2: [scope] }], key]);
   });
 
-  it('every version documents exactly the routes of the table (api/routes/*.ts) and the searches', () => {
+  it('every version documents exactly the routes of the table (api/routes/*.ts), each search after its collection', () => {
     const published = (path: string) =>
       path.replace(
         /\{([^}]+)\}/g,
         (_all, name: string) => `{${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}`,
       );
-    const routes = [...projectRoutes(svc.ctx), ...taskRoutes(svc.ctx), ...commentRoutes(svc.ctx)];
+    const table = [...projectRoutes(svc.ctx), ...taskRoutes(svc.ctx), ...commentRoutes(svc.ctx)];
+    const searches = searchRoutes(svc.ctx);
+    // A search's path follows its collection's path (the last route on that path).
+    const routes = table.flatMap((route, i) =>
+      table[i + 1]?.path === route.path
+        ? [route]
+        : [route, ...searches.filter((search) => search.path === `${route.path}/search`)],
+    );
+    expect(routes.length).toBe(table.length + searches.length);
     const paths = document['paths'] as Record<string, Record<string, Operation>>;
     for (const version of ['1', '2', '3']) {
       const documented = Object.entries(paths)
-        .filter(([path]) => path.startsWith(`/v${version}/`) && !path.endsWith('/search'))
+        .filter(([path]) => path.startsWith(`/v${version}/`))
         .flatMap(([path, item]) =>
           Object.entries(item).map(([method, operation]) => [
             `${method.toUpperCase()} ${path.slice(`/v${version}`.length)}`,

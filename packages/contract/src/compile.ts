@@ -5,7 +5,13 @@
 import type { Principal } from '@plumbline/auth';
 import { type Collection, isCollection } from '@plumbline/query-parser';
 import type { Route, RouteMethod } from './route.js';
-import { type AnySchema, hasJsonSchema, isStandardSchema, jsonSchemaOf } from './schema.js';
+import {
+  type AnySchema,
+  hasJsonSchema,
+  isStandardSchema,
+  jsonSchemaOf,
+  type StandardJSONSchemaV1,
+} from './schema.js';
 
 /**
  * A declared response after compilation.
@@ -55,6 +61,11 @@ export interface CompiledRoute {
   readonly idempotency: { readonly required: boolean; readonly transaction?: boolean } | undefined;
   /** The query-parser collection of a collection route (`collection`, or its `definition`). */
   readonly collection: Collection | undefined;
+  /**
+   * A search (`POST …/search` with a `collection`): the collection query is the JSON body, parsed
+   * after idempotency and preconditions; `body` is then the search body (any JSON, none is `{}`).
+   */
+  readonly search: boolean;
   /** The server-side scope of a nested collection (`collection.scope`), from the validated params. */
   readonly scope:
     | ((input: {
@@ -132,6 +143,39 @@ function propertyNames(schema: AnySchema): readonly string[] | undefined {
   return typeof properties === 'object' && properties !== null ? Object.keys(properties) : undefined;
 }
 
+/**
+ * The body of a search: any JSON (the query parser judges it after idempotency), no body being `{}`
+ * as express.json reads an empty one; described as the members the collection reads.
+ */
+function searchBodySchema(collection: Collection): AnySchema & StandardJSONSchemaV1 {
+  const list = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
+  const number = { type: ['integer', 'string'] };
+  const modes = new Set<string>(collection.pagination);
+  const properties: Record<string, unknown> = {
+    filter: { type: 'object' },
+    ...(collection.searchable.length > 0 ? { q: { type: 'string' } } : {}),
+    ...(collection.sortable.length > 0 ? { sort: list } : {}),
+    ...(modes.has('offset') || modes.has('cursor') ? { limit: number } : {}),
+    ...(modes.has('offset') ? { offset: number } : {}),
+    ...(modes.has('page') ? { page: number, size: number } : {}),
+    ...(modes.has('cursor') ? { cursor: { type: 'string' } } : {}),
+    fields: list,
+  };
+  const json = {
+    type: 'object',
+    properties,
+    ...(collection.unknownParameters === 'strict' ? { additionalProperties: false } : {}),
+  };
+  return {
+    '~standard': {
+      version: 1,
+      vendor: '@plumbline/contract',
+      validate: (value: unknown) => ({ value: value === undefined ? {} : value }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
 function compileOne(route: Route, problems: string[]): CompiledRoute | undefined {
   const name = `${String(route.method)} ${String(route.path)}`;
   const fail = (message: string) => problems.push(`${name}: ${message}`);
@@ -186,6 +230,15 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
     } else fail('`collection` is not a @plumbline/query-parser collection (or `{ definition, scope }`)');
   }
   let body: CompiledRoute['body'];
+  const search = collection !== undefined && route.method === 'POST';
+  if (search && route.body !== undefined)
+    fail('a search reads its collection query from the JSON body: drop `body`');
+  else if (search && collection !== undefined)
+    body = {
+      schema: searchBodySchema(collection),
+      mediaTypes: ['application/json'],
+      description: 'The collection query as JSON (filter, q, sort, the page, fields)',
+    };
   if (route.body !== undefined) {
     if (route.method === 'GET' || route.method === 'DELETE') fail(`a ${route.method} takes no request body`);
     const spec = isStandardSchema(route.body)
@@ -277,6 +330,7 @@ function compileOne(route: Route, problems: string[]): CompiledRoute | undefined
           ? { required: idempotent !== true && idempotent.required === true }
           : { required: idempotent.required === true, transaction: idempotent.transaction },
     collection,
+    search,
     scope,
     name,
   };

@@ -9,6 +9,7 @@ describe('public exports', () => {
       'defaultOperationId',
       'isStandardSchema',
       'jsonSchemaOf',
+      'parseSearch',
       'respond',
       'route',
       'toOpenApi',

@@ -47,6 +47,7 @@ import {
   checkContentTypeLines,
   handlerInput,
   isEmptyBody,
+  parseSearch,
   respond,
   validateParams,
   validateRequest,
@@ -252,7 +253,10 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
   chain.push((req, res, next) => {
     try {
       const state = stateOf(req);
-      const input = handlerInput(state.request ?? contractRequest(req), state.params, state.valid!, {
+      const read = state.request ?? contractRequest(req);
+      // A search's query is read from its body now, after idempotency and preconditions.
+      const valid = parseSearch(compiled, read, state.params, state.valid!);
+      const input = handlerInput(read, state.params, valid, {
         current: state.current,
         conditional: preconditions ? getPreconditions(req)?.conditional === true : false,
         transaction: plan.idempotency ? getTransaction(req) : undefined,

@@ -51,6 +51,7 @@ import {
   checkContentCoding,
   checkContentTypeLines,
   handlerInput,
+  parseSearch,
   respond,
   validateParams,
   validateRequest,
@@ -232,7 +233,10 @@ function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: Mou
     ...(preHandler.length > 0 ? { preHandler } : {}),
     handler: (request, reply) => {
       const state = stateOf(request);
-      const input = handlerInput(state.request ?? contractRequest(request), state.params, state.valid!, {
+      const read = state.request ?? contractRequest(request);
+      // A search's query is read from its body now, after idempotency and preconditions.
+      const valid = parseSearch(compiled, read, state.params, state.valid!);
+      const input = handlerInput(read, state.params, valid, {
         current: state.current,
         conditional: preconditions ? getPreconditions(request)?.conditional === true : false,
         transaction: plan.idempotency ? getTransaction(request) : undefined,

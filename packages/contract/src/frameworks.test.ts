@@ -21,6 +21,8 @@ interface Case extends AdapterCase {
   readonly expectBody?: unknown;
   /** Handler runs of `create` after the case. */
   readonly creates?: number;
+  /** Handler runs of `search` after the case. */
+  readonly searches?: number;
   /** Response mismatches reported after the case. */
   readonly mismatches?: number;
   /** Keeps the answer's ETag under this name; a request header `${etagOf}<name>` sends it. */
@@ -670,8 +672,215 @@ const CASES: readonly Case[] = [
     status: 404,
     expectBody: { error_code: 'not_found' },
   },
+  // A search (POST …/search with a collection): the collection query is the JSON body.
+  ...searchCases(),
   { name: 'unknown path: 404', path: '/nothing', status: 404 },
 ];
+
+/** The search route's answers: the query from the body, every bad input, a replay. */
+function searchCases(): Case[] {
+  const path = '/projects/1/tasks/search';
+  const search = { ...read, 'content-type': 'application/json' };
+  /** A problem as every adapter answers it (the request id aside). */
+  const problem = (status: number, code: string, title: string, detail: string, errors?: unknown[]) => ({
+    type: `/errors/${code}`,
+    title,
+    status,
+    detail,
+    instance: path,
+    error_code: code,
+    message: detail,
+    ...(errors ? { errors } : {}),
+  });
+  const bad = (name: string, c: Partial<Case> & Pick<Case, 'status'>): Case => ({
+    name: `search: ${name}`,
+    method: 'POST',
+    path,
+    headers: search,
+    searches: 0,
+    ...c,
+  });
+  const firstPage = '</projects/1/tasks?sort=-id&limit=1&offset=0>';
+  const sortedLinks = `${firstPage}; rel="self", ${firstPage}; rel="first", </projects/1/tasks?sort=-id&limit=1&offset=1>; rel="next"`;
+  const third = { id: 6, project_id: 1, title: 'third', done: false };
+  const unknownMember =
+    'Field "colour" is not supported; supported: filter, q, sort, limit, offset, page, size, cursor, fields.';
+  const badSort = 'Sort field "done" is not allowed; allowed: id, title.';
+  return [
+    bad('without credentials: 401 before the body', {
+      headers: { 'content-type': 'application/json' },
+      raw: '{',
+      status: 401,
+      expectHeaders: { 'www-authenticate': 'Bearer realm="plumbline"' },
+      expectBody: problem(401, 'unauthorized', 'Unauthorized', 'Authentication is required.'),
+    }),
+    bad('a missing parent wins over a bad body: 404', {
+      path: '/projects/99/tasks/search',
+      raw: '{',
+      status: 404,
+      expectBody: {
+        ...problem(404, 'not_found', 'Not Found', 'The requested resource does not exist.'),
+        instance: '/projects/99/tasks/search',
+      },
+    }),
+    bad('a query string is 400 unknown_parameter (the query is the body)', {
+      path: `${path}?limit=1`,
+      body: { limit: 1 },
+      status: 400,
+      expectBody: problem(
+        400,
+        'unknown_parameter',
+        'Bad Request',
+        'Query parameter "limit" is not supported.',
+        [
+          {
+            parameter: 'limit',
+            error_code: 'unknown_parameter',
+            detail: 'Query parameter "limit" is not supported.',
+          },
+        ],
+      ),
+    }),
+    bad('another media type is 415 with Accept-Post', {
+      headers: { ...read, 'content-type': 'text/plain' },
+      raw: 'limit=1',
+      status: 415,
+      expectHeaders: { 'accept-post': 'application/json' },
+      expectBody: problem(
+        415,
+        'unsupported_media_type',
+        'Unsupported Media Type',
+        'Content type "text/plain" is not supported; supported: application/json.',
+      ),
+    }),
+    bad('no body and no Content-Type is 415 with Accept-Post', {
+      headers: read,
+      status: 415,
+      expectHeaders: { 'accept-post': 'application/json' },
+      expectBody: problem(
+        415,
+        'unsupported_media_type',
+        'Unsupported Media Type',
+        'The request body needs a Content-Type; supported: application/json.',
+      ),
+    }),
+    bad('malformed JSON is 400 malformed_json', {
+      raw: '{"sort": ',
+      status: 400,
+      expectBody: problem(400, 'malformed_json', 'Bad Request', 'The request body is not valid JSON.'),
+    }),
+    bad('an unknown member is 400 unknown_parameter at its pointer', {
+      body: { colour: 'red' },
+      status: 400,
+      expectBody: problem(400, 'unknown_parameter', 'Bad Request', unknownMember, [
+        { pointer: '#/colour', error_code: 'unknown_parameter', detail: unknownMember },
+      ]),
+    }),
+    bad('a sort on a field that does not sort is 400', {
+      body: { sort: 'done' },
+      status: 400,
+      expectBody: problem(400, 'sort_field_not_allowed', 'Bad Request', badSort, [
+        { pointer: '#/sort', error_code: 'sort_field_not_allowed', detail: badSort },
+      ]),
+    }),
+    bad('a body that is not an object is 400 at #', {
+      body: ['id'],
+      status: 400,
+      expectBody: problem(400, 'invalid_value', 'Bad Request', 'The request body must be a JSON object.', [
+        { pointer: '#', error_code: 'invalid_value', detail: 'The request body must be a JSON object.' },
+      ]),
+    }),
+    bad('a body over the limit is 413', {
+      raw: JSON.stringify({ q: 'x'.repeat(1_100_000) }),
+      status: 413,
+      expectBody: problem(
+        413,
+        'payload_too_large',
+        'Payload Too Large',
+        'The request body must be at most 1048576 bytes.',
+      ),
+    }),
+    {
+      name: 'search: the query from the body, scoped to the parent; links to the collection',
+      method: 'POST',
+      path,
+      headers: { ...search, 'idempotency-key': 's-1' },
+      body: { sort: '-id', limit: 1 },
+      status: 200,
+      expectHeaders: {
+        link: sortedLinks,
+        vary: 'Accept, Accept-Language, Prefer',
+        'idempotent-replayed': null,
+        'accept-patch': null,
+      },
+      expectBody: {
+        data: [third],
+        page: { limit: 1, offset: 0, has_more: true },
+        links: {
+          self: '/projects/1/tasks?sort=-id&limit=1&offset=0',
+          first: '/projects/1/tasks?sort=-id&limit=1&offset=0',
+          next: '/projects/1/tasks?sort=-id&limit=1&offset=1',
+        },
+      },
+      searches: 1,
+    },
+    {
+      name: 'search: the same key and body again is the first answer replayed (the handler does not run)',
+      method: 'POST',
+      path,
+      headers: { ...search, 'idempotency-key': 's-1' },
+      body: { sort: '-id', limit: 1 },
+      status: 200,
+      expectHeaders: { link: sortedLinks, 'idempotent-replayed': 'true' },
+      expectBody: { data: [third], page: { limit: 1, offset: 0, has_more: true } },
+      searches: 1,
+    },
+    {
+      name: 'search: the same key with another body is 422',
+      method: 'POST',
+      path,
+      headers: { ...search, 'idempotency-key': 's-1' },
+      body: { sort: 'id' },
+      status: 422,
+      expectBody: problem(
+        422,
+        'idempotency_key_reused',
+        'Unprocessable Entity',
+        'This idempotency key was already used with a different request.',
+      ),
+      searches: 1,
+    },
+    {
+      name: 'search: no body is a search without criteria (the first page in the default order)',
+      method: 'POST',
+      path,
+      headers: search,
+      status: 200,
+      expectHeaders: {
+        link: '</projects/1/tasks?sort=id&limit=20&offset=0>; rel="self", </projects/1/tasks?sort=id&limit=20&offset=0>; rel="first"',
+      },
+      expectBody: {
+        data: [{ id: 1 }, { id: 2 }, { id: 6 }],
+        page: { limit: 20, offset: 0, has_more: false },
+      },
+      searches: 2,
+    },
+    {
+      name: 'search: another method on the path is 405 with Allow',
+      path,
+      headers: read,
+      status: 405,
+      expectHeaders: { allow: 'POST, OPTIONS' },
+      expectBody: problem(
+        405,
+        'method_not_allowed',
+        'Method Not Allowed',
+        'Method GET is not allowed here; allowed: POST, OPTIONS.',
+      ),
+      searches: 2,
+    },
+  ];
+}
 
 function partial(actual: unknown, expected: unknown): void {
   if (Array.isArray(expected)) {
@@ -733,6 +942,7 @@ describeAdapters(
     if (c.status >= 400) expect(outcome.headers['content-type']).toMatch(/^application\/problem\+json/);
     const f = fixtureOf(adapter as Framework);
     if (c.creates !== undefined) expect(f.store.runs.get('create') ?? 0).toBe(c.creates);
+    if (c.searches !== undefined) expect(f.store.runs.get('search') ?? 0).toBe(c.searches);
     if (c.mismatches !== undefined) expect(f.mismatches.length).toBe(c.mismatches);
   },
 );

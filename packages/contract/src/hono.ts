@@ -44,6 +44,7 @@ import {
   checkContentCoding,
   checkContentTypeLines,
   handlerInput,
+  parseSearch,
   respond,
   validateParams,
   validateRequest,
@@ -213,7 +214,10 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
   // The handler: Hono takes a Response or a promise of one.
   const handler = (c: Context): Response | Promise<Response> => {
     const state = stateOf(c);
-    const input = handlerInput(state.request ?? contractRequest(c), state.params, state.valid!, {
+    const read = state.request ?? contractRequest(c);
+    // A search's query is read from its body now, after idempotency and preconditions.
+    const valid = parseSearch(compiled, read, state.params, state.valid!);
+    const input = handlerInput(read, state.params, valid, {
       current: state.current,
       conditional: preconditions ? getPreconditions(c)?.conditional === true : false,
       transaction: plan.idempotency ? getTransaction(c) : undefined,

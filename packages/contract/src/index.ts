@@ -40,6 +40,7 @@ export {
   type ContractRequest,
   type ContractResponse,
   type IssueLocation,
+  parseSearch,
   type ResponseMismatch,
   respond,
   type Settled,

@@ -80,7 +80,11 @@ function parametersOf(doc: OpenApiDocument, operation: Operation): string[] {
 }
 
 const COMMON = ['X-Request-Id', 'Content-Language', 'Vary'];
-const COLLECTIONS = ['GET /v1/projects', 'GET /v1/projects/{id}/tasks'];
+const COLLECTIONS = [
+  'GET /v1/projects',
+  'GET /v1/projects/{id}/tasks',
+  'POST /v1/projects/{id}/tasks/search',
+];
 
 /** The headers of each response beyond the three every response has (`!` when required). */
 function headersOf(doc: OpenApiDocument, operation: Operation, common = COMMON): Record<string, string[]> {
@@ -145,6 +149,8 @@ interface Expected {
   readonly headers: Readonly<Record<string, readonly string[]>>;
   readonly content: Readonly<Record<string, string>>;
   readonly body?: Readonly<Record<string, string>>;
+  /** The request body may be left out (`requestBody.required: false`). */
+  readonly bodyOptional?: boolean;
   readonly scopes?: readonly string[];
 }
 
@@ -285,6 +291,31 @@ const TABLE: readonly (readonly [string, string, Expected])[] = [
     },
   ],
   [
+    'POST',
+    '/v1/projects/{id}/tasks/search',
+    {
+      // A search: no query parameters (the query is the body), a page like the collection's.
+      id: 'postProjectsByIdTasksSearch',
+      statuses: [200, 400, 401, 403, 404, 406, 409, 413, 415, 422, 500, 503],
+      parameters: ['path:id!', 'header:Prefer', 'header:Idempotency-Key', 'header:Accept-Language'],
+      headers: {
+        '200': ['Link!', 'Preference-Applied', 'ETag', 'Idempotent-Replayed', 'Replayed-By-Request-Id'],
+        ...AUTH_HEADERS,
+        '409': ['Retry-After!'],
+        '415': ['Accept-Post!'],
+        '503': ['Retry-After!'],
+      },
+      content: {
+        ...both(200, 'TaskPage2'),
+        ...problems(400, 401, 403, 404, 406, 409, 413, 415, 422, 500, 503),
+      },
+      body: { 'application/json': 'TaskSearch' },
+      // No body is a search without criteria.
+      bodyOptional: true,
+      scopes: READ,
+    },
+  ],
+  [
     'GET',
     '/v1/stats',
     {
@@ -353,7 +384,7 @@ describe('toOpenApi: the operations of the fixture API', () => {
             ]),
           ),
     ).toEqual(expected.body);
-    if (body) expect(body['required']).toBe(true);
+    if (body) expect(body['required']).toBe(expected.bodyOptional !== true);
     expect(operation.security).toEqual(
       expected.scopes ? [{ apiKey: expected.scopes }, { bearer: expected.scopes }] : undefined,
     );
@@ -372,6 +403,29 @@ describe('toOpenApi: the operations of the fixture API', () => {
     expect(operationOf(document, 'GET', '/v1/stats').responses['400']!['description']).toBe(
       'Bad Request: `validation_failed`, `invalid_request`, `credentials_in_query`; `errors` lists every invalid value',
     );
+    const search = operationOf(document, 'POST', '/v1/projects/{id}/tasks/search');
+    expect(search.responses['400']!['description']).toBe(
+      'Bad Request: `unknown_parameter`, `duplicate_parameter`, `invalid_value`, `invalid_sort`, `sort_field_not_allowed`, `field_not_filterable`, `operator_not_allowed`, `field_not_selectable`, `search_too_short`, `search_too_long`, `invalid_pagination`, `conflicting_pagination`, `limit_too_large`, `invalid_cursor`, `query_too_long`, `malformed_json`, `idempotency_key_invalid`, `invalid_request`, `credentials_in_query`; `errors` lists every invalid value',
+    );
+    expect(search.description).toBe(
+      'Needs the scope `read:projects`. A search: the collection query (filter, search, sort, page and select fields) is the JSON body (unknown members are refused), and any query parameter is refused with 400; the answer is one page (`data`, `page`, `links`), its links (to the collection) also in `Link`. Accepts application/json; every invalid value is listed in one 400. Takes an `Idempotency-Key`: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`).',
+    );
+    // The search body: the members the collection reads (tasks page by offset and cursor), no others.
+    expect(document.components.schemas['TaskSearch']).toEqual({
+      type: 'object',
+      properties: {
+        filter: { type: 'object' },
+        q: { type: 'string' },
+        sort: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+        limit: { type: ['integer', 'string'] },
+        offset: { type: ['integer', 'string'] },
+        page: { type: ['integer', 'string'] },
+        size: { type: ['integer', 'string'] },
+        cursor: { type: 'string' },
+        fields: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+      },
+      additionalProperties: false,
+    });
     expect(operationOf(document, 'GET', '/v1/projects').description).toBe(
       'Needs the scope `read:projects`. A collection: filter, search, sort, page and select fields with the query parameters (unknown ones are refused); the answer is one page (`data`, `page`, `links`), its links also in `Link`. Answers 304 to a current If-None-Match.',
     );
@@ -415,6 +469,8 @@ describe('toOpenApi: the operations of the fixture API', () => {
       'Project',
       'ProjectPatch',
       'TaskPage',
+      'TaskSearch',
+      'TaskPage2',
       'TaskInput',
       'Task',
       'Stats',

@@ -241,6 +241,8 @@ export function defaultOperationId(method: RouteMethod, path: string): string {
 /** The route's resource name for schema names: `Project` for `/projects/{id}`, `Task` for `POST /projects/{id}/tasks`. */
 function resourceName(compiled: CompiledRoute): string {
   const segments = compiled.path.split('/').filter((s) => s !== '');
+  // A search (`/tasks/search`) is its collection's.
+  if (compiled.search) segments.pop();
   const lastLiteral = [...segments].reverse().find((s) => !s.startsWith('{')) ?? 'root';
   const member = segments.at(-1)?.startsWith('{') === true;
   // A member, an item of a collection, or what a POST to a collection creates: one of them.
@@ -818,9 +820,11 @@ class DocumentBuilder {
         ...this.parametersOf(route.params, 'path', where, compiled.paramNames).map((p) => this.published(p)),
       );
     if (compiled.collection !== undefined) {
-      parameters.push(
-        ...(toOpenApiParameters(compiled.collection) as unknown as JsonObject[]).map((p) => ({ ...p })),
-      );
+      // A search's query is its body: no query parameters.
+      if (!compiled.search)
+        parameters.push(
+          ...(toOpenApiParameters(compiled.collection) as unknown as JsonObject[]).map((p) => ({ ...p })),
+        );
       if (compiled.collection.count === 'prefer') parameters.push(this.parameter('PreferCount'));
     } else if (route.query !== undefined) parameters.push(...this.parametersOf(route.query, 'query', where));
     const conventionHeaders: JsonObject[] = [];
@@ -853,7 +857,7 @@ class DocumentBuilder {
     // The request body, in every media type the route accepts.
     let requestBody: JsonObject | undefined;
     if (compiled.body) {
-      const hint = `${resource}${method === 'PATCH' ? 'Patch' : 'Input'}`;
+      const hint = `${resource}${compiled.search ? 'Search' : method === 'PATCH' ? 'Patch' : 'Input'}`;
       const schema = this.component(compiled.body.schema, 'input', hint, where);
       requestBody = {
         required: !acceptsUndefined(compiled.body.schema),
@@ -919,7 +923,12 @@ class DocumentBuilder {
     const bad: string[] = [];
     if (compiled.collection !== undefined) bad.push(...QUERY_CODES);
     else if (route.query === undefined) bad.push('unknown_parameter');
-    if (route.query !== undefined || route.headers !== undefined || compiled.body !== undefined)
+    // A search's body is judged by the query parser (its codes above), not by a schema.
+    if (
+      route.query !== undefined ||
+      route.headers !== undefined ||
+      (compiled.body !== undefined && !compiled.search)
+    )
       bad.push('validation_failed');
     if (compiled.body !== undefined) bad.push('malformed_json');
     if (compiled.idempotency)
@@ -1077,7 +1086,11 @@ function conventionsOf(compiled: CompiledRoute, required428: boolean, conditiona
     out.push(
       `Needs the scope${route.scopes.length > 1 ? 's' : ''} ${route.scopes.map((s) => `\`${s}\``).join(', ')}.`,
     );
-  if (compiled.collection !== undefined)
+  if (compiled.search)
+    out.push(
+      'A search: the collection query (filter, search, sort, page and select fields) is the JSON body (unknown members are refused), and any query parameter is refused with 400; the answer is one page (`data`, `page`, `links`), its links (to the collection) also in `Link`.',
+    );
+  else if (compiled.collection !== undefined)
     out.push(
       'A collection: filter, search, sort, page and select fields with the query parameters (unknown ones are refused); the answer is one page (`data`, `page`, `links`), its links also in `Link`.',
     );

@@ -307,6 +307,23 @@ export interface RouteDefinition<
   /**
    * A collection route: the query-parser definition that parses filters, sort, search, fields and
    * pages, or `{ definition, scope }` for a nested collection filtered by its parent server-side.
+   * On a `POST …/search` the route is a search: the collection query is the JSON body
+   * (`parseSearchBody`: `{ "filter": {...}, "sort": "-id", "limit": 20 }`, no body is `{}`), read
+   * after idempotency and preconditions; the route declares no `body`, a query string is 400
+   * `unknown_parameter`, a type other than JSON 415 (`Accept-Post`), and a page's links point to
+   * the collection (the path without `/search`).
+   *
+   * @example
+   * ```ts
+   * const searchTasks = route({
+   *   method: 'POST',
+   *   path: '/tasks/search',
+   *   collection: tasks,
+   *   responses: { 200: Task },
+   *   idempotent: { required: false, transaction: false },
+   *   handler: ({ query }) => ({ status: 200, rows: applyToArray(query, all) }),
+   * });
+   * ```
    */
   readonly collection?: C | ScopedCollection<C, OutputOrUndefined<P>>;
   /** Request headers, lower-case names (only the named ones are checked; others pass through). */

@@ -6,6 +6,7 @@
 import type { Principal } from '@plumbline/auth';
 import { type FieldIssue, HttpError, lookupLanguage } from '@plumbline/errors';
 import {
+  assertSearchContentType,
   buildPage,
   type CollectionQuery,
   pageHeaders,
@@ -260,7 +261,9 @@ export function validateRequest(
   const { route } = compiled;
   const ignored = ignoredOf(options);
   let query: Settled<SchemaResult<unknown>> = NOTHING;
-  if (compiled.collection !== undefined) {
+  // A search's query is its body, parsed after idempotency (parseSearch); no JSON type is a 415.
+  if (compiled.search) assertSearchContentType(request.header('content-type'));
+  if (compiled.collection !== undefined && !compiled.search) {
     const scope = compiled.scope?.({ params, principal: request.principal });
     const parsed: CollectionQuery = parseCollectionRequest(compiled.collection, {
       method: request.method,
@@ -309,6 +312,38 @@ export function validateRequest(
   if (query instanceof Promise || headers instanceof Promise || body instanceof Promise)
     return Promise.all([query, headers, body]).then(([q, h, b]) => finish(q, h, b));
   return finish(query, headers, body);
+}
+
+/**
+ * The collection query of a search (a `POST …/search` collection route), read from its JSON body
+ * (the output of {@link validateRequest}; no body is `{}`) by `@plumbline/query-parser`'s
+ * `parseSearchBody`, bound to the route's `scope`, with `Prefer: count=exact`. Adapters run it after
+ * idempotency and preconditions, so a bad search body is answered (and its answer kept) under the
+ * request's `Idempotency-Key` like any other answer. Throws the query parser's 400 (`unknown_parameter`
+ * for an unknown member, `invalid_sort`, ...). Any other route's input is returned as it is.
+ *
+ * @example
+ * ```ts
+ * const valid = parseSearch(compiled, request, params, await validateRequest(compiled, request, options, params));
+ * // valid.query: the CollectionQuery of { "filter": { "status": "open" }, "sort": "-id" }
+ * ```
+ */
+export function parseSearch(
+  compiled: CompiledRoute,
+  request: ContractRequest,
+  params: unknown,
+  valid: Omit<ValidInput, 'params'>,
+): Omit<ValidInput, 'params'> {
+  if (!compiled.search || compiled.collection === undefined) return valid;
+  const scope = compiled.scope?.({ params, principal: request.principal });
+  const query = parseCollectionRequest(compiled.collection, {
+    method: 'POST',
+    query: '',
+    prefer: request.header('prefer'),
+    body: valid.body,
+    ...(scope !== undefined ? { scope } : {}),
+  });
+  return { ...valid, query };
 }
 
 /**
@@ -453,7 +488,8 @@ function shape(compiled: CompiledRoute, reply: unknown, input: HandlerInput): Ch
   if (compiled.collection !== undefined && r.rows !== undefined) {
     if (!Array.isArray(r.rows)) return mismatch(compiled, r.status, '#/rows', 'rows must be an array');
     const page = buildPage(input.query as CollectionQuery, r.rows, {
-      baseUrl: input.path,
+      // A search's links are to its collection (`GET` with the query string), not to `…/search`.
+      baseUrl: compiled.search ? input.path.replace(/\/search$/, '') : input.path,
       ...(r.total !== undefined ? { total: r.total } : {}),
     });
     // The page's headers as the query-parser's adapters send them: Link, Vary: Prefer, and

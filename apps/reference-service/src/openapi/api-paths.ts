@@ -7,10 +7,11 @@
  * problem responses (openapi/document.ts), the version's schemas, the collection query as the
  * version names its fields, and the headers each answer carries.
  */
-import { compileRoutes, type Route, toOpenApi } from '@plumbline/contract';
+import { type CompiledRoute, compileRoutes, type Route, toOpenApi } from '@plumbline/contract';
 import { toOpenApiMemberParameters, toOpenApiParameters } from '@plumbline/query-parser';
 import { commentRoutes } from '../api/routes/comments.js';
 import { projectRoutes } from '../api/routes/projects.js';
+import { searchRoutes } from '../api/routes/searches.js';
 import { taskRoutes } from '../api/routes/tasks.js';
 import type { ApiVersion } from '../domain/model.js';
 import { API_VERSIONS, isDeprecatedVersion, queryFieldAt, queryFieldsOf } from '../domain/versions.js';
@@ -56,18 +57,6 @@ const pathParameter = (name: string) => ({
   name: publishedName(name),
   schema: { type: 'string', format: 'uuid' },
 });
-
-/**
- * The collections with a search, `POST <collection>/search` (the collection query as a JSON body),
- * by the collection route's path, with the name of what they list. Not on the contract yet (its
- * query is read from the body after the idempotency key is taken, http/<framework>/routes.ts); the
- * rest of a search's description (tag, scope, path parameters, items) is its collection route's.
- */
-const SEARCHES: Readonly<Record<string, string>> = {
-  '/projects': 'projects',
-  '/projects/{projectId}/tasks': 'project_tasks',
-  '/tasks': 'tasks',
-};
 
 const READ_ERRORS = ['400', '401', '403', '404', '406', '410', '429', '500', '503'];
 const WRITE_ERRORS = ['400', '401', '403', '404', '406', '409', '410', '413', '415', '429', '500', '503'];
@@ -201,13 +190,25 @@ function operation(version: ApiVersion, spec: OperationSpec): Json {
 
 /** The route table of the versioned API, as every framework mounts it. */
 const apiRoutes = (ctx: AppContext): readonly Route[] => [
+  ...searchRoutes(ctx),
   ...projectRoutes(ctx),
   ...taskRoutes(ctx),
   ...commentRoutes(ctx),
 ];
 
+/** The routes in the document's order: each search (`POST <collection>/search`) right after its collection. */
+function documentOrder(compiled: readonly CompiledRoute[]): CompiledRoute[] {
+  const searches = compiled.filter((route) => route.search);
+  const searchesOf = (route: CompiledRoute) =>
+    route.method === 'GET' && route.collection !== undefined
+      ? searches.filter((search) => search.path === `${route.path}/search`)
+      : [];
+  const ordered = compiled.filter((route) => !route.search).flatMap((route) => [route, ...searchesOf(route)]);
+  return [...ordered, ...searches.filter((search) => !ordered.includes(search))];
+}
+
 /**
- * The paths of `version`: every route of the table `version` serves, and the searches after their
+ * The paths of `version`: every route of the table `version` serves, the searches after their
  * collections.
  *
  * @example
@@ -235,7 +236,7 @@ export function versionPaths(ctx: AppContext, version: ApiVersion): Json {
   // Every answer on a path that takes a PATCH carries `Accept-Patch` (http/<framework>/routes.ts).
   const patched = new Set(compiled.filter((route) => route.method === 'PATCH').map((route) => route.path));
   const paths: Record<string, Json> = {};
-  for (const { method, path: own, collection, idempotency, body } of compiled) {
+  for (const { method, path: own, collection, search, idempotency, body } of documentOrder(compiled)) {
     const path = `/v${version}${own.replace(/\{([^}]+)\}/g, (_all, name: string) => `{${publishedName(name)}}`)}`;
     const generated = document.paths[path]?.[method.toLowerCase() as 'get'] as Json | undefined;
     // A route this version does not serve (`endpointAdded` later, `endpointRemoved` earlier).
@@ -244,20 +245,28 @@ export function versionPaths(ctx: AppContext, version: ApiVersion): Json {
     const { item, input } = schemasOf(tag, version);
     const params = ((generated['parameters'] as Json[] | undefined) ?? []).filter((p) => p['in'] === 'path');
     const [status, declared] = Object.entries(generated['responses'] as Record<string, Json>)[0]!;
-    const query = collection
-      ? [
-          ...atVersion(version, toOpenApiParameters(collection) as unknown as Json[]),
-          { $ref: '#/components/parameters/Prefer' },
-        ]
-      : method === 'GET'
-        ? atVersion(version, toOpenApiMemberParameters(ctx.collections[tag]) as unknown as Json[])
-        : [];
+    // A search's collection query is its body (SearchBody).
+    const query = search
+      ? []
+      : collection
+        ? [
+            ...atVersion(version, toOpenApiParameters(collection) as unknown as Json[]),
+            { $ref: '#/components/parameters/Prefer' },
+          ]
+        : method === 'GET'
+          ? atVersion(version, toOpenApiMemberParameters(ctx.collections[tag]) as unknown as Json[])
+          : [];
     paths[path] ??= {};
     paths[path][method.toLowerCase()] = operation(version, {
       generated,
       params: [...params, ...query],
       ...(body
-        ? { body: { schema: method === 'PATCH' ? { type: 'object' } : input, types: body.mediaTypes } }
+        ? {
+            body: {
+              schema: search ? ref('SearchBody') : method === 'PATCH' ? { type: 'object' } : input,
+              types: body.mediaTypes,
+            },
+          }
         : {}),
       ...(idempotency ? { idempotencyKey: idempotency.required ? 'required' : 'optional' } : {}),
       success: {
@@ -268,27 +277,10 @@ export function versionPaths(ctx: AppContext, version: ApiVersion): Json {
           : { schema: collection ? pageOf(item) : method === 'GET' ? selection(item) : item }),
         ...(status === '201' ? { location: true } : {}),
       },
-      errors: ERRORS[method]!,
+      errors: search ? [...READ_ERRORS, '413', '415'] : ERRORS[method]!,
       member: patched.has(own),
       page: collection !== undefined,
     });
-    const searched = collection ? SEARCHES[own] : undefined;
-    if (searched !== undefined)
-      paths[`${path}/search`] = {
-        post: operation(version, {
-          generated: {
-            ...generated,
-            operationId: `v${version}_search_${searched}`,
-            summary: `Search ${searched} with the collection query as a JSON body`,
-          },
-          params,
-          body: { schema: ref('SearchBody'), types: ['application/json'] },
-          idempotencyKey: 'optional',
-          success: { status: '200', description: String(declared['description']), schema: pageOf(item) },
-          errors: [...READ_ERRORS, '413', '415'],
-          page: true,
-        }),
-      };
   }
   return paths;
 }

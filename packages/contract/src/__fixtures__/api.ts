@@ -187,6 +187,24 @@ export function apiRoutes(store: Store): readonly Route[] {
     }),
     route({
       method: 'POST',
+      path: '/projects/{id}/tasks/search',
+      summary: 'Search the tasks of a project',
+      params: ProjectParams,
+      // A search: the collection query is the JSON body, read after the optional idempotency key.
+      collection: { definition: tasksCollection, scope: ({ params }) => ({ project_id: params.id }) },
+      responses: { 200: Task },
+      scopes: ['read:projects'],
+      idempotent: { required: false },
+      before: ({ params }) => {
+        load(params.id);
+      },
+      handler: async ({ query }) => {
+        ran('search');
+        return { status: 200, rows: applyToArray(query, [...store.tasks.values()]) };
+      },
+    }),
+    route({
+      method: 'POST',
       path: '/projects/{id}/tasks',
       params: ProjectParams,
       body: TaskInput,

@@ -44,12 +44,12 @@ export interface ResourceDeps {
 }
 
 /** What every handler knows of its request: the API version and the path parameters. */
-export interface RouteInput {
+interface RouteInput {
   readonly version: ApiVersion;
   readonly params: Params;
 }
 
-/** A collection GET or search POST: the query the query-parser adapter parsed, and the request path. */
+/** A collection GET or search POST: the query the contract parsed, and the request path. */
 export interface ListInput extends RouteInput {
   readonly query: CollectionQuery;
   /** The request path as the client wrote it (`/v2/projects/search`): the page links start from it. */

@@ -7,9 +7,8 @@
  * preconditions → handler. A project's representation differs by version (v1 sends the budget as a
  * number, v2 as `{ amount, currency }`), so the preconditions take the version from the mount's
  * `context` and the ETag is that of what the version's GET sends. The member path sends
- * `Accept-Patch` on every answer: the wirings add it (http/<framework>/routes.ts), and the search
- * (`/projects/search`) stays written out there, since its query is read from the body after the
- * idempotency key is taken.
+ * `Accept-Patch` on every answer: the wirings add it (http/<framework>/routes.ts). The search
+ * (`/projects/search`) is api/routes/searches.ts.
  */
 import { type Route, route } from '@plumbline/contract';
 import { z } from 'zod';
@@ -24,7 +23,7 @@ const ProjectParams = z.object({ projectId: z.string() });
 /** The path of one project, where every answer carries `Accept-Patch`. */
 export const PROJECT_MEMBER_PATH = '/projects/{projectId}';
 
-/** The project routes of the service but the search, for every version (the version comes from the mount's `context`). */
+/** The project routes of the service but the search (api/routes/searches.ts), for every version (the version comes from the mount's `context`). */
 export function projectRoutes(ctx: AppContext): readonly Route[] {
   const { api, collections } = ctx;
   const collection = collections.projects;

@@ -5,8 +5,7 @@
  * table with its contract adapter, in the service's step order: scopes → the route's `before` step
  * (no query on a write, then the project exists) → Content-Type 415 → JSON body 400/413 →
  * idempotency → preconditions → handler. The member paths send `Accept-Patch` on every answer: the
- * wirings add it (http/<framework>/routes.ts), and the search routes (`…/search`) stay written out
- * there, since their query is read from the body after the idempotency key is taken.
+ * wirings add it (http/<framework>/routes.ts). The searches (`…/search`) are api/routes/searches.ts.
  */
 import { type Route, route } from '@plumbline/contract';
 import { z } from 'zod';

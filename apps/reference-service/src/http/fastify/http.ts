@@ -1,44 +1,30 @@
 /**
  * What the Express wiring gets from Express and Fastify does not give, for http/fastify/app.ts and
- * http/fastify/routes.ts: express.json's strict bodies, `.all(methodNotAllowed(...))` on a path, the
- * query strategy's collection query without `version=`.
+ * http/fastify/routes.ts: express.json's strict bodies, `.all(methodNotAllowed(...))` on a path.
  */
 import { createMethodGuard, HttpError, isHttpError } from '@plumbline/errors';
 import { jsonBodyParser } from '@plumbline/negotiation/fastify';
-import type { CollectionQueryHooks } from '@plumbline/query-parser/fastify';
 import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
   onRequestHookHandler,
-  preHandlerHookHandler,
-  preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
 import type { NeutralRequest } from '../../pages/neutral-routes.js';
 import type { PlainReply } from '../../service/plain-reply.js';
-import type { ApiStrategy } from '../../service/versioning.js';
-
-/** What `express.json` (strict) accepts: an object or an array, after a byte order mark and JSON whitespace. */
-const STRICT_JSON = /^\ufeff?[ \t\n\r]*[{[]/;
 
 /**
  * The body parsers of `scope`, as express.json reads bodies: application/json and
  * application/merge-patch+json through @plumbline/negotiation's `jsonBodyParser` (strict, `limit`
- * bytes, the same 400/413/415 answers), text/plain as text (a search body, which the query-parser
- * adapter reads), and any other body left unread (405, 404 and DELETE answer without reading it; a
- * route's own 415 comes first). Returns the strict check for a search body.
+ * bytes, the same 400/413/415 answers), text/plain as text, and any other body left unread (405,
+ * 404 and DELETE answer without reading it; a route's own 415 comes first). The version plugin's
+ * 404 for any other path reads bodies this way (the contract's routes have their own parsers).
  */
-export function expressBodies(scope: FastifyInstance, limit: number): preValidationHookHandler {
+export function expressBodies(scope: FastifyInstance, limit: number): void {
   jsonBodyParser(scope, { types: ['application/json', 'application/merge-patch+json'], limit });
   // After jsonBodyParser, which replaces every parser of the scope: this one then takes text/plain.
   scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  return (request, _reply, done) =>
-    done(
-      request.body === '' || STRICT_JSON.test(String(request.body))
-        ? undefined
-        : new HttpError('malformed_json'),
-    );
 }
 
 /**
@@ -72,24 +58,6 @@ export function otherMethods(
     onRequest: [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), answer],
     handler: async () => {},
   });
-}
-
-/**
- * The collection query under the query strategy reads the request target without `version=` (it
- * would be an unknown parameter); the target is restored once it has run.
- */
-export function withoutVersionParameter(api: ApiStrategy, hooks: CollectionQueryHooks): CollectionQueryHooks {
-  if (api.strategy !== 'query') return hooks;
-  const preHandler: preHandlerHookHandler = function (this: FastifyInstance, request, reply, done) {
-    const { raw } = request;
-    const url = raw.url;
-    raw.url = api.withoutVersion(url ?? '/');
-    hooks.preHandler.call(this, request, reply, (error?: Error) => {
-      raw.url = url;
-      done(error);
-    });
-  };
-  return { onRequest: hooks.onRequest, preHandler };
 }
 
 /** Sends a neutral core's answer as it is. */
