@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { persist } from './persist.js';
 import type { ClaimRequest, ClaimResult, IdempotencyStore, StoredResponse } from './store.js';
 
 /**
@@ -22,8 +23,12 @@ export interface RedisStoreOptions {
 // Record layout: one hash per key. s = state (p in flight, c completed), f = fingerprint,
 // t = fencing token, st/h/b = status, headers JSON, body bytes. One script per step keeps every
 // step a single round trip and atomic, and each touches one key, so it runs on Redis Cluster too.
+// An in-flight answer carries the record's token: the client may have sent this very claim twice
+// (ioredis sends a command again after a failover), and its own claim is not another request's.
+// The layout is unchanged and an older instance reads only the first two items, so both versions
+// run side by side during a rolling deploy.
 const CLAIM = `
-local r = redis.call('HMGET', KEYS[1], 's', 'f', 'st', 'h', 'b')
+local r = redis.call('HMGET', KEYS[1], 's', 'f', 'st', 'h', 'b', 't')
 if not r[1] then
   redis.call('HSET', KEYS[1], 's', 'p', 'f', ARGV[1], 't', ARGV[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -31,7 +36,7 @@ if not r[1] then
 end
 if r[2] ~= ARGV[1] then return {'mismatch'} end
 if r[1] == 'c' then return {'completed', r[3], r[4], r[5]} end
-return {'in_flight', tostring(redis.call('PTTL', KEYS[1]))}
+return {'in_flight', tostring(redis.call('PTTL', KEYS[1])), r[6] or ''}
 `;
 
 const COMPLETE = `
@@ -108,7 +113,11 @@ function decodeClaim(reply: unknown, token: string): ClaimResult {
   const state = text(reply[0]);
   if (state === 'new') return { state: 'new', token };
   if (state === 'mismatch') return { state: 'mismatch' };
-  if (state === 'in_flight') return { state: 'in_flight', retryAfterMs: Math.max(0, Number(text(reply[1]))) };
+  if (state === 'in_flight') {
+    // This request's own claim, applied by an earlier send of the same command: it holds the key.
+    if (reply[2] !== undefined && text(reply[2]) === token) return { state: 'new', token };
+    return { state: 'in_flight', retryAfterMs: Math.max(0, Number(text(reply[1]))) };
+  }
   const headers = JSON.parse(text(reply[2])) as [string, string][];
   const body = Buffer.isBuffer(reply[3]) ? reply[3] : Buffer.alloc(0);
   return { state: 'completed', response: { status: Number(text(reply[1])), headers, body } };
@@ -136,15 +145,18 @@ export function createRedisStore(options: RedisStoreOptions): IdempotencyStore {
     throw new RangeError('timeoutMs must be a positive number');
 
   // One promise and one timer per call (this runs twice per request, so no Promise.race chain).
-  const run = (which: Script, key: string, args: Arg[]): Promise<unknown> =>
+  // `late` hears a reply that came after the call had timed out.
+  const run = (which: Script, key: string, args: Arg[], late?: (reply: unknown) => void): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error(`Redis did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
       const done = (value: unknown) => {
         clearTimeout(timer);
-        resolve(value);
+        if (timedOut) late?.(value);
+        else resolve(value);
       };
       const fail = (error: unknown) => {
         clearTimeout(timer);
@@ -162,12 +174,28 @@ export function createRedisStore(options: RedisStoreOptions): IdempotencyStore {
 
   return {
     async claim(key: string, request: ClaimRequest) {
-      const reply = await run(SCRIPTS.claim, key, [
-        request.fingerprint,
-        request.token,
-        Math.ceil(request.leaseMs),
-      ]);
-      return decodeClaim(reply, request.token);
+      const { token } = request;
+      const args = [request.fingerprint, token, Math.ceil(request.leaseMs)];
+      // A claim that timed out can still be applied later: ioredis holds commands through a
+      // failover and sends them to the new master, possibly after the caller's release (a no-op
+      // then) has gone through. Its reply says so; the key is released then, tried again until the
+      // lease ends, instead of staying "in flight" for the whole lease.
+      const leaseEndsAt = Date.now() + request.leaseMs;
+      const reply = await run(SCRIPTS.claim, key, args, (lateReply) => {
+        let landed = false;
+        try {
+          landed = decodeClaim(lateReply, token).state === 'new';
+        } catch {
+          // Not a claim reply: nothing of ours to undo.
+        }
+        if (landed)
+          void persist(
+            () => run(SCRIPTS.release, key, [token]),
+            leaseEndsAt,
+            () => {},
+          );
+      });
+      return decodeClaim(reply, token);
     },
     async complete(key: string, token: string, response: StoredResponse, retentionMs: number) {
       const reply = await run(SCRIPTS.complete, key, [

@@ -192,6 +192,51 @@ describe.skipIf(!redisUp)('redis', () => {
     expect(calls).toEqual(['evalsha', 'eval']);
   });
 
+  it('a claim sent twice (ioredis again after a failover) finds its own record: it holds the key, another token does not', async () => {
+    const store = createRedisStore({ client, prefix: `${prefix}:twice:` });
+    const claim = { fingerprint: 'f', token: 'mine', leaseMs: 10_000 };
+    expect(await store.claim('k', claim)).toEqual({ state: 'new', token: 'mine' });
+    expect(await store.claim('k', claim)).toEqual({ state: 'new', token: 'mine' });
+    const other = await store.claim('k', { ...claim, token: 'theirs' });
+    expect(other.state).toBe('in_flight');
+  });
+
+  it('a claim applied after it timed out, and after the release that followed found nothing, is released when its reply comes', async () => {
+    // ioredis holds the claim (a failover) and sends it once the new master is up: after the timeout
+    // and after the caller's release, which ran first and found no record.
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let held = false;
+    const real = client as unknown as { evalshaBuffer: (...a: unknown[]) => Promise<unknown> };
+    const holding = {
+      evalshaBuffer: (...args: unknown[]) => {
+        if (held) return real.evalshaBuffer(...args);
+        held = true;
+        return gate.then(() => real.evalshaBuffer(...args));
+      },
+      evalBuffer: (...args: unknown[]) =>
+        (client as unknown as { evalBuffer: (...a: unknown[]) => Promise<unknown> }).evalBuffer(...args),
+    };
+    const store = createRedisStore({
+      client: holding as unknown as Redis,
+      prefix: `${prefix}:late:`,
+      timeoutMs: 50,
+    });
+    await expect(store.claim('k', { fingerprint: 'f', token: 't', leaseMs: 10_000 })).rejects.toThrow(
+      /did not answer within 50 ms/,
+    );
+    expect(await store.release('k', 't')).toBe(false);
+    open();
+    let left = 1;
+    for (let i = 0; i < 50 && left !== 0; i++) {
+      await sleep(20);
+      left = await client.exists(`${prefix}:late:k`);
+    }
+    expect(left).toBe(0);
+  });
+
   it('rejects when Redis is unreachable, within the timeout', async () => {
     const down = new Redis({
       host: '127.0.0.1',
