@@ -1,6 +1,50 @@
 import { HttpError } from '@plumbline/errors';
-import type { VersionDefinition, VersionLinks } from './policy.js';
 import { compareVersions, isDateVersion, parseVersion } from './version.js';
+
+/**
+ * Documentation links sent in the `Link` header of responses of one version.
+ *
+ * @example
+ * ```ts
+ * const links: VersionLinks = { deprecation: 'https://docs.example.com/v1-deprecation' };
+ * ```
+ */
+export interface VersionLinks {
+  /** Sent as `rel="deprecation"` (RFC 9745): what is deprecated and how to migrate. */
+  readonly deprecation?: string;
+  /** Sent as `rel="sunset"` (RFC 8594): the retirement policy. */
+  readonly sunset?: string;
+  /** Sent as `rel="successor-version"` (RFC 5829). Derived from `successor` and the request path when absent. */
+  readonly successor?: string;
+}
+
+/**
+ * One supported version and its lifecycle.
+ *
+ * @example
+ * ```ts
+ * const v1: VersionDefinition = {
+ *   version: '1',
+ *   deprecatedAt: '2026-01-01T00:00:00Z',
+ *   sunsetAt: '2026-07-01T00:00:00Z',
+ *   successor: '2',
+ *   links: { deprecation: 'https://docs.example.com/migrate-to-v2' },
+ * };
+ * ```
+ */
+export interface VersionDefinition {
+  /** `1`, `2` or `major.minor` such as `2.1`; no `v`, no leading zeros. */
+  readonly version: string;
+  /** Deprecated without a date: responses carry `Deprecation: true`. Implied by `deprecatedAt`. */
+  readonly deprecated?: boolean;
+  /** When the version is (or will be) deprecated: a `Date` or an ISO 8601 string. `Deprecation: @<unix seconds>`. */
+  readonly deprecatedAt?: Date | string;
+  /** When the version is (or will be) retired: a `Date` or an ISO 8601 string. `Sunset: <IMF-fixdate>`. */
+  readonly sunsetAt?: Date | string;
+  /** The version that replaces this one; must be another supported version. */
+  readonly successor?: string;
+  readonly links?: VersionLinks;
+}
 
 /**
  * One endpoint, as a route declares it: the method and the path template (`/projects/{id}`), and

@@ -35,7 +35,9 @@ export {
   type VersionChange,
   type VersionChangeDefinition,
   type VersionChanges,
+  type VersionDefinition,
   type VersionEntry,
+  type VersionLinks,
   versionChange,
   versions,
 } from './changes.js';
@@ -50,10 +52,9 @@ export {
   type PathStrategyOptions,
   type PinnedVersion,
   type QueryStrategyOptions,
-  type VersionDefinition,
-  type VersionLinks,
   type VersionPolicy,
   type VersionPolicyOptions,
+  type VersionRequest,
   type VersionStrategy,
 } from './policy.js';
 export { type HeaderBag, MAX_ACCEPT_LENGTH } from './readers.js';
@@ -69,7 +70,6 @@ export {
   type ResolvedVersion,
   resolveVersion,
   type VersionHeadersOptions,
-  type VersionRequest,
   versionHeaders,
   versionMediaType,
 } from './resolve.js';

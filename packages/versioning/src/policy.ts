@@ -1,6 +1,5 @@
-import type { VersionChanges } from './changes.js';
-import type { ReaderSettings } from './readers.js';
-import type { VersionRequest } from './resolve.js';
+import type { VersionChanges, VersionDefinition } from './changes.js';
+import type { HeaderBag, ReaderSettings } from './readers.js';
 import { compareVersions, isDateVersion, type ParsedVersion, parseVersion } from './version.js';
 
 /**
@@ -15,6 +14,24 @@ import { compareVersions, isDateVersion, type ParsedVersion, parseVersion } from
 export type VersionStrategy = 'path' | 'query' | 'header' | 'media-type' | 'date';
 
 /**
+ * The parts of a request a strategy reads. Pass what you have; only the configured strategy's part
+ * is looked at.
+ *
+ * @example
+ * ```ts
+ * const request: VersionRequest = { path: '/v2/projects', query: 'limit=10', headers: { accept: 'application/json' } };
+ * ```
+ */
+export interface VersionRequest {
+  /** The URL path without the query (path strategy). */
+  readonly path?: string;
+  /** The raw query string, with or without `?`, or parsed `URLSearchParams` (query strategy). */
+  readonly query?: string | URLSearchParams;
+  /** Request headers, as Node gives them (header and media-type strategies). */
+  readonly headers?: HeaderBag;
+}
+
+/**
  * The version a client is pinned to when its request names none: given the parts of the request
  * the strategy reads and the framework's own request object (Express `req`, Fastify `request`,
  * Hono `c`; `undefined` from `resolveVersion`), so it can read the principal an authentication
@@ -27,51 +44,6 @@ export type VersionStrategy = 'path' | 'query' | 'header' | 'media-type' | 'date
  * ```
  */
 export type PinnedVersion = (request: VersionRequest, context: unknown) => string | undefined;
-
-/**
- * Documentation links sent in the `Link` header of responses of one version.
- *
- * @example
- * ```ts
- * const links: VersionLinks = { deprecation: 'https://docs.example.com/v1-deprecation' };
- * ```
- */
-export interface VersionLinks {
-  /** Sent as `rel="deprecation"` (RFC 9745): what is deprecated and how to migrate. */
-  readonly deprecation?: string;
-  /** Sent as `rel="sunset"` (RFC 8594): the retirement policy. */
-  readonly sunset?: string;
-  /** Sent as `rel="successor-version"` (RFC 5829). Derived from `successor` and the request path when absent. */
-  readonly successor?: string;
-}
-
-/**
- * One supported version and its lifecycle.
- *
- * @example
- * ```ts
- * const v1: VersionDefinition = {
- *   version: '1',
- *   deprecatedAt: '2026-01-01T00:00:00Z',
- *   sunsetAt: '2026-07-01T00:00:00Z',
- *   successor: '2',
- *   links: { deprecation: 'https://docs.example.com/migrate-to-v2' },
- * };
- * ```
- */
-export interface VersionDefinition {
-  /** `1`, `2` or `major.minor` such as `2.1`; no `v`, no leading zeros. */
-  readonly version: string;
-  /** Deprecated without a date: responses carry `Deprecation: true`. Implied by `deprecatedAt`. */
-  readonly deprecated?: boolean;
-  /** When the version is (or will be) deprecated: a `Date` or an ISO 8601 string. `Deprecation: @<unix seconds>`. */
-  readonly deprecatedAt?: Date | string;
-  /** When the version is (or will be) retired: a `Date` or an ISO 8601 string. `Sunset: <IMF-fixdate>`. */
-  readonly sunsetAt?: Date | string;
-  /** The version that replaces this one; must be another supported version. */
-  readonly successor?: string;
-  readonly links?: VersionLinks;
-}
 
 interface CommonPolicyOptions {
   /**

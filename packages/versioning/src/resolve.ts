@@ -9,27 +9,10 @@ import {
   type Phase,
   phaseAt,
   type VersionPolicy,
+  type VersionRequest,
 } from './policy.js';
 import { type HeaderBag, type Reading, readAccept, readHeader, readPath, readQuery } from './readers.js';
 import { isDateVersion, parseVersion } from './version.js';
-
-/**
- * The parts of a request a strategy reads. Pass what you have; only the configured strategy's part
- * is looked at.
- *
- * @example
- * ```ts
- * const request: VersionRequest = { path: '/v2/projects', query: 'limit=10', headers: { accept: 'application/json' } };
- * ```
- */
-export interface VersionRequest {
-  /** The URL path without the query (path strategy). */
-  readonly path?: string;
-  /** The raw query string, with or without `?`, or parsed `URLSearchParams` (query strategy). */
-  readonly query?: string | URLSearchParams;
-  /** Request headers, as Node gives them (header and media-type strategies). */
-  readonly headers?: HeaderBag;
-}
 
 /**
  * The outcome of {@link resolveVersion}.
