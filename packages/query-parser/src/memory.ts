@@ -60,42 +60,65 @@ function keysOf(plan: readonly KeyPlan[], row: Row): (Scalar | null)[] {
   return keys;
 }
 
-type Order = (a: Scalar | null, b: Scalar | null) => number;
-
-// `compareScalars` for one field type, with its type checks hoisted: normalized numbers and
-// ASCII strings (uuid, date) compare directly; anything else takes the general path, so the
-// order is exactly `compareScalars`'s.
-const numberOrder: Order = (a, b) =>
-  typeof a === 'number' && typeof b === 'number' ? a - b : compareScalars('number', a, b);
-const orderFor = (type: FieldType): Order => {
-  if (type === 'int' || type === 'number') return numberOrder;
-  return (a, b) => compareScalars(type, a, b);
-};
+type Compare = (a: number, b: number) => number;
 
 /**
- * A sort plan as columns: each sort key's normalized values for every row, computed once, and a
- * comparison of two row indexes (ties go to the earlier row: `Array.prototype.sort` is stable).
+ * One sort key as a column: its normalized value for every row, computed once, and a comparison of
+ * two row indexes by that key with its direction applied. The comparison is chosen by field type,
+ * so the sort's hot loop makes one monomorphic call per key: normalized numbers subtract, ASCII
+ * values (uuid, date) compare with the engine's own `<`, anything else (date-time included) takes
+ * `compareScalars`. The order is exactly `compareScalars`'s, times the direction.
+ */
+function keyColumn({ field, type, sign }: KeyPlan, rows: readonly Row[]) {
+  const column: (Scalar | null)[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) column[i] = normalizeStored(type, rows[i]![field]);
+  const order = (x: Scalar | null, y: Scalar | null): number => compareScalars(type, x, y) * sign;
+  let compare: Compare;
+  if (type === 'int' || type === 'number') {
+    compare = (a, b) => {
+      const x = column[a]!;
+      const y = column[b]!;
+      return typeof x === 'number' && typeof y === 'number' ? (x - y) * sign : order(x, y);
+    };
+  } else if (type === 'uuid' || type === 'date') {
+    compare = (a, b) => {
+      const x = column[a]!;
+      const y = column[b]!;
+      if (typeof x !== 'string' || typeof y !== 'string') return order(x, y);
+      return x < y ? -sign : x > y ? sign : 0;
+    };
+  } else compare = (a, b) => order(column[a]!, column[b]!);
+  return { compare, compareTo: (a: number, after: Scalar | null) => order(column[a]!, after) };
+}
+
+/**
+ * A sort plan as columns, and a comparison of two row indexes (ties go to the earlier row:
+ * `Array.prototype.sort` is stable). One and two keys (a sort and its id tie-breaker, the common
+ * case) are composed directly, without a loop over the keys.
  */
 function columnsOf(plan: readonly KeyPlan[], rows: readonly Row[]) {
-  const orders = plan.map((key) => orderFor(key.type));
-  const signs = plan.map((key) => key.sign);
-  const columns = plan.map(({ field, type }) => {
-    const column: (Scalar | null)[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) column[i] = normalizeStored(type, rows[i]![field]);
-    return column;
-  });
-  const compare = (a: number, b: number): number => {
-    for (let k = 0; k < columns.length; k++) {
-      const column = columns[k]!;
-      const order = orders[k]!(column[a]!, column[b]!);
-      if (order !== 0) return order * signs[k]!;
-    }
-    return 0;
-  };
+  const keys = plan.map((key) => keyColumn(key, rows));
+  let compare: Compare;
+  if (keys.length === 0) compare = () => 0;
+  else if (keys.length === 1) compare = keys[0]!.compare;
+  else if (keys.length === 2) {
+    const first = keys[0]!.compare;
+    const second = keys[1]!.compare;
+    compare = (a, b) => first(a, b) || second(a, b);
+  } else {
+    const compares = keys.map((key) => key.compare);
+    compare = (a, b) => {
+      for (let k = 0; k < compares.length; k++) {
+        const order = compares[k]!(a, b);
+        if (order !== 0) return order;
+      }
+      return 0;
+    };
+  }
   const compareTo = (a: number, after: readonly (Scalar | null)[]): number => {
-    for (let k = 0; k < columns.length; k++) {
-      const order = orders[k]!(columns[k]![a]!, after[k] ?? null);
-      if (order !== 0) return order * signs[k]!;
+    for (let k = 0; k < keys.length; k++) {
+      const order = keys[k]!.compareTo(a, after[k] ?? null);
+      if (order !== 0) return order;
     }
     return 0;
   };
@@ -180,10 +203,14 @@ export function applyToArray<T extends Row>(query: CollectionQuery, rows: readon
 
 /**
  * The `k` smallest items in order. A page needs only `offset + limit + 1` rows, so a bounded
- * insertion buffer beats sorting the whole set when the set is much larger than the page.
+ * insertion buffer beats sorting the whole set when the set is larger than the page: a default
+ * page (21 rows) of a filtered set of 67 takes about a third fewer instructions this way than by a
+ * full sort. An insertion moves up to `k` items, so a deep page (large `k`) keeps the sort unless
+ * the set is much larger still.
  */
 function smallest<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
-  if (k * 8 >= items.length) return items.sort(compare).slice(0, k);
+  const buffered = k * 8 < items.length || (k <= 128 && k * 2 < items.length);
+  if (!buffered) return items.sort(compare).slice(0, k);
   const buffer: T[] = [];
   for (const item of items) {
     if (buffer.length === k) {
