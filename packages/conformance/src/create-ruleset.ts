@@ -131,6 +131,8 @@ const COLLECTIVE_NOUNS: ReadonlySet<string> = new Set([
   'staff',
   'telemetry',
   'usage',
+  'maintenance',
+  'health',
   'evidence',
   'knowledge',
   'luggage',
@@ -920,6 +922,8 @@ const collectionPagination: Check = (context) =>
       paginationStyle(query) !== undefined ||
       query.some((name) => PAGE_ALIASES.test(name)) ||
       parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p)) ||
+      // An `offset` that is a string is a page token the answer hands back (Asana's), not a count.
+      parameters.some((p) => p.name === 'offset' && p.schema?.['type'] === 'string') ||
       boundedByRequest(parameters) ||
       enumList(context.document, op.operation);
     return bounded

@@ -668,6 +668,21 @@ describe('ruleset: single cases', () => {
       ['plumbline-path-casing'],
     ],
     [
+      "Asana's offset is a string page token",
+      { '/v1/users': { get: { parameters: [query('offset', 'string')], responses: list } } },
+      [],
+    ],
+    [
+      'an integer offset alone leaves the page size to the server',
+      { '/v1/users': { get: { parameters: [query('offset', 'integer')], responses: list } } },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Traccar's /maintenance/{id}: maintenance is a mass noun",
+      { '/v1/maintenance/{id}': { get: { responses: ok } } },
+      [],
+    ],
+    [
       "Truora's start_key is a cursor",
       { '/v1/checks': { get: { parameters: [query('start_key', 'string')], responses: list } } },
       [],
