@@ -172,6 +172,9 @@ const FORMAT_WORDS: ReadonlySet<string> = new Set([
   'raw',
 ]);
 
+/** Prepositions: `/from/{a}/to/{b}` is a route phrase, not two collections. */
+const PREPOSITIONS: ReadonlySet<string> = new Set(['from', 'to', 'into', 'via', 'per', 'at', 'in', 'on']);
+
 /**
  * State words and adjectives: as a sub-path of a collection they select a subset of it
  * (`/todos/completed`, `/projects/archived`), which docs/conventions.md 4.1 (5) and (6) send to the query.
@@ -487,6 +490,8 @@ const pluralNouns: Check = (context) =>
       // (/udprn/{udprn}) the key stands where the collection's name should.
       if (next?.param === true && before?.param === false && isKeyName(segment.text, next.text)) return false;
       if (FORMAT_WORDS.has(segment.text.toLowerCase())) return false;
+      // A preposition of a route phrase (Wikimedia's `/from/{from_lang}/to/{to_lang}`) names no collection.
+      if (PREPOSITIONS.has(segment.text.toLowerCase())) return false;
       // A filter phrase written as one word (/timeadjbyroute/{RouteID}): the parameter after it is
       // the filter's value, not a member; the casing rule reports the joined words.
       if (JOINED_FILTER_PHRASE.test(segment.text)) return false;

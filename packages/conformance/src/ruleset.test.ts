@@ -678,6 +678,12 @@ describe('ruleset: single cases', () => {
       ['plumbline-collection-pagination'],
     ],
     [
+      "Wikimedia's /from/{from_lang}/to/{to_lang}: prepositions of a route phrase",
+      { '/v1/word/from/{from_lang}/to/{to_lang}/{word}': { get: { responses: ok } } },
+      // {word} after {to_lang}: two identifiers in a row, the identifiers rule's finding.
+      ['plumbline-path-identifiers'],
+    ],
+    [
       "Traccar's /maintenance/{id}: maintenance is a mass noun",
       { '/v1/maintenance/{id}': { get: { responses: ok } } },
       [],
