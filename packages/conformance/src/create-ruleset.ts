@@ -26,8 +26,8 @@ import {
   VERSION_QUERY,
 } from './openapi.js';
 import { LINT_RULES } from './rules.js';
-import { normalizeName, prefixOf, structureOf, successSchema } from './structure.js';
-import { actionVerb, endsInNoun, isNounVerb, segmentWords } from './words.js';
+import { answersOneValue, normalizeName, prefixOf, structureOf, successSchema } from './structure.js';
+import { actionVerb, endsInNoun, isNounVerb, isPluralOfWord, segmentWords } from './words.js';
 
 type JsonPath = (string | number)[];
 
@@ -131,6 +131,8 @@ const COLLECTIVE_NOUNS: ReadonlySet<string> = new Set([
   'staff',
   'telemetry',
   'usage',
+  'maintenance',
+  'health',
   'evidence',
   'knowledge',
   'luggage',
@@ -169,6 +171,9 @@ const FORMAT_WORDS: ReadonlySet<string> = new Set([
   'pdf',
   'raw',
 ]);
+
+/** Prepositions: `/from/{a}/to/{b}` is a route phrase, not two collections. */
+const PREPOSITIONS: ReadonlySet<string> = new Set(['from', 'to', 'into', 'via', 'per', 'at', 'in', 'on']);
 
 /**
  * State words and adjectives: as a sub-path of a collection they select a subset of it
@@ -246,12 +251,12 @@ const FILTER_PHRASE =
  * `page[cursor]`, OData's `$top`, `take`, `page_token`, `after`.
  */
 const PAGE_ALIASES =
-  /^(per_?page|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
+  /^(per_?page|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|(exclusive_)?start_?key|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
 /**
  * Names of a page size or offset only when the schema is a number (`count=25`, not a `count=true`
  * flag; `max=20` items, `skip=40` items).
  */
-const NUMERIC_PAGE_SIZES = /^(count|size|max|skip)$/i;
+const NUMERIC_PAGE_SIZES = /^(count|size|max|skip|page)$/i;
 /**
  * A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`, a
  * three-part number (`/api/1.0.0`, `/v1.0.0`), or a version written together with `api` (`/apiv1`).
@@ -273,7 +278,10 @@ const CREDENTIAL_WORDS = /\b(api|auth\w*|credential|secret|access|bearer|passwor
 
 function isPlural(word: string): boolean {
   if (IRREGULAR_PLURALS.has(word) || endsInNoun(word, COLLECTIVE_NOUNS)) return true;
-  return word.endsWith('s') && !/(ss|us|is)$/.test(word);
+  if (!word.endsWith('s') || word.endsWith('ss')) return false;
+  // `-us` and `-is` end Latin singulars (status, analysis) and plurals of words ending in a vowel
+  // (`wikis`, `menus`): the dictionary tells them apart.
+  return !/(us|is)$/.test(word) || isPluralOfWord(word);
 }
 
 /**
@@ -309,11 +317,87 @@ function isCollection(context: Context, path: string): boolean {
   // POST without GET is a collection only when it says it creates (201) or the set is also
   // managed there (PUT, PATCH, DELETE); otherwise it is a call: rclone's POST /core/stats reads,
   // a webhook's POST /pings acts.
-  if (isObject(item['get'])) return true;
+  // A GET that answers one object makes the path a singleton when its POST does not create
+  // (`UpdateDefaults`): the POST changes that object.
+  if (isObject(item['get'])) return !updatesSingleton(context, path, item);
   if (['put', 'patch', 'delete'].some((method) => isObject(item[method]))) return true;
   const responses = deref(context.document, item['post']['responses']);
   return isObject(responses) && '201' in responses;
 }
+
+/**
+ * Whether a path is one object that its POST changes: its GET answers one object (not a list, see
+ * `answersOneValue`) and its POST neither reads nor creates (see {@link createsByPost}): Twilio's
+ * `GET /v1/Assistants/{AssistantSid}/Defaults` with `POST` `UpdateDefaults`.
+ */
+function updatesSingleton(context: Context, path: string, item: JsonObject): boolean {
+  const get = item['get'];
+  const post = item['post'];
+  if (!isObject(get) || !isObject(post) || !answersOneValue(context.document, item)) return false;
+  const schema = successSchema(context.document, get);
+  if (schema === undefined || (schema['type'] !== 'object' && !isObject(schema['properties']))) return false;
+  const op: OperationRef = { path, method: 'post', operation: post, pathItem: item };
+  // A POST that reads (Shopware's `listAdvancedProductCatalogCategoriesPost`) is the GET's twin.
+  return !isReadByPost(context, op) && !createsByPost(context, op);
+}
+
+/**
+ * Whether the segment `index` of a path, followed by a parameter, is an action keyed by it rather
+ * than a collection and its member: nothing lists the segment or reads or writes the member as one
+ * item (no GET, PUT, PATCH or DELETE on `<segment>` or on any path under `<segment>/{param}`, and no
+ * POST there that reads, see {@link isReadByPost}), so every call under it is an action (Qualpay's
+ * `POST /refund/{pgIdOrig}`, `POST /void/{pgIdOrig}`; Conjur's `POST /ca/{account}/{service_id}/sign`). A
+ * segment right after a collection is not one: it names a part of that collection.
+ */
+function isKeyedAction(context: Context, path: string, index: number): boolean {
+  // After a collection (`/v1/labels/shipment/{shipment_id}`, with `/v1/labels/{label_id}`) the segment
+  // names a sub-collection of it, whatever is done there.
+  const before = parsePath(path).segments[index - 1];
+  if (before !== undefined && !before.param) {
+    const parent = prefixOf(path, index - 1);
+    if (structureOf(context.document).withMembers.has(parent) || isCollection(context, parent)) return false;
+  }
+  // Parameter names may differ between paths (`/selling/{id}`, `/selling/{order_id}/refund_requests`).
+  const shape = (template: string): string => template.replace(/\{[^{}]*\}/g, '{}');
+  const collection = shape(prefixOf(path, index));
+  const member = shape(prefixOf(path, index + 1));
+  const read = ['get', 'put', 'patch', 'delete'];
+  return pathsOf(context.document).every(([raw, item]) => {
+    const other = shape(raw);
+    const under = other === collection || other === member || other.startsWith(`${member}/`);
+    if (!under) return true;
+    if (read.some((method) => isObject(item[method]))) return false;
+    // An API that reads with POST (Shopware's `POST /pending-order/{id}`, fetchPendingOrder).
+    const post = item['post'];
+    return (
+      !isObject(post) ||
+      !isReadByPost(context, { path: raw, method: 'post', operation: post, pathItem: item })
+    );
+  });
+}
+
+/**
+ * Whether the document shows that a collection path has members, not only that it answers a list:
+ * a member path keyed by a parameter after it (`/projects/{id}`, read or written as one item), or
+ * a POST that creates there (see {@link createsByPost}). A list the API fixes (the card types, the
+ * supported countries, `GET /addons`) has neither: nothing is added to it, so there is nothing to
+ * page and no singular collection name to report.
+ */
+function hasMembers(context: Context, path: string): boolean {
+  if (structureOf(context.document).withMembers.has(path)) return true;
+  // authentik and OSF write their paths with a trailing slash: `/registrations/{registration_id}/`.
+  const base = trimSlash(path);
+  const member = pathsOf(context.document).some(([other]) => {
+    const rest = trimSlash(other).slice(base.length);
+    return trimSlash(other).startsWith(`${base}/`) && /^\/\{[^{}/]+\}$/.test(rest);
+  });
+  if (member) return true;
+  const item = deref(context.document, pathItem(context, path));
+  if (!isObject(item) || !isObject(item['post'])) return false;
+  return createsByPost(context, { path, method: 'post', operation: item['post'], pathItem: item });
+}
+
+const trimSlash = (path: string): string => path.replace(/(.)\/+$/, '$1');
 
 /**
  * Whether the last segment of a path counts as a collection level for the nesting rule: a
@@ -406,10 +490,13 @@ const pluralNouns: Check = (context) =>
       // (/udprn/{udprn}) the key stands where the collection's name should.
       if (next?.param === true && before?.param === false && isKeyName(segment.text, next.text)) return false;
       if (FORMAT_WORDS.has(segment.text.toLowerCase())) return false;
+      // A preposition of a route phrase (Wikimedia's `/from/{from_lang}/to/{to_lang}`) names no collection.
+      if (PREPOSITIONS.has(segment.text.toLowerCase())) return false;
       // A filter phrase written as one word (/timeadjbyroute/{RouteID}): the parameter after it is
       // the filter's value, not a member; the casing rule reports the joined words.
       if (JOINED_FILTER_PHRASE.test(segment.text)) return false;
-      const collection = next === undefined ? isCollection(context, path) : next.param;
+      const collection =
+        next === undefined ? isCollection(context, path) : next.param && !isKeyedAction(context, path, index);
       const noun = headNoun(segment.text);
       // A search call keyed by what it searches (/user-search/{projectKey}, /search/{indices}) or
       // only POSTed to (POST /search) is an action, not a collection.
@@ -607,17 +694,72 @@ function isReadByPost(context: Context, op: OperationRef): boolean {
   if (ok === undefined || !isObject(deref(context.document, ok['content']))) return false;
   // The operationId names the operation; the summary is prose ("Get Shipping Rates" for
   // ShipEngine's calculate_rates, which stores the rates it returns) and is read only without one.
+  return READ_NAME.test(operationName(op));
+}
+
+/** An operation's name as words: its operationId (`UpdateDefaults` → "update defaults"), else its summary. */
+function operationName(op: OperationRef): string {
   const id = op.operation['operationId'];
   const summary = op.operation['summary'];
-  const name =
-    typeof id === 'string' ? segmentWords(id).join(' ') : typeof summary === 'string' ? summary.trim() : '';
-  return READ_NAME.test(name);
+  return typeof id === 'string'
+    ? segmentWords(id).join(' ')
+    : typeof summary === 'string'
+      ? summary.trim()
+      : '';
+}
+
+/** First words of an operation's name that say it changes what exists: `UpdateDefaults`, "Set preferences". */
+const UPDATE_NAME = /^(update|set|replace|edit|modify|save|change|upsert)\b/i;
+
+/** Names of a list of existing items' ids in a request body: `ids`, `listing_ids`, `memberIds`. */
+const ID_ARRAY = /^(\w+[_-])?ids$|^\w+Ids$/;
+
+/**
+ * Whether a request body only names existing items: an object whose members are all arrays of
+ * strings or numbers named as ids (`{ listing_ids: [...] }`).
+ */
+function namesExistingItems(context: Context, op: OperationRef): boolean {
+  const body = deref(context.document, op.operation['requestBody']);
+  const content = isObject(body) ? deref(context.document, body['content']) : undefined;
+  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
+  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
+  if (!isObject(schema)) return false;
+  const scalarArray = (raw: unknown): boolean => {
+    const array = deref(context.document, raw);
+    if (!isObject(array) || array['type'] !== 'array') return false;
+    const items = deref(context.document, array['items']);
+    return isObject(items) && ['string', 'integer', 'number'].includes(String(items['type']));
+  };
+  const properties = deref(context.document, schema['properties']);
+  if (!isObject(properties)) return false;
+  const entries = Object.entries(properties);
+  return entries.length > 0 && entries.every(([name, raw]) => ID_ARRAY.test(name) && scalarArray(raw));
+}
+
+/**
+ * Whether a POST creates a member. Not when it documents no 201 and its operationId (or, without one,
+ * its summary) reads (see {@link isReadByPost}) or updates (`UpdateDefaults`); nor when it adds a link
+ * (a JSON:API `relationships` path, a body of existing items' ids: `POST /sets/itemlists/{id}/ids`);
+ * nor when a required `action` parameter or body member chooses what the call does (seven.io's
+ * `POST /contacts?action=write|del`).
+ */
+function createsByPost(context: Context, op: OperationRef): boolean {
+  if (isReadByPost(context, op)) return false;
+  // A link has no URL of its own, whatever status it answers.
+  if (parsePath(op.path).segments.some((segment) => segment.text === 'relationships')) return false;
+  const last = parsePath(op.path).segments.at(-1);
+  if (last !== undefined && !last.param && ID_ARRAY.test(last.text)) return false;
+  if (namesExistingItems(context, op)) return false;
+  if (responsesOf(context, op).some(([status]) => status === '201')) return true;
+  if (UPDATE_NAME.test(operationName(op))) return false;
+  const action = (p: ParameterInfo): boolean => p.name === 'action' && p.required === true;
+  return !parametersOf(context.document, op).some(action);
 }
 
 const post201: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'post' || !isCollection(context, op.path)) return [];
-    if (isReadByPost(context, op)) return [];
+    if (!createsByPost(context, op)) return [];
     const created = responsesOf(context, op).find(([status]) => status === '201')?.[1];
     const where = ['paths', op.path, 'post', 'responses'];
     if (created === undefined) return [{ message: `POST ${op.path} does not document 201`, path: where }];
@@ -726,9 +868,55 @@ function enumList(document: unknown, operation: JsonObject): boolean {
   return isObject(items) && Array.isArray(items['enum']);
 }
 
+/**
+ * A collection whose GET must page: it is a collection (see {@link isCollection}) and has members
+ * (see {@link hasMembers}). A list nothing is added to (the kinds or options the API supports) has a
+ * length the API fixes.
+ */
+function isPagedCollection(context: Context, path: string): boolean {
+  return isCollection(context, path) && !isVocabulary(context, path);
+}
+
+/**
+ * Head nouns of a list of the kinds or options an API supports: `/event_types`, `/supportedCountries`,
+ * `/citations/styles`, `/anonymization/options`.
+ */
+const VOCABULARY_NOUNS: ReadonlySet<string> = new Set([
+  'types',
+  'kinds',
+  'options',
+  'countries',
+  'currencies',
+  'languages',
+  'locales',
+  'timezones',
+  'licenses',
+  'licences',
+  'styles',
+  'formats',
+  'addons',
+]);
+
+/**
+ * A list the API fixes, not a collection that grows: nothing is added to it (no member path, no POST),
+ * the GET takes no parameter, and its name is a kind or an option the API supports (`/event_types`,
+ * `/v2/currencies`, OSF's `/licenses/`).
+ */
+function isVocabulary(context: Context, path: string): boolean {
+  const item = deref(context.document, pathItem(context, path));
+  if (!isObject(item) || isObject(item['post']) || hasMembers(context, path)) return false;
+  const get = item['get'];
+  if (!isObject(get)) return false;
+  const op: OperationRef = { path, method: 'get', operation: get, pathItem: item };
+  if (parametersOf(context.document, op).some((p) => p.in === 'query' || p.in === 'path')) return false;
+  const last = parsePath(path).segments.at(-1);
+  const noun = last === undefined || last.param ? undefined : headNoun(last.text);
+  return noun !== undefined && VOCABULARY_NOUNS.has(noun);
+}
+
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
-    if (op.method !== 'get' || !isCollection(context, op.path)) return [];
+    if (op.method !== 'get' || !isPagedCollection(context, op.path)) return [];
     const parameters = parametersOf(context.document, op).filter((p) => p.in === 'query');
     const query = parameters.map((p) => p.name);
     // 4.4 rule 2 asks for a bounded page; the names of 4.4's table are one way to say it, the
@@ -739,6 +927,8 @@ const collectionPagination: Check = (context) =>
       paginationStyle(query) !== undefined ||
       query.some((name) => PAGE_ALIASES.test(name)) ||
       parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p)) ||
+      // An `offset` that is a string is a page token the answer hands back (Asana's), not a count.
+      parameters.some((p) => p.name === 'offset' && p.schema?.['type'] === 'string') ||
       boundedByRequest(parameters) ||
       enumList(context.document, op.operation);
     return bounded
@@ -970,7 +1160,7 @@ const NOTHING_TO_JUDGE: Record<string, (context: Context) => string | undefined>
   'plumbline-error-responses': (context) =>
     resourceOperations(context).length > 0 ? undefined : 'no operation on a resource path',
   'plumbline-collection-pagination': (context) =>
-    resourceOperations(context).some((op) => op.method === 'get' && isCollection(context, op.path))
+    resourceOperations(context).some((op) => op.method === 'get' && isPagedCollection(context, op.path))
       ? undefined
       : 'no GET on a collection',
   'plumbline-security-headers-only': (context) => {

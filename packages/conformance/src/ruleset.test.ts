@@ -592,6 +592,193 @@ describe('ruleset: single cases', () => {
     expect(await rulesOf(doc(paths))).toEqual(expected);
   });
 
+  // The causes of the sixth round's held-out misses of issue 32, on the shapes they were found on.
+  const strings = {
+    '200': {
+      description: 'the values',
+      content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } },
+    },
+    ...errors,
+  };
+  const singleton = {
+    '200': {
+      description: 'one object',
+      content: {
+        'application/json': {
+          schema: { type: 'object', properties: { sid: { type: 'string' }, data: { type: 'object' } } },
+        },
+      },
+    },
+    ...errors,
+  };
+  const ids = (name: string) => ({
+    content: {
+      'application/json': {
+        schema: { type: 'object', properties: { [name]: { type: 'array', items: { type: 'string' } } } },
+      },
+    },
+  });
+  it.each([
+    [
+      "OSF's /wikis/{wiki_id}: wikis is the plural of wiki, not a Latin -is singular",
+      { '/v2/wikis/{wiki_id}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      'a status is still singular',
+      { '/v2/status/{id}': { get: { responses: ok } } },
+      ['plumbline-path-plural-nouns'],
+    ],
+    [
+      "Qualpay's POST /refund/{pgIdOrig}: an action keyed by a payment, nothing reads it",
+      { '/v1/refund/{pgIdOrig}': { post: { responses: ok } } },
+      [],
+    ],
+    [
+      'a singular collection whose member is read is reported',
+      { '/v1/refund/{refundId}': { get: { responses: ok } } },
+      ['plumbline-path-plural-nouns'],
+    ],
+    [
+      "Shopware's POST /pending-order/{id} reads (fetchPendingOrder): a singular collection",
+      { '/v1/pending-order/{id}': { post: { operationId: 'fetchPendingOrder', responses: singleton } } },
+      ['plumbline-path-plural-nouns'],
+    ],
+    [
+      "Velo's /v2/currencies: the currencies the API supports, no member, no POST, no parameter",
+      { '/v2/currencies': { get: { responses: list } } },
+      [],
+    ],
+    [
+      'a list of currencies with members must page',
+      {
+        '/v2/currencies': { get: { responses: list } },
+        '/v2/currencies/{code}': { get: { responses: ok } },
+      },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      'a list of plain strings that is not a kind or an option must page',
+      { '/v2/pois': { get: { responses: strings } } },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Xero's page (an integer; the server fixes the size) bounds the page",
+      { '/v1/Employees': { get: { parameters: [query('page', 'integer')], responses: list } } },
+      ['plumbline-path-casing'],
+    ],
+    [
+      "Asana's offset is a string page token",
+      { '/v1/users': { get: { parameters: [query('offset', 'string')], responses: list } } },
+      [],
+    ],
+    [
+      'an integer offset alone leaves the page size to the server',
+      { '/v1/users': { get: { parameters: [query('offset', 'integer')], responses: list } } },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Wikimedia's /from/{from_lang}/to/{to_lang}: prepositions of a route phrase",
+      { '/v1/word/from/{from_lang}/to/{to_lang}/{word}': { get: { responses: ok } } },
+      // {word} after {to_lang}: two identifiers in a row, the identifiers rule's finding.
+      ['plumbline-path-identifiers'],
+    ],
+    [
+      "Traccar's /maintenance/{id}: maintenance is a mass noun",
+      { '/v1/maintenance/{id}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Truora's start_key is a cursor",
+      { '/v1/checks': { get: { parameters: [query('start_key', 'string')], responses: list } } },
+      [],
+    ],
+    [
+      "Twilio's Defaults: GET answers one object, POST UpdateDefaults changes it",
+      {
+        '/v1/assistants/{sid}/defaults': {
+          get: { responses: singleton },
+          post: { operationId: 'UpdateDefaults', responses: singleton },
+        },
+      },
+      [],
+    ],
+    [
+      'a POST named a create beside a GET answering one object still creates',
+      {
+        '/v1/assistants/{sid}/defaults': {
+          get: { responses: singleton },
+          post: { operationId: 'CreateDefaults', responses: singleton },
+        },
+      },
+      // A create makes the path a collection: its GET must page too.
+      ['plumbline-collection-pagination', 'plumbline-post-201-location'],
+    ],
+    [
+      "OSF's JSON:API relationships: a link to existing nodes, not a create",
+      {
+        '/v2/collections/{id}/linked_nodes/relationships': {
+          post: { responses: { '201': { description: 'linked' }, ...errors } },
+        },
+        '/v2/collections/{id}/linked_nodes/relationships/{node_id}': { delete: { responses: noContent } },
+      },
+      // linked_nodes is snake_case on both paths.
+      ['plumbline-path-casing', 'plumbline-path-casing'],
+    ],
+    [
+      "Intellifi's POST /sets/itemlists/{id}/ids adds existing items by id",
+      {
+        '/v1/itemlists/{id}/ids': { get: { responses: strings }, post: { responses: ok } },
+        '/v1/itemlists/{id}/ids/{item_id}': { delete: { responses: noContent } },
+      },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Reverb's POST /sales/{id}/listings with a body of listing_ids adds existing listings",
+      {
+        '/v1/sales/{id}/listings': {
+          get: { parameters: paging, responses: list },
+          post: { requestBody: ids('listing_ids'), responses: ok },
+        },
+      },
+      [],
+    ],
+    [
+      'a POST whose body holds more than ids creates',
+      {
+        '/v1/sales/{id}/listings': {
+          get: { parameters: paging, responses: list },
+          post: {
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: { type: 'object', properties: { title: { type: 'string' } } },
+                },
+              },
+            },
+            responses: ok,
+          },
+        },
+      },
+      ['plumbline-post-201-location'],
+    ],
+    [
+      "seven.io's POST /contacts?action=write|del: a call whose required action chooses what it does",
+      {
+        '/v1/contacts': {
+          get: { parameters: paging, responses: list },
+          post: {
+            parameters: [{ name: 'action', in: 'query', required: true, schema: { type: 'string' } }],
+            responses: ok,
+          },
+        },
+      },
+      [],
+    ],
+  ])('%s', async (_label, paths, expected) => {
+    expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
   const wsf = { servers: [{ url: 'https://www.wsdot.wa.gov/ferries/api/schedule/rest/v1' }] };
   it.each([
     [

@@ -40,8 +40,13 @@ const MEMBER_METHODS = ['get', 'put', 'patch', 'delete'] as const;
  * Whether a path's GET answers one value, not a list: the JSON schema of its first 2xx response
  * (or of `default` without one) is a scalar (Signal K's default provider id) or an object without a
  * list member (see `listItems`).
+ *
+ * @example
+ * ```ts
+ * answersOneValue(openapi, openapi.paths['/me']); // true: { id, name, email }
+ * ```
  */
-function answersOneValue(document: unknown, item: JsonObject | undefined): boolean {
+export function answersOneValue(document: unknown, item: JsonObject | undefined): boolean {
   const get = item?.['get'];
   if (!isObject(get)) return false;
   let schema = successSchema(document, get);

@@ -312,6 +312,20 @@ export function endsInNoun(word: string, heads: ReadonlySet<string>): boolean {
   return false;
 }
 
+/**
+ * Whether a word ending in `-s` is the plural of a dictionary word ending in a vowel (`wikis` → wiki,
+ * `menus` → menu), not a Latin singular (`status`, `analysis`: `statu` and `analysi` are no words).
+ *
+ * @example
+ * ```ts
+ * isPluralOfWord('wikis'); // true
+ * isPluralOfWord('status'); // false
+ * ```
+ */
+export function isPluralOfWord(word: string): boolean {
+  return word.endsWith('s') && word.length > 3 && isWord(word.slice(0, -1));
+}
+
 function isPluralWord(word: string): boolean {
   return word.endsWith('s') && !/(ss|us|is)$/.test(word);
 }

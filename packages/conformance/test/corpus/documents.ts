@@ -132,6 +132,13 @@ export interface CorpusDocument {
  * one definition each (the first by the SHA-256 of its path). With them, 43 of the 129 linted
  * documents are held out (33.3 %).
  *
+ * 2026-11-28, after the sixth round: the sixth round's 43 documents are tuning documents now (no
+ * document is held out). Their findings were read to name the causes of the four rules under 95 % on
+ * them (namespaces and actions keyed by a parameter, `-is` plurals, lists of the kinds an API
+ * supports, paging names, POSTs that update, link or call), and the rules were changed for those
+ * causes, so they are no longer unseen. A seventh round needs new documents, chosen and committed
+ * before the linter runs on them.
+ *
  * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
