@@ -377,24 +377,18 @@ function isKeyedAction(context: Context, path: string, index: number): boolean {
 }
 
 /**
- * Whether the document shows that a collection path has members, not only that it answers a list:
- * a member path keyed by a parameter after it (`/projects/{id}`, read or written as one item), or
- * a POST that creates there (see {@link createsByPost}). A list the API fixes (the card types, the
- * supported countries, `GET /addons`) has neither: nothing is added to it, so there is nothing to
- * page and no singular collection name to report.
+ * Whether a path has a member path keyed by a parameter after it (`/projects/{id}`, read or written
+ * as one item). A list the API fixes (the card types, the supported countries, `GET /addons`) has
+ * none: nothing is added to it, so there is nothing to page.
  */
-function hasMembers(context: Context, path: string): boolean {
+function hasMemberPath(context: Context, path: string): boolean {
   if (structureOf(context.document).withMembers.has(path)) return true;
   // authentik and OSF write their paths with a trailing slash: `/registrations/{registration_id}/`.
   const base = trimSlash(path);
-  const member = pathsOf(context.document).some(([other]) => {
-    const rest = trimSlash(other).slice(base.length);
-    return trimSlash(other).startsWith(`${base}/`) && /^\/\{[^{}/]+\}$/.test(rest);
+  return pathsOf(context.document).some(([raw]) => {
+    const other = trimSlash(raw);
+    return other.startsWith(`${base}/`) && /^\/\{[^{}/]+\}$/.test(other.slice(base.length));
   });
-  if (member) return true;
-  const item = deref(context.document, pathItem(context, path));
-  if (!isObject(item) || !isObject(item['post'])) return false;
-  return createsByPost(context, { path, method: 'post', operation: item['post'], pathItem: item });
 }
 
 const trimSlash = (path: string): string => path.replace(/(.)\/+$/, '$1');
@@ -746,8 +740,9 @@ function namesExistingItems(context: Context, op: OperationRef): boolean {
 function createsByPost(context: Context, op: OperationRef): boolean {
   if (isReadByPost(context, op)) return false;
   // A link has no URL of its own, whatever status it answers.
-  if (parsePath(op.path).segments.some((segment) => segment.text === 'relationships')) return false;
-  const last = parsePath(op.path).segments.at(-1);
+  const { segments } = parsePath(op.path);
+  if (segments.some((segment) => segment.text === 'relationships')) return false;
+  const last = segments.at(-1);
   if (last !== undefined && !last.param && ID_ARRAY.test(last.text)) return false;
   if (namesExistingItems(context, op)) return false;
   if (responsesOf(context, op).some(([status]) => status === '201')) return true;
@@ -869,9 +864,8 @@ function enumList(document: unknown, operation: JsonObject): boolean {
 }
 
 /**
- * A collection whose GET must page: it is a collection (see {@link isCollection}) and has members
- * (see {@link hasMembers}). A list nothing is added to (the kinds or options the API supports) has a
- * length the API fixes.
+ * A collection whose GET must page: a collection (see {@link isCollection}) that is not a list the
+ * API fixes (see {@link isVocabulary}): the kinds or options an API supports have a length it fixes.
  */
 function isPagedCollection(context: Context, path: string): boolean {
   return isCollection(context, path) && !isVocabulary(context, path);
@@ -904,7 +898,7 @@ const VOCABULARY_NOUNS: ReadonlySet<string> = new Set([
  */
 function isVocabulary(context: Context, path: string): boolean {
   const item = deref(context.document, pathItem(context, path));
-  if (!isObject(item) || isObject(item['post']) || hasMembers(context, path)) return false;
+  if (!isObject(item) || isObject(item['post']) || hasMemberPath(context, path)) return false;
   const get = item['get'];
   if (!isObject(get)) return false;
   const op: OperationRef = { path, method: 'get', operation: get, pathItem: item };
