@@ -351,7 +351,8 @@ npm run typecheck
 ## Where the code is
 
 \`src/http/${framework}/\` is the only code that knows the framework: \`app.ts\` reads top to bottom as the
-request pipeline, \`routes.ts\` binds the versioned API to it. Everything else is framework-free:
+request pipeline, \`routes.ts\` mounts the versioned API's route tables. Everything else is framework-free:
+\`src/pipeline.ts\` (what every step of the pipeline answers from, built once),
 \`src/api/\` (the handlers), \`src/domain/\`, \`src/storage/\` (SQLite or PostgreSQL), \`src/service/\`
 (configuration, limits, logging, metrics), \`src/pages/\` and \`src/openapi/\`. \`src/listener.ts\` loads
 the wiring, \`src/server.ts\` serves it, \`src/main.ts\` is the entry.

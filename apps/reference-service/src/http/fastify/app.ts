@@ -1,6 +1,6 @@
 /**
- * The reference service on Fastify 5: the pipeline of http/express/app.ts, hook by hook in the same order, with
- * the Fastify adapters of every Plumbline package and the service's neutral cores. Root `onRequest`
+ * The reference service on Fastify 5: the pipeline of src/pipeline.ts, hook by hook in the order
+ * http/express/app.ts runs it, with the Fastify adapters of every Plumbline package. Root `onRequest`
  * hooks run for every request (one no route matches included), in the order they are added:
  *
  *   metrics → request id → version headers → OPTIONS * → access log → HTTPS check → query length
@@ -19,7 +19,6 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { isKeySetUnavailable } from '@plumbline/auth';
 import {
   authenticate,
   getPrincipal,
@@ -35,7 +34,7 @@ import { negotiation } from '@plumbline/negotiation/fastify';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/fastify';
 import { telemetry } from '@plumbline/telemetry/fastify';
-import { combineHeader, createRequestVersioning, type VersioningOutcome } from '@plumbline/versioning';
+import { combineHeader, type VersioningOutcome } from '@plumbline/versioning';
 import Fastify, {
   type FastifyInstance,
   type FastifyRequest,
@@ -45,33 +44,16 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
-import { xmlSerializerFor } from '../../api/xml-representation.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
-import { buildOpenApi } from '../../openapi/document.js';
-import { documentForStrategy } from '../../openapi/strategy.js';
-import { versionDocuments } from '../../openapi/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import { negotiatedRoutes, neutralRoutes } from '../../pages/neutral-routes.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
-import { proxyPolicy } from '../../service/client-address.js';
+import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
-import { serviceCors } from '../../service/cors.js';
-import {
-  checkQueryLength,
-  createServiceLimiters,
-  NO_STORE_HEADERS,
-  NO_STORE_PATHS,
-  PROBES,
-} from '../../service/limits.js';
+import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
-import { createMetrics } from '../../service/metrics.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import {
-  TELEMETRY_OPTIONS,
-  telemetryEnabled,
-  telemetryRoute,
-  versionSource,
-} from '../../service/telemetry.js';
+import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
+import { requestOutcomes } from '../../service/versioning.js';
 import { neutralRequest, otherMethods, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
@@ -109,25 +91,11 @@ function versionConstraint(outcomeOf: (req: IncomingMessage) => VersioningOutcom
  * ```
  */
 export async function createFastifyListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
-  const { config } = ctx;
-  const { api } = ctx;
+  const { config, api } = ctx;
+  const pipeline = servicePipeline(ctx, logger);
+  const { metrics, proxies, limiters } = pipeline;
   // The version is resolved once per request: by the route constraint, or by the first hook.
-  const resolve = createRequestVersioning(api.policy);
-  const outcomes = new WeakMap<IncomingMessage, VersioningOutcome>();
-  const outcomeOf = (req: IncomingMessage): VersioningOutcome => {
-    let outcome = outcomes.get(req);
-    if (outcome === undefined) {
-      const url = req.url ?? '/';
-      const mark = url.indexOf('?');
-      outcome = resolve({
-        path: mark < 0 ? url : url.slice(0, mark),
-        query: mark < 0 ? '' : url.slice(mark + 1),
-        headers: req.headers,
-      });
-      outcomes.set(req, outcome);
-    }
-    return outcome;
-  };
+  const outcomeOf = requestOutcomes(api.policy);
   /** The API version the request is served in (the telemetry attribute and the metrics label). */
   const versionOf = (req: IncomingMessage): string | undefined => {
     const outcome = outcomeOf(req);
@@ -158,16 +126,12 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       app.addHttpMethod(method, { hasBody: true });
   }
 
-  // The client address and the trusted peers come from service/client-address.ts, as on Express and Hono;
   // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
-  const proxies = proxyPolicy(config.trustProxy);
   const clientIp = (request: FastifyRequest) =>
     proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
-  // OpenTelemetry (service/telemetry.ts): one server span per request, registered only when an OTLP
-  // endpoint is set (main.ts started the SDK). The version served is the one the route constraint
-  // resolved.
-  if (telemetryEnabled()) {
-    const route = telemetryRoute((path) => metrics.routeOf(path));
+  // The version served is the one the route constraint resolved.
+  if (pipeline.telemetryRoute) {
+    const route = pipeline.telemetryRoute;
     await app.register(telemetry, {
       ...TELEMETRY_OPTIONS,
       route: (request) => route(pathOf(request)),
@@ -192,12 +156,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     return null;
   });
 
-  // Route templates are the OpenAPI document's paths (the document is built with the neutral routes).
-  const built = buildOpenApi(ctx);
-  const openapi = documentForStrategy(api, built);
-  // `/openapi.json?version=1`: one version's document (openapi/versions.ts).
-  const documents = versionDocuments(api, built);
-  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
   app.addHook('onRequest', async (request, reply) =>
     metrics.track(request.raw, reply.raw, pathOf(request), undefined, () => versionOf(request.raw)),
   );
@@ -205,14 +163,8 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   // matched is 404, as on Express, not the plugin's 405 for a path some method has.
   await app.register(plumblineErrors, {
     methodNotAllowed: false,
-    onError: ({ error, original, req }) => {
-      metrics.recordError(req.raw, error);
-      // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
-      if (error.status >= 500 && !isKeySetUnavailable(original)) {
-        const log = (req.raw as { log?: Logger }).log ?? logger.child({ request_id: getRequestId(req) });
-        log.error({ err: original }, 'request failed');
-      }
-    },
+    onError: ({ error, original, req }) =>
+      pipeline.onError({ error, original, incoming: req.raw, requestId: getRequestId(req) }),
   });
   // Version headers go on before anything can refuse the request; a refused version is refused
   // later, where the Express version router refuses it.
@@ -239,25 +191,16 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     (request.raw as IncomingMessage & { query?: unknown }).query = request.query;
     accessLog(request.raw, reply.raw);
   });
-  if (config.tls) {
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-    });
-  }
-  // CORS_ORIGINS (service/cors.ts): preflights are answered here; every later answer, a refusal
-  // included, carries the CORS headers.
-  const corsPolicy = serviceCors(ctx, openapi);
-  if (corsPolicy) await app.register(cors, { policy: corsPolicy });
-  app.addHook(
-    'onRequest',
-    requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }),
-  );
+  const { hsts } = pipeline;
+  if (hsts) app.addHook('onRequest', async (_request, reply) => void reply.headers(hsts));
+  // Preflights are answered here; every later answer, a refusal included, carries the CORS headers.
+  if (pipeline.cors) await app.register(cors, { policy: pipeline.cors });
+  app.addHook('onRequest', requireHttps(pipeline.https));
   app.addHook('onRequest', async (request) => checkQueryLength(request.url));
   app.addHook('onRequest', async (request, reply) => {
     if (NO_STORE_PATHS.includes(pathOf(request))) reply.headers(NO_STORE_HEADERS);
   });
-  // Failed requests count per client address, before authentication (service/limits.ts).
-  const limiters = createServiceLimiters(ctx);
+  // Failed requests count per client address, before authentication; the principal limit after it.
   app.addHook(
     'onRequest',
     rateLimit(limiters.failures, {
@@ -303,7 +246,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
         handler: handle,
       });
     });
-  for (const route of neutralRoutes(ctx, { openapi, documents, metrics })) {
+  for (const route of pipeline.neutral) {
     const handle: RouteHandlerMethod = async (request, reply) =>
       sendPlain(reply, await route.reply(neutralRequest(request)));
     if (unversionedRoute(route.path)) neutral(route.path, handle);
@@ -344,7 +287,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     otherMethods(app, '/session', ['POST', 'DELETE']);
   }
   // The neutral routes that negotiate (`/`, `/errors/:code`, the changelog).
-  for (const route of negotiatedRoutes(openapi, api)) {
+  for (const route of pipeline.negotiated) {
     neutral(
       route.path,
       async (request, reply) => {
@@ -358,19 +301,12 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   }
 
   // The versions.
-  const xml = xmlSerializerFor(openapi);
   for (const version of SUPPORTED_VERSIONS) {
     const path = api.strategy === 'path';
     await app.register(
       async (scope: FastifyInstance) => {
         scope.addHook('onRequest', refuseVersion);
-        const types = api.mediaTypes(version);
-        await scope.register(negotiation, {
-          types,
-          languages: ['en', 'de'],
-          // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
-          serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
-        });
+        await scope.register(negotiation, pipeline.negotiation(version));
         scope.addHook('onRequest', authenticate(apiAuthentication(ctx)));
         scope.addHook('onRequest', principalLimit);
         // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path (404).

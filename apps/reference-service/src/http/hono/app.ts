@@ -1,17 +1,15 @@
 /**
- * The reference service on Hono 4 (@hono/node-server): http/express/app.ts's pipeline in the same order, with
- * the `/hono` adapters of every Plumbline package and the neutral cores (service/limits.ts, service/logging.ts,
- * service/metrics.ts, pages/unversioned.ts, pages/docs.ts, pages/docs-ui.ts, pages/front-door.ts) for the service's own steps.
+ * The reference service on Hono 4 (@hono/node-server): the pipeline of src/pipeline.ts in the order
+ * http/express/app.ts runs it, with the `/hono` adapters of every Plumbline package.
  *
  *   metrics → request id → version headers (a refused version waits) → OPTIONS * → access log →
  *   HTTPS check → query length → failure rate limit (not /health, /ready) → neutral routes →
  *   the refused version, if any → v1 | v2: negotiation (406) → authentication (401/403) →
- *   rate limit per principal (429) → the route (http/hono/routes.ts) → 404 → problem documents
+ *   rate limit per principal (429) → the route tables (http/hono/routes.ts) → 404 → problem documents
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
-import { isKeySetUnavailable } from '@plumbline/auth';
 import {
   authenticate,
   getPrincipal,
@@ -37,35 +35,17 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
-import { xmlSerializerFor } from '../../api/xml-representation.js';
-import type { ApiVersion } from '../../domain/model.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
-import { buildOpenApi } from '../../openapi/document.js';
-import { documentForStrategy } from '../../openapi/strategy.js';
-import { versionDocuments } from '../../openapi/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import { type NeutralRequest, negotiatedRoutes, neutralRoutes } from '../../pages/neutral-routes.js';
+import type { NeutralRequest } from '../../pages/neutral-routes.js';
 import { unversionedRoute } from '../../pages/unversioned.js';
-import { proxyPolicy } from '../../service/client-address.js';
+import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
-import { serviceCors } from '../../service/cors.js';
-import {
-  checkQueryLength,
-  createServiceLimiters,
-  NO_STORE_HEADERS,
-  NO_STORE_PATHS,
-  PROBES,
-} from '../../service/limits.js';
+import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
-import { createMetrics } from '../../service/metrics.js';
 import type { PlainReply } from '../../service/plain-reply.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
-import {
-  TELEMETRY_OPTIONS,
-  telemetryEnabled,
-  telemetryRoute,
-  versionSource,
-} from '../../service/telemetry.js';
+import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
 import { versionOf, versionRoutes } from './routes.js';
 
 type Env = { Bindings: HttpBindings; Variables: { refusedVersion: unknown } };
@@ -124,23 +104,14 @@ function routable(req: IncomingMessage): void {
  * ```
  */
 export async function createHonoListener(ctx: AppContext, logger: Logger): Promise<RequestListener> {
-  const { config } = ctx;
-  const app = new Hono<Env>({ strict: true });
   const { api } = ctx;
-  const built = buildOpenApi(ctx);
-  const openapi = documentForStrategy(api, built);
-  // `/openapi.json?version=1`: one version's document (openapi/versions.ts).
-  const documents = versionDocuments(api, built);
-  // Route templates are the OpenAPI document's paths.
-  const metrics = createMetrics(ctx, () => Object.keys(openapi['paths'] as object));
-  // The client address and the trusted peers come from service/client-address.ts, as on Express and Fastify.
-  const proxies = proxyPolicy(config.trustProxy);
+  const pipeline = servicePipeline(ctx, logger);
+  const { metrics, proxies, limiters } = pipeline;
+  const app = new Hono<Env>({ strict: true });
   const ip = (c: C) =>
     proxies.clientAddress(c.env.incoming.socket.remoteAddress, c.env.incoming.headers['x-forwarded-for']);
-  // OpenTelemetry (service/telemetry.ts): one server span per request, mounted only when an OTLP
-  // endpoint is set (main.ts started the SDK).
-  if (telemetryEnabled()) {
-    const route = telemetryRoute(metrics.routeOf);
+  if (pipeline.telemetryRoute) {
+    const route = pipeline.telemetryRoute;
     app.use(
       telemetry({
         ...TELEMETRY_OPTIONS,
@@ -190,16 +161,8 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     }
   });
   const problems = problemDetails({
-    onError: ({ error, original, req: c }) => {
-      const incoming = (c as C).env.incoming as IncomingMessage & { log?: Logger };
-      metrics.recordError(incoming, error);
-      // A key-set outage is logged once per failed fetch (onKeySetError), not per refused request.
-      if (error.status >= 500 && !isKeySetUnavailable(original))
-        (incoming.log ?? logger.child({ request_id: getRequestId(c) })).error(
-          { err: original },
-          'request failed',
-        );
-    },
+    onError: ({ error, original, req: c }) =>
+      pipeline.onError({ error, original, incoming: (c as C).env.incoming, requestId: getRequestId(c) }),
   });
   app.use(problems.middleware);
   app.onError(problems.onError);
@@ -238,20 +201,17 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     accessLog(incoming, c.env.outgoing);
     await next();
   });
-  if (config.tls) app.use(headers({ 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' }));
-  // CORS_ORIGINS (service/cors.ts): preflights are answered here; every later answer, a refusal
-  // included, carries the CORS headers.
-  const corsPolicy = serviceCors(ctx, openapi);
-  if (corsPolicy) app.use(cors(corsPolicy));
-  app.use(requireHttps({ trustProxy: proxies.trustsPeer, allowLoopback: config.env !== 'production' }));
+  if (pipeline.hsts) app.use(headers(pipeline.hsts));
+  // Preflights are answered here; every later answer, a refusal included, carries the CORS headers.
+  if (pipeline.cors) app.use(cors(pipeline.cors));
+  app.use(requireHttps(pipeline.https));
   app.use(async (c, next) => {
     checkQueryLength(c.env.incoming.url ?? '');
     await next();
   });
   for (const path of NO_STORE_PATHS) app.use(path, headers(NO_STORE_HEADERS));
 
-  // Failed requests count per client address, before authentication; the principal limit after it (service/limits.ts).
-  const limiters = createServiceLimiters(ctx);
+  // Failed requests count per client address, before authentication; the principal limit after it.
   app.use(
     rateLimit(limiters.failures, {
       key: (c) => addressKey(ip(c)),
@@ -277,7 +237,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     }
     return negotiated(c, next);
   });
-  for (const route of neutralRoutes(ctx, { openapi, documents, metrics })) {
+  for (const route of pipeline.neutral) {
     app
       .get(route.path, async (c) => reply(c, await route.reply(neutralRequest(c))))
       .all(route.path, methodNotAllowed(['GET']));
@@ -304,7 +264,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
       .all('/session', methodNotAllowed(['POST', 'DELETE']));
   }
   // The neutral routes that negotiate (`/`, `/errors/:code`, the changelog).
-  for (const route of negotiatedRoutes(openapi, api)) {
+  for (const route of pipeline.negotiated) {
     app
       .get(route.path, negotiate(route.negotiation), headers(PAGE_HEADERS), (c) =>
         represent(c, route.body(neutralRequest(c))),
@@ -319,17 +279,9 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     await next();
   });
 
-  const xml = xmlSerializerFor(openapi);
-  const negotiated = (version: ApiVersion) => {
-    const types = api.mediaTypes(version);
-    return negotiate({
-      types,
-      languages: ['en', 'de'],
-      // Every XML type (application/xml, the vendor +xml type) is written from the OpenAPI schemas.
-      serializers: Object.fromEntries(types.filter((t) => t.endsWith('xml')).map((t) => [t, xml])),
-    });
-  };
-  const negotiators = new Map(SUPPORTED_VERSIONS.map((version) => [version, negotiated(version)]));
+  const negotiators = new Map(
+    SUPPORTED_VERSIONS.map((version) => [version, negotiate(pipeline.negotiation(version))]),
+  );
   const versioned = new Hono<Env>({ strict: true });
   versioned.use((c, next) => negotiators.get(versionOf(c))!(c, next));
   versioned.use(authenticate(apiAuthentication(ctx)));
