@@ -16,6 +16,9 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
+// A module graph of its own, built with the mock above even when another file of this worker
+// imported the package first (the package projects share modules between files).
+vi.resetModules();
 const { applyToArray, buildPage, defineCollection, parseQuery } = await import('./index.js');
 
 const rows = [1, 2, 3, 4, 5].map((id) => ({ id }));

@@ -97,10 +97,11 @@ const components = {
 
 /**
  * A conforming document: path versioning with v1 deprecated, nested tasks, a POST search action,
- * meta endpoints that the path rules ignore.
+ * meta endpoints that the path rules ignore. A fresh copy on every call (as is {@link badOpenApi}'s),
+ * so a test that edits one leaves the others' untouched, whichever file ran first in the worker.
  */
 export function goodOpenApi(): Json {
-  return {
+  return structuredClone({
     openapi: '3.1.0',
     info: { title: 'Fixture', version: '2.0.0' },
     security: [{ apiKey: [] }, { bearer: [] }],
@@ -118,14 +119,14 @@ export function goodOpenApi(): Json {
       '/v2/tasks/{task_id}': member('task_id'),
     },
     components,
-  };
+  });
 }
 
 /** Breaks every lint rule exactly once; everything else is as in {@link goodOpenApi}. */
 export function badOpenApi(): Json {
   const good = goodOpenApi();
   const ok = { '200': item, ...errors };
-  return {
+  return structuredClone({
     ...good,
     paths: {
       '/v2/projects': collection(),
@@ -181,5 +182,5 @@ export function badOpenApi(): Json {
       ...components,
       securitySchemes: { apiKey: { type: 'apiKey', in: 'query', name: 'api_key' } },
     },
-  };
+  });
 }
