@@ -14,8 +14,12 @@ import { knownResponse, readAvailable } from './hono-response.js';
 import { createMemoryStore } from './memory-store.js';
 import type { IdempotencyStore } from './store.js';
 
-// The runtime's own Response, before @hono/node-server puts its lightweight one in its place.
-const NativeResponse = globalThis.Response;
+// The runtime's own Response. @hono/node-server puts its lightweight one in its place (with the
+// runtime's as its prototype) when a listener is made, here or in a file that ran before in this
+// worker (the package's files share their modules and globals).
+const current: typeof Response = globalThis.Response;
+const NativeResponse: typeof Response =
+  Object.getPrototypeOf(current) === Function.prototype ? current : Object.getPrototypeOf(current);
 const listener = getRequestListener(() => new Response(null));
 
 const utf8 = new TextEncoder();
