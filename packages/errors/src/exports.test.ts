@@ -55,7 +55,12 @@ describe('public exports', () => {
   });
 
   it('@plumbline/errors/fastify', async () => {
-    expect(Object.keys(await import('./fastify.js')).sort()).toEqual(['getRequestId', 'plumblineErrors']);
+    expect(Object.keys(await import('./fastify.js')).sort()).toEqual([
+      'getRequestId',
+      'methodNotAllowed',
+      'plumblineErrors',
+      'routeEveryMethod',
+    ]);
   });
 
   it('@plumbline/errors/hono', async () => {

@@ -2,15 +2,26 @@
  * Fastify 5 adapter for @plumbline/errors: one plugin (global, through fastify-plugin, because
  * error and not-found handling must cover every route) that renders every problem with the core,
  * maps Fastify's own errors (body parser, `FST_ERR_*`, schema validation, 404) to catalogue codes
- * and answers 405 for paths that exist under other methods. @packageDocumentation
+ * and answers 405 for paths that exist under other methods; `methodNotAllowed`, the explicit
+ * per-path 405 that Express's `.all()` and Hono's `app.all()` give; `routeEveryMethod`, so every
+ * method Node parses is routable. @packageDocumentation
  */
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import { METHODS as NODE_METHODS } from 'node:http';
+import type {
+  FastifyInstance,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  RouteShorthandOptions,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import { createRequestIdSource, type RequestIdOptions } from './headers.js';
 import { HttpError, isHttpError } from './http-error.js';
 import {
   type ErrorEvent as CoreErrorEvent,
   type ErrorHandlerOptions as CoreErrorHandlerOptions,
+  type MethodNotAllowedOptions as CoreMethodNotAllowedOptions,
   createMethodGuard,
   createProblemRenderer,
   reportError,
@@ -44,11 +55,22 @@ export type ErrorEvent = CoreErrorEvent<FastifyRequest>;
 export interface PlumblineErrorsOptions extends CoreErrorHandlerOptions<FastifyRequest> {
   /** Request id rule (`X-Request-Id` by default); `false` leaves ids out. */
   readonly requestId?: RequestIdOptions | false;
-  /** Answer 405 (and OPTIONS 204) with `Allow` when the path has routes for other methods. Default true. */
+  /**
+   * Answer 405 (and OPTIONS 204) with `Allow` when the path has routes for other methods (any method
+   * of `app.supportedMethods` but OPTIONS). Default true.
+   */
   readonly methodNotAllowed?: boolean;
 }
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+// The methods the not-found handler asks the router about come in this order, then the app's other
+// methods (`supportedMethods`, so those `routeEveryMethod` or `addHttpMethod` added count too): the
+// order of `Allow`. OPTIONS is left out: every path answers it (204), and an `OPTIONS *` route (a
+// CORS plugin's) would otherwise turn every 404 into a 405.
+const METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const probedMethods = (supported: readonly string[]): string[] => [
+  ...METHODS,
+  ...supported.filter((method) => method !== 'OPTIONS' && !METHODS.includes(method)),
+];
 
 // 5xx go to Fastify's own logger unless the app passes onError.
 function logServerError(event: ErrorEvent): void {
@@ -97,7 +119,9 @@ const plugin: FastifyPluginCallback<PlumblineErrorsOptions> = (fastify, options,
   fastify.setNotFoundHandler((request, reply) => {
     const url = request.url.split('?', 1)[0] ?? '/';
     const others = allowMethods
-      ? METHODS.filter((method) => fastify.findRoute({ method, url }) !== null)
+      ? probedMethods(fastify.supportedMethods).filter(
+          (method) => fastify.findRoute({ method, url }) !== null,
+        )
       : [];
     if (others.length === 0) return answer(new HttpError('not_found'), request, reply);
     const guarded = createMethodGuard(others).answer(request.method);
@@ -130,4 +154,118 @@ export const plumblineErrors = fp(plugin, { fastify: '5.x', name: '@plumbline/er
  */
 export function getRequestId(request: FastifyRequest): string | undefined {
   return request.requestId || undefined;
+}
+
+/**
+ * Options of {@link methodNotAllowed}: the core guard's `handleOptions`, and the options of the
+ * route it registers that take part in its answer (its hooks, constraints and config). The answer
+ * is sent in `onRequest`, so options of later steps (schemas, body limit, `preHandler`) would have
+ * nothing to act on and are not taken.
+ * @example
+ * ```ts
+ * const options: MethodNotAllowedOptions = { onRequest: [authenticate], constraints: { version: '2.0.0' } };
+ * ```
+ */
+export interface MethodNotAllowedOptions
+  extends CoreMethodNotAllowedOptions,
+    Pick<
+      RouteShorthandOptions,
+      | 'onRequest'
+      | 'onSend'
+      | 'onResponse'
+      | 'onError'
+      | 'constraints'
+      | 'config'
+      | 'logLevel'
+      | 'prefixTrailingSlash'
+    > {}
+
+type HookList<Hook> = Hook | readonly Hook[] | undefined;
+const hooks = <Hook>(given: HookList<Hook>): Hook[] =>
+  given === undefined ? [] : Array.isArray(given) ? [...given] : [given as Hook];
+
+/**
+ * Registers, on `scope`, one route that answers every other method of `url`: each method Node's
+ * parser accepts that is not in `allowed` (nor `HEAD` when `GET` is: the GET route's own HEAD
+ * route answers it) gets 405 `method_not_allowed` with `Allow`, and `OPTIONS` 204 with `Allow` (the
+ * core's `createMethodGuard`), byte for byte what Express's
+ * `router.route(url).get(...).all(methodNotAllowed(allowed))` and Hono's
+ * `app.all(url, methodNotAllowed(allowed))` answer. It takes the name of those two; it registers a
+ * route instead of returning a handler because Fastify routes by method and path and has no
+ * `.all()` step after a path's own routes.
+ *
+ * - The answer is sent in `onRequest`, after the hooks of `scope` and of `options.onRequest` (an
+ *   authentication hook's 401 comes first), so the request body is never read: a 405 with a
+ *   malformed body is still 405, and a body's type or size never turns it into 415 or 413.
+ * - A path parameter (or wildcard) matched empty is 404 `not_found`, before `options.onRequest`:
+ *   Fastify's router hands `/projects/` to `/projects/:id` with `id === ''`, where Express and
+ *   Hono match no route at all. Your own routes on `url` see that empty value too: check it there.
+ * - So that PROPFIND, SEARCH and the other methods Fastify does not route by default reach it (on
+ *   Express and Hono every method Node parses reaches `.all()`), it calls {@link routeEveryMethod}
+ *   on `scope` first: from then on the whole app routes them, and an `app.all()` registered later
+ *   takes them too. Call `routeEveryMethod(app)` yourself at the top to have that from the start.
+ * - `plumblineErrors` must be registered: its error handler renders the 405 and the 404.
+ * @example
+ * ```ts
+ * const app = Fastify();
+ * await app.register(plumblineErrors);
+ * app.get('/projects/:id', { onRequest: [authenticate] }, getProject);
+ * methodNotAllowed(app, '/projects/:id', ['GET'], { onRequest: [authenticate] });
+ * ```
+ */
+export function methodNotAllowed(
+  scope: FastifyInstance,
+  url: string,
+  allowed: readonly string[],
+  options: MethodNotAllowedOptions = {},
+): void {
+  const { handleOptions, onRequest, ...route } = options;
+  const guard = createMethodGuard(allowed, handleOptions === undefined ? {} : { handleOptions });
+  routeEveryMethod(scope);
+  const taken = new Set(allowed.map((method) => method.toUpperCase()));
+  if (taken.has('GET')) taken.add('HEAD');
+  const method = scope.supportedMethods.filter((name) => !taken.has(name));
+  if (method.length === 0) return;
+  const exact: onRequestHookHandler = async (request) => {
+    if (Object.values((request.params ?? {}) as Record<string, unknown>).includes(''))
+      throw new HttpError('not_found');
+  };
+  const answer = async (request: FastifyRequest, reply: FastifyReply) => {
+    const outcome = guard.answer(request.method);
+    if (isHttpError(outcome)) throw outcome;
+    return reply.code(204).header('Allow', outcome.headers.Allow).send();
+  };
+  scope.route({
+    ...route,
+    method,
+    url,
+    exposeHeadRoute: false,
+    onRequest: [exact, ...hooks(onRequest), answer],
+    // Never reached: `answer` has replied in onRequest.
+    handler: answer,
+  });
+}
+
+/**
+ * Makes every method Node's HTTP parser accepts (`http.METHODS`) routable on `app`, with a body
+ * (`addHttpMethod(method, { hasBody: true })`), for those Fastify does not route by default:
+ * PROPFIND, SEARCH, LOCK, MKCALENDAR, PURGE and the rest. CONNECT is left out: Node hands it to the
+ * server's `connect` event, never to Fastify. {@link methodNotAllowed} calls it itself; call it at
+ * the top, before any route, for every `app.all()` route to take them too, as Express's and Hono's
+ * `all` do (a route takes the methods supported when it is registered). Calling it again adds
+ * nothing. Returns `app`.
+ * @example
+ * ```ts
+ * const app = routeEveryMethod(Fastify());
+ * app.supportedMethods.includes('PROPFIND'); // true
+ * ```
+ */
+export function routeEveryMethod<App extends Pick<FastifyInstance, 'supportedMethods' | 'addHttpMethod'>>(
+  app: App,
+): App {
+  const supported = new Set(app.supportedMethods);
+  for (const method of NODE_METHODS) {
+    if (method !== 'CONNECT' && !supported.has(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+  return app;
 }

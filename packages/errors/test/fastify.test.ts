@@ -1,9 +1,10 @@
 // What only Fastify forces: its content-type parser, schema validation and 404 become our problems.
+import { METHODS } from 'node:http';
 import { connect } from 'node:net';
 import { send } from '@plumbline/test-utils';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { plumblineErrors } from '../src/fastify.js';
+import { methodNotAllowed, plumblineErrors, routeEveryMethod } from '../src/fastify.js';
 
 async function app() {
   const fastify = Fastify();
@@ -127,5 +128,125 @@ describe('plumblineErrors on Fastify', () => {
     const code = await reported;
     await fastify.close();
     expect([code, sent]).toEqual(['ECONNRESET', 0]);
+  });
+});
+
+describe('methodNotAllowed and routeEveryMethod on Fastify', () => {
+  const answer = async (fastify: ReturnType<typeof Fastify>, method: string, url: string, headers = {}) => {
+    const res = await fastify.inject({ method, url, headers });
+    return [res.statusCode, res.headers['allow'], res.statusCode === 204 ? '' : res.json().error_code];
+  };
+
+  it('routeEveryMethod makes every method Node parses but CONNECT routable, once', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    const fastify = Fastify();
+    expect(routeEveryMethod(fastify)).toBe(fastify);
+    routeEveryMethod(fastify);
+    methodNotAllowed(fastify, '/x', ['GET']);
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect([...fastify.supportedMethods].sort()).toEqual(METHODS.filter((method) => method !== 'CONNECT'));
+    expect(warnings).toEqual([]);
+  });
+
+  it('an app.all() route registered after routeEveryMethod takes PROPFIND, as on Express and Hono', async () => {
+    const fastify = routeEveryMethod(Fastify());
+    fastify.all('/anything', async (request) => ({ method: request.method }));
+    const res = await fastify.inject({ method: 'PROPFIND', url: '/anything' });
+    expect(res.json()).toEqual({ method: 'PROPFIND' });
+  });
+
+  it('answers in a prefixed scope, for the prefixed path only', async () => {
+    const fastify = Fastify();
+    await fastify.register(plumblineErrors, { methodNotAllowed: false, onError: () => {} });
+    await fastify.register(
+      async (scope) => {
+        scope.get('/things', async () => ({ ok: true }));
+        methodNotAllowed(scope, '/things', ['GET']);
+      },
+      { prefix: '/v1' },
+    );
+    expect(await answer(fastify, 'DELETE', '/v1/things')).toEqual([
+      405,
+      'GET, HEAD, OPTIONS',
+      'method_not_allowed',
+    ]);
+    expect(await answer(fastify, 'OPTIONS', '/v1/things')).toEqual([204, 'GET, HEAD, OPTIONS', '']);
+    expect(await answer(fastify, 'DELETE', '/things')).toEqual([404, undefined, 'not_found']);
+  });
+
+  it('takes handleOptions: false (OPTIONS is 405 too), lower-case methods and a single onRequest hook', async () => {
+    const fastify = Fastify();
+    await fastify.register(plumblineErrors, { onError: () => {} });
+    const seen: string[] = [];
+    fastify.get('/x', async () => ({}));
+    methodNotAllowed(fastify, '/x', ['get'], {
+      handleOptions: false,
+      onRequest: async (request) => void seen.push(request.method),
+      onSend: async (_request, reply, payload) => {
+        reply.header('X-Seen', 'yes');
+        return payload;
+      },
+    });
+    expect(await answer(fastify, 'OPTIONS', '/x')).toEqual([405, 'GET, HEAD', 'method_not_allowed']);
+    const res = await fastify.inject({ method: 'PUT', url: '/x' });
+    expect([res.statusCode, res.headers['x-seen']]).toEqual([405, 'yes']);
+    expect(seen).toEqual(['OPTIONS', 'PUT']);
+  });
+
+  it('leaves OPTIONS to the path when allowed lists it, and registers nothing when every method is allowed', async () => {
+    const fastify = Fastify();
+    await fastify.register(plumblineErrors, { onError: () => {} });
+    fastify.get('/x', async () => ({}));
+    fastify.options('/x', async (_request, reply) => reply.code(200).send('own'));
+    methodNotAllowed(fastify, '/x', ['GET', 'OPTIONS']);
+    fastify.all('/all', async () => ({}));
+    methodNotAllowed(fastify, '/all', fastify.supportedMethods);
+    const own = await fastify.inject({ method: 'OPTIONS', url: '/x' });
+    expect([own.statusCode, own.body]).toEqual([200, 'own']);
+    expect(await answer(fastify, 'DELETE', '/x')).toEqual([405, 'GET, OPTIONS, HEAD', 'method_not_allowed']);
+  });
+
+  it('takes route constraints: each version of a path has its own Allow', async () => {
+    const fastify = Fastify();
+    await fastify.register(plumblineErrors, { methodNotAllowed: false, onError: () => {} });
+    const versions: [string, string[]][] = [
+      ['1.0.0', ['GET']],
+      ['2.0.0', ['GET', 'POST']],
+    ];
+    for (const [version, allowed] of versions) {
+      fastify.get('/x', { constraints: { version } }, async () => ({ version }));
+      if (allowed.includes('POST'))
+        fastify.post('/x', { constraints: { version } }, async () => ({ version }));
+      methodNotAllowed(fastify, '/x', allowed, { constraints: { version } });
+    }
+    expect(await answer(fastify, 'DELETE', '/x', { 'accept-version': '1.x' })).toEqual([
+      405,
+      'GET, HEAD, OPTIONS',
+      'method_not_allowed',
+    ]);
+    expect(await answer(fastify, 'DELETE', '/x', { 'accept-version': '2.x' })).toEqual([
+      405,
+      'GET, POST, HEAD, OPTIONS',
+      'method_not_allowed',
+    ]);
+  });
+
+  it('the automatic 405 counts every method the app routes but OPTIONS', async () => {
+    const fastify = routeEveryMethod(Fastify());
+    await fastify.register(plumblineErrors, { onError: () => {} });
+    fastify.route({ method: ['PROPFIND', 'GET'], url: '/dav', handler: async () => ({}) });
+    fastify.route({ method: 'SEARCH', url: '/search', handler: async () => ({}) });
+    // A CORS plugin's `OPTIONS *` route does not make every unknown path a 405.
+    fastify.options('/*', async (_request, reply) => reply.code(204).send());
+    expect(await answer(fastify, 'PUT', '/dav')).toEqual([
+      405,
+      'GET, HEAD, PROPFIND, OPTIONS',
+      'method_not_allowed',
+    ]);
+    expect(await answer(fastify, 'GET', '/search')).toEqual([405, 'SEARCH, OPTIONS', 'method_not_allowed']);
+    expect(await answer(fastify, 'GET', '/nothing')).toEqual([404, undefined, 'not_found']);
   });
 });
