@@ -5,6 +5,7 @@ import { digestTag } from './entity-tag.js';
 import {
   evaluatePreconditions,
   isNotModified,
+  isNotModifiedResponse,
   type NotModifiedInput,
   type PreconditionInput,
   parseEntityTags,
@@ -264,6 +265,91 @@ describe('isNotModified (what represent asks before sending)', () => {
   ];
   it.each(rows)('%s → %s', (_label, input, expected) => {
     expect(isNotModified(input)).toBe(expected);
+  });
+});
+
+describe('isNotModifiedResponse (what every notModified asks)', () => {
+  const DATE = 'Fri, 02 Jan 2026 03:04:05 GMT';
+  const from =
+    (headers: Record<string, unknown>) =>
+    (name: string): unknown =>
+      headers[name];
+
+  it.each([
+    ['If-None-Match, its tag', 'GET', 200, { 'if-none-match': '"v7"' }, { etag: '"v7"' }, true],
+    ['HEAD, weak form', 'HEAD', 200, { 'if-none-match': 'W/"v7"' }, { etag: '"v7"' }, true],
+    [
+      'two If-None-Match lines, the tag in the second',
+      'GET',
+      200,
+      { 'if-none-match': ['"a"', '"v7"'] },
+      { etag: '"v7"' },
+      true,
+    ],
+    ['*, no validators', 'GET', 200, { 'if-none-match': '*' }, {}, true],
+    [
+      'If-Modified-Since = Last-Modified',
+      'GET',
+      200,
+      { 'if-modified-since': DATE },
+      { 'last-modified': DATE },
+      true,
+    ],
+    [
+      'two If-Modified-Since lines: not a date',
+      'GET',
+      200,
+      { 'if-modified-since': [DATE, DATE] },
+      { 'last-modified': DATE },
+      false,
+    ],
+    ['an ETag that is not a string', 'GET', 200, { 'if-none-match': '"7"' }, { etag: 7 }, false],
+    ['POST', 'POST', 200, { 'if-none-match': '*' }, { etag: '"v7"' }, false],
+    ['a 201', 'GET', 201, { 'if-none-match': '*' }, { etag: '"v7"' }, false],
+    ['no conditional field', 'GET', 200, { 'cache-control': 'no-cache' }, { etag: '"v7"' }, false],
+  ] as const)('%s → %s', (_label, method, status, request, response, expected) => {
+    expect(isNotModifiedResponse(method, status, request, from(response))).toBe(expected);
+  });
+
+  it('reads no response header for a request that cannot become 304, and one otherwise', () => {
+    const read: string[] = [];
+    const reader = (name: string) => {
+      read.push(name);
+      return undefined;
+    };
+    isNotModifiedResponse('GET', 200, {}, reader);
+    isNotModifiedResponse('GET', 404, { 'if-none-match': '*' }, reader);
+    expect(read).toEqual([]);
+    isNotModifiedResponse('GET', 200, { 'if-none-match': '"a"', 'if-modified-since': DATE }, reader);
+    isNotModifiedResponse('GET', 200, { 'if-modified-since': DATE }, reader);
+    expect(read).toEqual(['etag', 'last-modified']);
+  });
+
+  it('answers as isNotModified given both validators, whatever the fields', () => {
+    const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+    const tags = fc.constantFrom('"v7"', 'W/"v7"', '"v6"', 'v7', '*', '');
+    const dates = fc.constantFrom(
+      DATE,
+      'Fri, 02 Jan 2026 03:04:04 GMT',
+      'Fri, 02 Jan 2026 03:04:06 GMT',
+      'soon',
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GET', 'HEAD', 'POST', 'get'),
+        fc.constantFrom(200, 201, 304, 404),
+        maybe(fc.array(tags, { minLength: 1, maxLength: 3 }).map((list) => list.join(', '))),
+        maybe(dates),
+        maybe(tags),
+        maybe(dates),
+        (method, status, ifNoneMatch, ifModifiedSince, etag, lastModified) => {
+          const request = { 'if-none-match': ifNoneMatch, 'if-modified-since': ifModifiedSince };
+          const response = { etag, 'last-modified': lastModified };
+          const input = { method, status, ifNoneMatch, ifModifiedSince, etag, lastModified };
+          expect(isNotModifiedResponse(method, status, request, from(response))).toBe(isNotModified(input));
+        },
+      ),
+    );
   });
 });
 

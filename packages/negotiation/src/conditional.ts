@@ -412,3 +412,49 @@ export function isNotModified(input: NotModifiedInput): boolean {
     }).outcome === 'not-modified'
   );
 }
+
+/** A field value as one string: several lines of a field (an array, as a record may hold them) joined with `, `. */
+const fieldValue = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
+
+/**
+ * Whether a response a route is about to send becomes a 304, read from the headers themselves:
+ * {@link isNotModified} with the request's `If-None-Match` and `If-Modified-Since` taken from
+ * `requestHeaders` (lower-case names, as Node, Express and Fastify hold them; a field given as several
+ * lines is joined with `, `) and the response's own `ETag` and `Last-Modified` read through
+ * `responseHeader` (a value that is not a string counts as absent). Only a GET or HEAD answered 200
+ * can become 304; `If-None-Match` (weak comparison, `*` matching any current representation) takes
+ * precedence over `If-Modified-Since` (RFC 9110 section 13.2.2), and the request's
+ * `Cache-Control: no-cache` plays no part. `responseHeader` is called once, and only for a request that
+ * carries one of the two fields and a 200. What every adapter's `notModified` asks, for routes that send
+ * their own body and validators rather than through `represent`.
+ *
+ * @example
+ * ```ts
+ * const etag = '"v7"';
+ * isNotModifiedResponse('GET', 200, { 'if-none-match': 'W/"v7"' }, () => etag); // true
+ * isNotModifiedResponse('GET', 404, { 'if-none-match': '*' }, () => etag); // false
+ * ```
+ */
+export function isNotModifiedResponse(
+  method: string,
+  status: number,
+  requestHeaders: Readonly<Record<string, string | readonly string[] | undefined>>,
+  responseHeader: (name: 'etag' | 'last-modified') => unknown,
+): boolean {
+  if (status !== 200) return false;
+  const ifNoneMatch = fieldValue(requestHeaders['if-none-match']);
+  const ifModifiedSince = fieldValue(requestHeaders['if-modified-since']);
+  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
+  // Only one validator is compared: the ETag when If-None-Match is present, else Last-Modified.
+  const byTag = ifNoneMatch !== undefined;
+  const read = responseHeader(byTag ? 'etag' : 'last-modified');
+  const validator = typeof read === 'string' ? read : undefined;
+  return isNotModified({
+    method,
+    status,
+    ifNoneMatch,
+    ifModifiedSince,
+    ...(byTag ? { etag: validator } : { lastModified: validator }),
+  });
+}

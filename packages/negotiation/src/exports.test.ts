@@ -14,6 +14,7 @@ describe('public exports', () => {
       'entityTag',
       'evaluatePreconditions',
       'isNotModified',
+      'isNotModifiedResponse',
       'jsonSerializer',
       'parseEntityTags',
       'parseHttpDate',
@@ -31,6 +32,7 @@ describe('public exports', () => {
       'getNegotiation',
       'getPreconditions',
       'negotiate',
+      'notModified',
       'represent',
       'requireContentType',
     ]);
@@ -43,6 +45,7 @@ describe('public exports', () => {
       'getPreconditions',
       'jsonBodyParser',
       'negotiation',
+      'notModified',
       'requireContentType',
     ]);
   });
@@ -56,6 +59,7 @@ describe('public exports', () => {
       'getPreconditions',
       'jsonBody',
       'negotiate',
+      'notModified',
       'represent',
       'requireContentType',
     ]);

@@ -1,9 +1,15 @@
 /**
  * Express adapter for conditional requests: `conditional()` evaluates the preconditions of one route
- * with the core's `evaluatePreconditions`, `entityTagOf()` gives the tag `represent` would send.
+ * with the core's `evaluatePreconditions`, `entityTagOf()` gives the tag `represent` would send, and
+ * `notModified(app)` makes `res.send` answer 304 as the core's `isNotModifiedResponse` decides.
  */
-import type { Request, RequestHandler, Response } from 'express';
-import { checkPreconditions, type PreconditionState, type Validators } from './conditional.js';
+import type { Express, Request, RequestHandler, Response } from 'express';
+import {
+  checkPreconditions,
+  isNotModifiedResponse,
+  type PreconditionState,
+  type Validators,
+} from './conditional.js';
 
 export type { PreconditionState };
 
@@ -94,4 +100,46 @@ export function entityTagOf(res: Response, data: unknown): string {
   if (!negotiation || !negotiator)
     throw new Error('entityTagOf() needs the negotiate() middleware to run first on this route');
   return representationTag(negotiator, negotiation, data);
+}
+
+/**
+ * Makes every `res.send` of `app` (and so `res.json`, `res.jsonp` and `res.sendStatus`) answer 304
+ * exactly when `represent` and the Fastify and Hono `notModified` do: a GET or HEAD about to be
+ * answered 200 whose `If-None-Match` matches the `ETag` the route set (weak comparison, `*` matches),
+ * or without `If-None-Match`, whose `If-Modified-Since` is not earlier than its `Last-Modified`
+ * (the core's `isNotModifiedResponse`). `res.send` then sends no body and drops `Content-Type`,
+ * `Content-Length` and `Transfer-Encoding`; every other header stays.
+ *
+ * Express already answers 304 from `res.send`, but asks `req.fresh`, the `fresh` package, which
+ * refuses a 304 to any request with `Cache-Control: no-cache` (what `fetch` sends whenever it
+ * revalidates) and answers 304 for any 2xx. This replaces `req.fresh` on `app.request`, the prototype
+ * of the app's requests: its routers, and apps mounted on it (their requests inherit from it), get
+ * it too, and it costs nothing per request. It is a function of the app rather than a middleware
+ * because `res.send` reads `req.fresh` whatever middleware ran: a middleware would have to define the
+ * property on each request (a cost per request) or change that prototype anyway. Call it once, where
+ * the app is made. `res.end`, `res.sendFile` and `express.static` do not ask `req.fresh`; Express's
+ * own weak `ETag` (the `etag` setting, on by default) is compared like any other.
+ *
+ * @example
+ * ```ts
+ * const app = express();
+ * notModified(app);
+ * app.get('/report', (req, res) => {
+ *   res.set({ ETag: '"r42"', 'Cache-Control': 'no-cache' });
+ *   res.json(report); // 304 to If-None-Match: "r42", with or without Cache-Control: no-cache
+ * });
+ * ```
+ */
+export function notModified(app: Express): void {
+  Object.defineProperty(app.request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request): boolean {
+      const res = this.res;
+      return (
+        res !== undefined &&
+        isNotModifiedResponse(this.method, res.statusCode, this.headers, (name) => res.getHeader(name))
+      );
+    },
+  });
 }

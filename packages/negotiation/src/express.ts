@@ -123,6 +123,7 @@ export {
   conditional,
   entityTagOf,
   getPreconditions,
+  notModified,
   type PreconditionState,
 } from './express-conditional.js';
 export { requireContentType } from './express-request-body.js';

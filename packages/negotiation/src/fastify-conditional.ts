@@ -1,9 +1,22 @@
 /**
  * Fastify 5 adapter for conditional requests: a route `preHandler` that evaluates the preconditions
- * with the core's `evaluatePreconditions`, and `entityTagOf()` for the tag `reply.represent` sends.
+ * with the core's `evaluatePreconditions`, `entityTagOf()` for the tag `reply.represent` sends, and
+ * the `notModified` plugin, the core's `isNotModifiedResponse` for every route.
  */
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { checkPreconditions, type PreconditionState, type Validators } from './conditional.js';
+import type {
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  checkPreconditions,
+  isNotModifiedResponse,
+  type PreconditionState,
+  type Validators,
+} from './conditional.js';
 
 export type { PreconditionState };
 
@@ -86,3 +99,55 @@ export function entityTagOf(reply: FastifyReply, data: unknown): string {
     throw new Error('entityTagOf() needs the negotiation plugin for this route');
   return representationTag(negotiator, negotiation, data);
 }
+
+/** A payload that will not be sent: a stream is closed (a file it reads is let go), anything else is left. */
+function discard(payload: unknown): void {
+  if (payload === null || typeof payload !== 'object') return;
+  const stream = payload as { destroy?: () => void; cancel?: () => Promise<void> };
+  if (typeof stream.destroy === 'function') stream.destroy();
+  else if (typeof stream.cancel === 'function') stream.cancel().catch(() => {});
+}
+
+const onSend: onSendHookHandler = (request, reply, payload, done) => {
+  if (
+    !isNotModifiedResponse(request.method, reply.statusCode, request.headers, (name) => reply.getHeader(name))
+  )
+    return done(null, payload);
+  discard(payload);
+  reply
+    .code(304)
+    .removeHeader('content-type')
+    .removeHeader('content-length')
+    .removeHeader('transfer-encoding');
+  // A HEAD goes on to the onSend hook of Fastify's own HEAD route, which sets Content-Length: 0 for
+  // no payload and fails on null; an empty stream (which it cancels) leaves the header out, as
+  // `reply.represent` does.
+  done(null, request.method === 'HEAD' ? new ReadableStream() : null);
+};
+
+const notModifiedPlugin: FastifyPluginCallback = (fastify, _options, done) => {
+  fastify.addHook('onSend', onSend);
+  done();
+};
+
+/**
+ * The Fastify plugin that gives every route the 304 `reply.represent` gives its own: in an `onSend`
+ * hook, a GET or HEAD about to be answered 200 whose `If-None-Match` matches the `ETag` the route set
+ * (weak comparison, `*` matches), or without `If-None-Match`, whose `If-Modified-Since` is not earlier
+ * than its `Last-Modified` (the core's `isNotModifiedResponse`), becomes a 304 with no body and
+ * without `Content-Type`, `Content-Length` and `Transfer-Encoding`; every other header stays (a
+ * stream payload is closed). The same status, headers and empty body as `notModified(app)` on
+ * Express and `notModified()` on Hono. Registered through fastify-plugin, it applies to the context that registers
+ * it and all its children: register it on the root instance, before the routes.
+ * @example
+ * ```ts
+ * await app.register(notModified);
+ * app.get('/report', async (request, reply) =>
+ *   reply.header('ETag', '"r42"').header('Cache-Control', 'no-cache').send(report), // 304 to If-None-Match: "r42"
+ * );
+ * ```
+ */
+export const notModified = fp(notModifiedPlugin, {
+  fastify: '5.x',
+  name: '@plumbline/negotiation/not-modified',
+});

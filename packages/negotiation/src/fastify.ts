@@ -234,6 +234,7 @@ export {
   conditional,
   entityTagOf,
   getPreconditions,
+  notModified,
   type PreconditionState,
 } from './fastify-conditional.js';
 export type { JsonBodyOptions } from './json-body.js';

@@ -218,6 +218,7 @@ export {
   conditional,
   entityTagOf,
   getPreconditions,
+  notModified,
   type PreconditionState,
 } from './hono-conditional.js';
 export type { JsonBodyOptions } from './json-body.js';

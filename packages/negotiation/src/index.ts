@@ -12,6 +12,7 @@ export {
   type EntityTagList,
   evaluatePreconditions,
   isNotModified,
+  isNotModifiedResponse,
   type NotModifiedInput,
   type PreconditionInput,
   type PreconditionResult,

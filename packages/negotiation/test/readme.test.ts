@@ -209,3 +209,92 @@ describe.each(jsonBodyExamples)('README JSON bodies with %s', (_name, start) => 
     ]);
   });
 });
+
+// The notModified examples, run as written (the port made ephemeral).
+const notModifiedExamples: [string, () => Promise<number>][] = [
+  [
+    'Express',
+    async () => {
+      const { app } = await runReadmeExample<{ app: RequestListener }>(
+        here,
+        'negotiation-not-modified-express',
+        readmeBlock(readme, '#### `notModified` with Express'),
+        ['app'],
+        [['app.listen(3000);', '']],
+      );
+      const server = await listen(app);
+      closers.push(() => server.close());
+      return server.port;
+    },
+  ],
+  [
+    'Fastify',
+    async () => {
+      const { app } = await runReadmeExample<{ app: FastifyInstance }>(
+        here,
+        'negotiation-not-modified-fastify',
+        readmeBlock(readme, '#### `notModified` with Fastify'),
+        ['app'],
+        [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+      );
+      closers.push(() => app.close());
+      return (app.server.address() as AddressInfo).port;
+    },
+  ],
+  [
+    'Hono',
+    async () => {
+      const { server } = await runReadmeExample<{ server: Server }>(
+        here,
+        'negotiation-not-modified-hono',
+        readmeBlock(readme, '#### `notModified` with Hono'),
+        ['server'],
+        [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+      );
+      if (!server.listening) await once(server, 'listening');
+      closers.push(() => new Promise((resolve) => server.close(resolve)));
+      return (server.address() as AddressInfo).port;
+    },
+  ],
+];
+
+describe.each(notModifiedExamples)('README notModified with %s', (_name, start) => {
+  it("304 to the route's own ETag (with fetch's Cache-Control: no-cache) and Last-Modified; HEAD has the GET's length", async () => {
+    const port = await start();
+    const path = '/reports/r42';
+    const got = await send(port, { path });
+    expect([got.status, got.headers['etag'], got.body]).toEqual([
+      200,
+      '"r42-v3"',
+      { id: 'r42', total: 1250 },
+    ]);
+    const revalidated = await send(port, {
+      path,
+      headers: { 'If-None-Match': '"r42-v3"', 'Cache-Control': 'no-cache' },
+    });
+    expect([revalidated.status, revalidated.body, revalidated.headers['content-type']]).toEqual([
+      304,
+      '',
+      undefined,
+    ]);
+    expect([revalidated.headers['etag'], revalidated.headers['cache-control']]).toEqual([
+      '"r42-v3"',
+      'no-cache',
+    ]);
+    const dated = await send(port, {
+      path,
+      headers: { 'If-Modified-Since': 'Fri, 02 Jan 2026 03:04:05 GMT' },
+    });
+    expect(dated.status).toBe(304);
+    const stale = await send(port, { path, headers: { 'If-None-Match': '"r42-v2"' } });
+    expect(stale.status).toBe(200);
+    const head = await send(port, { method: 'HEAD', path });
+    // {"id":"r42","total":1250}: 25 bytes, on the GET and the HEAD alike.
+    expect([got.headers['content-length'], head.status, head.headers['content-length'], head.body]).toEqual([
+      '25',
+      200,
+      '25',
+      '',
+    ]);
+  });
+});
