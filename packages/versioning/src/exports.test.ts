@@ -35,19 +35,25 @@ describe('public exports', () => {
     expect(Object.keys(await import('./express.js')).sort()).toEqual([
       'getApiVersion',
       'getResolvedVersion',
+      'refuseVersion',
       'versionedRouter',
       'versioning',
     ]);
   });
 
   it('@plumbline/versioning/fastify', async () => {
-    expect(Object.keys(await import('./fastify.js')).sort()).toEqual(['getApiVersion', 'versioning']);
+    expect(Object.keys(await import('./fastify.js')).sort()).toEqual([
+      'getApiVersion',
+      'versionConstraint',
+      'versioning',
+    ]);
   });
 
   it('@plumbline/versioning/hono', async () => {
     expect(Object.keys(await import('./hono.js')).sort()).toEqual([
       'getApiVersion',
       'getResolvedVersion',
+      'refuseVersion',
       'versioning',
     ]);
   });

@@ -1,7 +1,8 @@
 /**
- * Express adapter for @plumbline/versioning, part 1: the `versioning()` middleware and the request
- * getters. The core resolves the version and computes the headers; this file reads the request and
- * writes the headers. Published as `@plumbline/versioning/express` with `express-router.ts`.
+ * Express adapter for @plumbline/versioning, part 1: the `versioning()` middleware, `refuseVersion()`
+ * and the request getters. The core resolves the version and computes the headers; this file reads
+ * the request and writes the headers. Published as `@plumbline/versioning/express` with
+ * `express-router.ts`.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { HeaderRecord, VersionPolicy } from './policy.js';
@@ -19,6 +20,8 @@ const RESOLVED = Symbol.for('@plumbline/versioning.resolved');
 // Which policy resolved RESOLVED, and where the request was then: a later versioning() or
 // versionedRouter of the same policy at the same place reuses the resolution instead of repeating it.
 const RESOLVED_BY = Symbol.for('@plumbline/versioning.resolvedBy');
+// The refusal a `refuse: false` versioning() kept for the request, for refuseVersion().
+const REFUSED = Symbol.for('@plumbline/versioning.refused');
 
 interface Resolution {
   readonly version: Versioner;
@@ -26,7 +29,7 @@ interface Resolution {
   readonly baseUrl: string;
 }
 
-type Carrier = Record<symbol, ResolvedVersion | Resolution | undefined>;
+type Carrier = Record<symbol, unknown>;
 
 /**
  * The API version {@link versioning} or {@link versionedRouter} resolved for this request;
@@ -121,11 +124,41 @@ export function apply(version: Versioner, req: Request, res: Response): Versioni
 }
 
 /**
+ * Options of {@link versioning}: the core's neutral paths, and whether the middleware answers a
+ * refused version itself. `refuse` has the name and meaning of the Fastify plugin's option.
+ * @example
+ * ```ts
+ * const options: VersioningMiddlewareOptions = { neutralPaths: ['/health'], refuse: false };
+ * app.use(versioning(policy, options));
+ * ```
+ */
+export interface VersioningMiddlewareOptions extends VersioningOptions {
+  /**
+   * Whether the middleware answers a refused version (unknown, malformed, ambiguous, past its
+   * sunset) by passing the core's `HttpError` to `next(err)`. Default `true`. With `false` it sets
+   * the version headers of the refused request and calls `next()`, the refusal kept for the
+   * request, so every answer before the refusal (a neutral route, a 401, a 429) carries the
+   * headers; place {@link refuseVersion} where the app refuses (behind its version-neutral routes,
+   * in front of the versioned ones). A {@link versionedRouter} behind it needs no `refuseVersion`:
+   * it refuses by itself, after its `neutral` routes.
+   * @example
+   * ```ts
+   * app.use(versioning(policy, { refuse: false }));
+   * app.get('/health', (req, res) => res.json({ ok: true }));
+   * app.use(refuseVersion());
+   * ```
+   */
+  readonly refuse?: boolean;
+}
+
+/**
  * Resolves the API version once per request, exposes it through {@link getApiVersion}, and sets
  * `API-Supported-Versions`, `API-Deprecated-Versions`, `Deprecation`, `Sunset`, `Link` and `Vary`
  * before the handler runs, so every response carries them, errors included. A request the policy
  * refuses goes to `next(err)` with the `HttpError` (404/400/406 `unsupported_api_version`, 400
- * `invalid_api_version`, 400 `ambiguous_api_version`, 410 `api_version_sunset`).
+ * `invalid_api_version`, 400 `ambiguous_api_version`, 410 `api_version_sunset`); with
+ * `{ refuse: false }` it goes on with its headers, and {@link refuseVersion} (or a
+ * {@link versionedRouter}) refuses it later.
  * @example
  * ```ts
  * const policy = createVersionPolicy({ strategy: 'header', versions: ['1', '2'] });
@@ -134,10 +167,42 @@ export function apply(version: Versioner, req: Request, res: Response): Versioni
  * app.use(errorHandler());
  * ```
  */
-export function versioning(policy: VersionPolicy, options: VersioningOptions = {}): RequestHandler {
+export function versioning(policy: VersionPolicy, options: VersioningMiddlewareOptions = {}): RequestHandler {
   const version = createVersioner(policy, options);
+  if (options.refuse ?? true) {
+    return (req, res, next) => {
+      const outcome = apply(version, req, res);
+      next(outcome.kind === 'error' ? outcome.error : undefined);
+    };
+  }
   return (req, res, next) => {
     const outcome = apply(version, req, res);
-    next(outcome.kind === 'error' ? outcome.error : undefined);
+    if (outcome.kind === 'error') (req as unknown as Carrier)[REFUSED] = outcome.error;
+    next();
+  };
+}
+
+/**
+ * Answers the refused version that {@link versioning} with `{ refuse: false }` kept for this
+ * request: passes its `HttpError` to `next(err)` (400 `unsupported_api_version`,
+ * `invalid_api_version` or `ambiguous_api_version`, 404 under the path strategy, 406 under the
+ * media-type strategy, 410 `api_version_sunset`), which `errorHandler()` answers with the version
+ * headers `versioning()` set; every other request goes on (`next()`), as does every request when
+ * no `versioning()` kept a refusal. Place it behind the version-neutral routes and in front of the
+ * versioned ones; an `app.use(refuseVersion())` there also refuses the requests no route matches.
+ * For apps that route themselves: a {@link versionedRouter} refuses by itself, after its `neutral`
+ * routes, and needs none.
+ * @example
+ * ```ts
+ * app.use(versioning(policy, { refuse: false })); // the version headers on every answer
+ * app.get('/health', (req, res) => res.json({ ok: true })); // answers whatever the version says
+ * app.use(authenticate({ jwt })); // its 401, before the refusal, carries the version headers
+ * app.use(refuseVersion()); // from here on, a refused version is refused
+ * app.get('/projects', (req, res) => res.json(projects()));
+ * ```
+ */
+export function refuseVersion(): RequestHandler {
+  return (req, _res, next) => {
+    next((req as unknown as Carrier)[REFUSED]);
   };
 }

@@ -52,7 +52,10 @@ function isPassOn(err: unknown): boolean {
  * One Express router per version plus version-neutral routes, behind one middleware. With the
  * path strategy `/v1/...` goes to the `'1'` router (which sees `/...`, like `app.use('/v1', r)`);
  * with the other strategies the request goes to the router of the resolved version. Every
- * supported version needs a router. Headers are set as {@link versioning} sets them.
+ * supported version needs a router. Headers are set as {@link versioning} sets them. A refused
+ * version is refused by the router itself, after its `neutral` routes (which answer whatever the
+ * version says): behind `app.use(versioning(policy, { refuse: false }))`, which puts the version
+ * headers on the answers of everything in between (a 401, a 429), it needs no {@link refuseVersion}.
  * @example
  * ```ts
  * const policy = createVersionPolicy({ strategy: 'path', versions: [{ version: '1', deprecated: true }, '2'] });

@@ -1,12 +1,14 @@
 /**
- * Express adapter for @plumbline/versioning (Express 4.21+ and 5): `versioning()`, `versionedRouter()`
- * and the request getters. The core resolves the version and computes the headers.
+ * Express adapter for @plumbline/versioning (Express 4.21+ and 5): `versioning()`, `versionedRouter()`,
+ * `refuseVersion()` and the request getters. The core resolves the version and computes the headers.
  *
  * @packageDocumentation
  */
 export {
   getApiVersion,
   getResolvedVersion,
+  refuseVersion,
+  type VersioningMiddlewareOptions,
   type VersioningOptions,
   versioning,
 } from './express-middleware.js';

@@ -2,7 +2,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cleanReadmeExamples, readmeBlock, runReadmeExample, send } from '@plumbline/test-utils';
+import { cleanReadmeExamples, listen, readmeBlock, runReadmeExample, send } from '@plumbline/test-utils';
+import type { Express } from 'express';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -44,6 +45,46 @@ describe('README Fastify example (path strategy)', async () => {
       'unsupported_api_version',
     ]);
     expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+  });
+});
+
+describe('README Fastify route constraint example (header strategy, v1 and v2 on one path)', async () => {
+  const code = readmeBlock(readme, '#### Several versions on one path');
+  const { app } = await runReadmeExample<{ app: FastifyInstance }>(
+    here,
+    'versioning-fastify-constraint',
+    code,
+    ['app'],
+    [['port: 3000', "port: 0, host: '127.0.0.1'"]],
+  );
+  closers.push(() => app.close());
+  const port = (app.server.address() as AddressInfo).port;
+  const SUCCESSOR = (path: string) => `<${path}>; rel="successor-version"`;
+
+  it.each([
+    [
+      '/projects',
+      { 'X-API-Version': '1' },
+      200,
+      { version: '1', legacy: true },
+      'true',
+      SUCCESSOR('/projects'),
+    ],
+    ['/projects', {}, 200, { version: '2' }, undefined, undefined],
+    ['/projects', { 'X-API-Version': '2' }, 200, { version: '2' }, undefined, undefined],
+    ['/reports', { 'X-API-Version': '2' }, 200, { reports: [] }, undefined, undefined],
+    ['/reports', { 'X-API-Version': '1' }, 404, 'not_found', 'true', SUCCESSOR('/reports')],
+    ['/projects', { 'X-API-Version': '9' }, 400, 'unsupported_api_version', undefined, undefined],
+    ['/projects', { 'X-API-Version': 'v2' }, 400, 'invalid_api_version', undefined, undefined],
+    ['/health', { 'X-API-Version': '9' }, 200, { ok: true }, undefined, undefined],
+  ])('GET %s with %j', async (path, headers, status, body, deprecation, link) => {
+    const outcome = await send(port, { path, headers });
+    expect(outcome.status).toBe(status);
+    if (typeof body === 'string') expect((outcome.body as { error_code: string }).error_code).toBe(body);
+    else expect(outcome.body).toEqual(body);
+    expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+    expect(outcome.headers['deprecation']).toBe(deprecation);
+    expect(outcome.headers['link']).toBe(link);
   });
 });
 
@@ -91,6 +132,90 @@ describe('README Hono example (header strategy)', async () => {
     const outcome = await send(port, { path: '/health', headers: { 'X-API-Version': 'garbage' } });
     expect([outcome.status, outcome.body, outcome.headers['vary']]).toEqual([200, { ok: true }, undefined]);
   });
+});
+
+// The "headers early, refusal later" examples: /health, then a 401 without the credential, then
+// refuseVersion(), then /projects.
+type RefuseLaterRow = readonly [
+  path: string,
+  version: string | undefined,
+  credential: boolean,
+  status: number,
+  /** The answer, or the problem's error_code. */
+  body: Record<string, unknown> | string,
+  deprecation: string | undefined,
+  vary: string,
+];
+const REFUSE_LATER: readonly RefuseLaterRow[] = [
+  ['/health', '9', false, 200, { ok: true }, undefined, 'X-API-Version'],
+  ['/health', undefined, false, 200, { ok: true }, undefined, 'X-API-Version'],
+  ['/projects', '9', false, 401, 'unauthorized', undefined, 'X-API-Version, Accept, Accept-Language'],
+  ['/projects', '1', false, 401, 'unauthorized', 'true', 'X-API-Version, Accept, Accept-Language'],
+  [
+    '/projects',
+    '9',
+    true,
+    400,
+    'unsupported_api_version',
+    undefined,
+    'X-API-Version, Accept, Accept-Language',
+  ],
+  ['/projects', 'v2', true, 400, 'invalid_api_version', undefined, 'X-API-Version, Accept, Accept-Language'],
+  [
+    '/nothing',
+    '9',
+    true,
+    400,
+    'unsupported_api_version',
+    undefined,
+    'X-API-Version, Accept, Accept-Language',
+  ],
+  ['/projects', '1', true, 200, { version: '1' }, 'true', 'X-API-Version'],
+  ['/projects', undefined, true, 200, { version: '2' }, undefined, 'X-API-Version'],
+];
+
+async function expectRefuseLater(port: number, row: RefuseLaterRow): Promise<void> {
+  const [path, version, credential, status, body, deprecation, vary] = row;
+  const headers: Record<string, string> = credential ? { Authorization: 'Bearer demo' } : {};
+  if (version !== undefined) headers['X-API-Version'] = version;
+  const outcome = await send(port, { path, headers });
+  expect(outcome.status).toBe(status);
+  if (typeof body === 'string') expect((outcome.body as { error_code: string }).error_code).toBe(body);
+  else expect(outcome.body).toEqual(body);
+  expect(outcome.headers['api-supported-versions']).toBe('1, 2');
+  expect(outcome.headers['api-deprecated-versions']).toBe('1');
+  expect(outcome.headers['deprecation']).toBe(deprecation);
+  expect(outcome.headers['link']).toBe(
+    deprecation === undefined ? undefined : `<${path}>; rel="successor-version"`,
+  );
+  expect(outcome.headers['vary']).toBe(vary);
+}
+
+describe('README Express example: headers early, refusal later', async () => {
+  const code = readmeBlock(readme, '#### Headers early, refusal later (Express)');
+  const { app } = await runReadmeExample<{ app: Express }>(here, 'versioning-express-refuse-later', code, [
+    'app',
+  ]);
+  const server = await listen(app);
+  closers.push(() => server.close());
+
+  it.each(REFUSE_LATER)('GET %s as v%s (credential: %s)', (...row) => expectRefuseLater(server.port, row));
+});
+
+describe('README Hono example: headers early, refusal later', async () => {
+  const code = readmeBlock(readme, '#### Headers early, refusal later (Hono)');
+  const { server } = await runReadmeExample<{ server: Server }>(
+    here,
+    'versioning-hono-refuse-later',
+    code,
+    ['server'],
+    [['port: 3000', "port: 0, hostname: '127.0.0.1'"]],
+  );
+  if (!server.listening) await once(server, 'listening');
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  const port = (server.address() as AddressInfo).port;
+
+  it.each(REFUSE_LATER)('GET %s as v%s (credential: %s)', (...row) => expectRefuseLater(port, row));
 });
 
 describe('README version changes example (core)', async () => {
