@@ -10,7 +10,6 @@
  * framework, and pass the handler what was checked ({@link Checked}).
  */
 import { HttpError } from '@plumbline/errors';
-import { isNotModified } from '@plumbline/negotiation';
 import type { ApiVersion } from '../domain/model.js';
 import type { Lookup, VersionGuard } from '../storage/repository.js';
 
@@ -53,34 +52,4 @@ export async function afterWrite<T>(
   const now = await lookup();
   if (now.state === 'found' && checked.conditional) throw new HttpError('precondition_failed');
   return now;
-}
-
-/**
- * Whether a response about to go out becomes 304 (`isNotModified` of @plumbline/negotiation), for
- * the Fastify and Hono wirings' routes that send without `represent()`: Express's `res.send` makes
- * the same decision for them, so every route answers a current `If-None-Match` (and `*`) alike.
- *
- * @example
- * ```ts
- * notModified('GET', 200, { 'if-none-match': '*' }, () => undefined); // true
- * ```
- */
-export function notModified(
-  method: string,
-  status: number,
-  requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
-  responseHeader: (name: string) => unknown,
-): boolean {
-  const ifNoneMatch = requestHeaders['if-none-match'];
-  const ifModifiedSince = requestHeaders['if-modified-since'];
-  if (status !== 200 || (ifNoneMatch === undefined && ifModifiedSince === undefined)) return false;
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  return isNotModified({
-    method,
-    status,
-    ifNoneMatch: text(ifNoneMatch),
-    ifModifiedSince: text(ifModifiedSince),
-    etag: text(responseHeader('etag')),
-    lastModified: text(responseHeader('last-modified')),
-  });
 }

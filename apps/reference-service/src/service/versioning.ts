@@ -12,14 +12,7 @@
  * Without a version, query, header and media-type serve the default (v2, DEFAULT_VERSION: a newer
  * version is opt-in); the path strategy has no unversioned API paths.
  */
-import type { IncomingMessage } from 'node:http';
-import {
-  createRequestVersioning,
-  createVersionPolicy,
-  type VersioningOutcome,
-  type VersionPolicy,
-  versionHeaders,
-} from '@plumbline/versioning';
+import { createVersionPolicy, type VersionPolicy, versionHeaders } from '@plumbline/versioning';
 import type { ApiVersion } from '../domain/model.js';
 import { API_VERSIONS as DECLARED_VERSIONS, DEFAULT_VERSION } from '../domain/versions.js';
 import type { VersioningStrategy } from './config.js';
@@ -140,34 +133,4 @@ export function apiStrategy(strategy: VersioningStrategy): ApiStrategy {
  */
 export function commonHeaders(strategy: VersioningStrategy): Readonly<Record<string, string>> {
   return versionHeaders(apiStrategy(strategy).policy);
-}
-
-/**
- * The policy's outcome for a Node request (its version and headers, or the refusal), resolved once
- * per request and kept beside it: a wiring that reads the version in several steps (a route
- * constraint, the version headers, telemetry) resolves it the first time one asks.
- *
- * @example
- * ```ts
- * const outcomeOf = requestOutcomes(ctx.api.policy);
- * const outcome = outcomeOf(req); // { kind: 'resolved', resolved, headers } or { kind: 'error', ... }
- * ```
- */
-export function requestOutcomes(policy: VersionPolicy): (req: IncomingMessage) => VersioningOutcome {
-  const resolve = createRequestVersioning(policy);
-  const outcomes = new WeakMap<IncomingMessage, VersioningOutcome>();
-  return (req) => {
-    let outcome = outcomes.get(req);
-    if (outcome === undefined) {
-      const url = req.url ?? '/';
-      const mark = url.indexOf('?');
-      outcome = resolve({
-        path: mark < 0 ? url : url.slice(0, mark),
-        query: mark < 0 ? '' : url.slice(mark + 1),
-        headers: req.headers,
-      });
-      outcomes.set(req, outcome);
-    }
-    return outcome;
-  };
 }

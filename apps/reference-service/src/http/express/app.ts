@@ -22,7 +22,7 @@ import {
   notFoundHandler,
   requestId,
 } from '@plumbline/errors/express';
-import { negotiate } from '@plumbline/negotiation/express';
+import { negotiate, notModified } from '@plumbline/negotiation/express';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/express';
 import { telemetry } from '@plumbline/telemetry/express';
@@ -32,9 +32,8 @@ import {
   versionedRouter,
   versioning,
 } from '@plumbline/versioning/express';
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { servicePipeline } from '../../pipeline.js';
@@ -44,16 +43,8 @@ import { createAccessLogger } from '../../service/logging.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
 import { negotiatedRouter, neutralRequest, unversionedContract } from './pages.js';
-import { exactRouter, sendReply } from './reply.js';
+import { exactRouter, headers, sendReply } from './reply.js';
 import { versionRouter } from './routes.js';
-
-/** Sets headers, then goes on. */
-const headers =
-  (set: Readonly<Record<string, string>>): RequestHandler =>
-  (_req, res, next) => {
-    for (const [name, value] of Object.entries(set)) res.setHeader(name, value);
-    next();
-  };
 
 export function createApp(ctx: AppContext, logger: Logger): Express {
   const { api } = ctx;
@@ -68,17 +59,9 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Paths match exactly, as on Fastify and Hono: /PROJECTS and /projects/ are 404 (http/express/reply.ts).
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  // res.send's 304 decision is the one every route makes on Fastify and Hono (api/preconditions.ts),
-  // not the `fresh` package's, which ignores If-None-Match when the request says
-  // `Cache-Control: no-cache` (as fetch does whenever it revalidates).
-  Object.defineProperty(app.request, 'fresh', {
-    configurable: true,
-    get(this: Request) {
-      return notModified(this.method, this.res?.statusCode ?? 200, this.headers, (name) =>
-        this.res?.getHeader(name),
-      );
-    },
-  });
+  // res.send's 304 decision is the one every route makes on Fastify and Hono, not the `fresh`
+  // package's, which ignores If-None-Match under `Cache-Control: no-cache` (as fetch revalidates).
+  notModified(app);
   // Express's `trust proxy` stays off, so `req.ip` is the socket's peer and is not used.
   const clientIp = (req: Request) =>
     proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
@@ -105,8 +88,7 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   // Version headers go on before anything can refuse the request (HTTPS, query length, the per-IP
   // limit): every response carries API-Supported-Versions, and v1's its Deprecation, Sunset and
   // Link. A version the policy refuses is refused later, by versionedRouter, in its usual place.
-  const earlyVersioning = versioning(api.policy);
-  app.use((req, res, next) => earlyVersioning(req, res, () => next()));
+  app.use(versioning(api.policy, { refuse: false }));
   app.use((req, res, next) => {
     const answer = serverWideOptionsReply(req.method, req.url);
     if (answer === undefined) return next();

@@ -9,13 +9,7 @@ import type { Request, RequestHandler, Router } from 'express';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
 import type { NegotiatedRoute, NeutralRequest } from '../../pages/neutral-routes.js';
 import { UNVERSIONED_ROUTES, unversionedRoute } from '../../pages/unversioned.js';
-import { exactRouter } from './reply.js';
-
-/** Sets {@link PAGE_HEADERS} on Express. */
-const htmlHeaders: RequestHandler = (_req, res, next) => {
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-  next();
-};
+import { exactRouter, headers } from './reply.js';
 
 /**
  * Method check and negotiation for the neutral routes on Express, in front of their handlers; any
@@ -63,7 +57,7 @@ export function negotiatedRouter(routes: readonly NegotiatedRoute[]): Router {
   for (const route of routes) {
     router
       .route(route.path)
-      .get(negotiate(route.negotiation), htmlHeaders, (req, res) => {
+      .get(negotiate(route.negotiation), headers(PAGE_HEADERS), (req, res) => {
         represent(res, route.body(neutralRequest(req)));
       })
       .all(methodNotAllowed(['GET']));

@@ -1,9 +1,9 @@
 /**
  * Express helpers the wiring shares: {@link sendReply} sends a {@link PlainReply} (`res.send` adds
- * `Content-Length` and answers HEAD without a body), and {@link exactRouter} makes routers that
- * match paths as Fastify and Hono do.
+ * `Content-Length` and answers HEAD without a body), {@link headers} sets fixed headers, and
+ * {@link exactRouter} makes routers that match paths as Fastify and Hono do.
  */
-import { type Response, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import type { PlainReply } from '../../service/plain-reply.js';
 
 /** Sets the reply's headers in order, then its status and body. */
@@ -20,3 +20,11 @@ export function sendReply(res: Response, reply: PlainReply): void {
 export function exactRouter(): Router {
   return Router({ caseSensitive: true, strict: true });
 }
+
+/** Sets headers, then goes on. */
+export const headers =
+  (set: Readonly<Record<string, string>>): RequestHandler =>
+  (_req, res, next) => {
+    for (const [name, value] of Object.entries(set)) res.setHeader(name, value);
+    next();
+  };

@@ -14,7 +14,6 @@
 import {
   createServer,
   type IncomingMessage,
-  METHODS,
   type RequestListener,
   type Server,
   type ServerResponse,
@@ -28,13 +27,13 @@ import {
 } from '@plumbline/auth/fastify';
 import { cors } from '@plumbline/cors/fastify';
 import { HttpError } from '@plumbline/errors';
-import { getRequestId, plumblineErrors } from '@plumbline/errors/fastify';
+import { getRequestId, methodNotAllowed, plumblineErrors, routeEveryMethod } from '@plumbline/errors/fastify';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
-import { negotiation } from '@plumbline/negotiation/fastify';
+import { negotiation, notModified } from '@plumbline/negotiation/fastify';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/fastify';
 import { telemetry } from '@plumbline/telemetry/fastify';
-import { combineHeader, type VersioningOutcome } from '@plumbline/versioning';
+import { versionConstraint, versioning } from '@plumbline/versioning/fastify';
 import Fastify, {
   type FastifyInstance,
   type FastifyRequest,
@@ -42,7 +41,6 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
@@ -53,34 +51,10 @@ import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../.
 import { createAccessLogger } from '../../service/logging.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
-import { requestOutcomes } from '../../service/versioning.js';
-import { neutralRequest, otherMethods, sendPlain } from './http.js';
+import { neutralRequest, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
 const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
-
-/**
- * The `apiVersion` route constraint: the version the policy resolves for the request (the
- * header, query or media-type strategy), so /projects of v1 and of v2 are two routes. A request
- * whose version is refused matches neither, and the 404 path answers with the refusal.
- */
-function versionConstraint(outcomeOf: (req: IncomingMessage) => VersioningOutcome) {
-  return {
-    name: 'apiVersion',
-    mustMatchWhenDerived: false,
-    storage: () => {
-      const stores = new Map<string, never>();
-      return {
-        get: (version: string) => stores.get(version) ?? null,
-        set: (version: string, store: never) => stores.set(version, store),
-      };
-    },
-    deriveConstraint: (req: IncomingMessage) => {
-      const outcome = outcomeOf(req);
-      return outcome.kind === 'resolved' ? outcome.resolved.version : '';
-    },
-  };
-}
 
 /**
  * Builds the service on Fastify and returns its Node request listener (createListener in listener.ts).
@@ -94,12 +68,13 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   const { config, api } = ctx;
   const pipeline = servicePipeline(ctx, logger);
   const { metrics, proxies, limiters } = pipeline;
-  // The version is resolved once per request: by the route constraint, or by the first hook.
-  const outcomeOf = requestOutcomes(api.policy);
-  /** The API version the request is served in (the telemetry attribute and the metrics label). */
-  const versionOf = (req: IncomingMessage): string | undefined => {
-    const outcome = outcomeOf(req);
-    return outcome.kind === 'resolved' ? outcome.resolved.version : undefined;
+  // The version is resolved once per request, by the `apiVersion` route constraint (or the first
+  // hook that asks): /projects of v1 and of v2 are two routes under the non-path strategies.
+  const apiVersion = versionConstraint(api.policy);
+  /** The version the request is served in (telemetry, metrics), undefined when neutral or refused. */
+  const resolvedOf = (request: FastifyRequest | IncomingMessage) => {
+    const outcome = apiVersion.outcome(request);
+    return outcome.kind === 'resolved' ? outcome.resolved : undefined;
   };
 
   let handler: RequestListener | undefined;
@@ -115,21 +90,16 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       ignoreTrailingSlash: false,
       caseSensitive: true,
       maxParamLength: 16_384,
-      constraints: { apiVersion: versionConstraint(outcomeOf) },
     },
   });
 
   // Every method Node's parser accepts is routable, so a path answers PROPFIND or SEARCH with 405
   // and its Allow, as on Express and Hono, rather than Fastify's 404 for a method it does not know.
-  for (const method of METHODS) {
-    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
-      app.addHttpMethod(method, { hasBody: true });
-  }
+  routeEveryMethod(app);
 
   // Fastify's `trustProxy` stays off, so `request.ip` is the socket's peer and is not used.
   const clientIp = (request: FastifyRequest) =>
     proxies.clientAddress(request.raw.socket.remoteAddress, request.raw.headers['x-forwarded-for']);
-  // The version served is the one the route constraint resolved.
   if (pipeline.telemetryRoute) {
     const route = pipeline.telemetryRoute;
     await app.register(telemetry, {
@@ -138,28 +108,18 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       // client.address: the rate limiter's client address (TRUST_PROXY), not `request.ip`.
       clientAddress: clientIp,
       principal: getPrincipal,
-      apiVersion: (request) => versionOf(request.raw),
-      apiVersionSource: (request) => {
-        const outcome = outcomeOf(request.raw);
-        return versionSource(api.strategy, outcome.kind === 'resolved' ? outcome.resolved : undefined);
-      },
+      apiVersion: (request) => resolvedOf(request)?.version,
+      apiVersionSource: (request) => versionSource(api.strategy, resolvedOf(request)),
     });
   }
 
-  // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
-  // route (RFC 9110 13.2.2; `If-None-Match: *` matches any current representation), as Express's
-  // res.send and the negotiation adapters' represent() answer it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!notModified(request.method, reply.statusCode, request.headers, (name) => reply.getHeader(name)))
-      return payload;
-    reply.code(304).removeHeader('content-type').removeHeader('content-length');
-    return null;
-  });
+  // A current 200 GET or HEAD becomes 304 on every route, as Express's res.send answers it.
+  await app.register(notModified);
 
   app.addHook('onRequest', async (request, reply) =>
-    metrics.track(request.raw, reply.raw, pathOf(request), undefined, () => versionOf(request.raw)),
+    metrics.track(request.raw, reply.raw, pathOf(request), undefined, () => resolvedOf(request.raw)?.version),
   );
-  // Every path answers its other methods itself (otherMethods, pages/unversioned.ts): what no route
+  // Every path answers its other methods itself (methodNotAllowed, pages/unversioned.ts): what no route
   // matched is 404, as on Express, not the plugin's 405 for a path some method has.
   await app.register(plumblineErrors, {
     methodNotAllowed: false,
@@ -168,12 +128,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   // Version headers go on before anything can refuse the request; a refused version is refused
   // later, where the Express version router refuses it.
-  app.addHook('onRequest', async (request, reply) => {
-    const { headers } = outcomeOf(request.raw);
-    for (const name in headers) {
-      reply.header(name, combineHeader(name, reply.getHeader(name) as string | undefined, headers[name]!));
-    }
-  });
+  await app.register(versioning, { constraint: apiVersion, refuse: false });
   app.addHook('onRequest', async (request, reply) => {
     const plain = serverWideOptionsReply(request.method, request.raw.url);
     if (plain) return sendPlain(reply, plain);
@@ -213,12 +168,8 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   });
   // A refused version (unknown, sunset) is refused after the neutral routes, where Express's
   // version router refuses it: in front of the version's routes, and where no route matched.
-  const refuseVersion = async (request: FastifyRequest) => {
-    const outcome = outcomeOf(request.raw);
-    if (outcome.kind === 'error') throw outcome.error;
-  };
   app.addHook('onRequest', async (request) => {
-    if (request.is404) await refuseVersion(request);
+    if (request.is404) await apiVersion.refuse(request);
     // `GET *` and other targets that are not a path: no resource (OPTIONS * was answered above).
     if (!request.raw.url?.startsWith('/')) throw new HttpError('not_found');
   });
@@ -252,7 +203,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     if (unversionedRoute(route.path)) neutral(route.path, handle);
     else {
       app.get(route.path, handle);
-      otherMethods(app, route.path, ['GET']);
+      methodNotAllowed(app, route.path, ['GET']);
     }
   }
   const clients = ctx.findClient;
@@ -263,8 +214,8 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       revocationEndpoint({ clients, issuer: ctx.issuer, verifier: ctx.verifier, revocation: ctx.revocation }),
     );
   });
-  otherMethods(app, '/oauth/token', ['POST']);
-  otherMethods(app, '/oauth/revoke', ['POST']);
+  methodNotAllowed(app, '/oauth/token', ['POST']);
+  methodNotAllowed(app, '/oauth/revoke', ['POST']);
   if (ctx.session) {
     const session = ctx.session;
     const reply =
@@ -284,7 +235,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       { onRequest: [authenticate({ cookie: session.authenticate }), principalLimit] },
       reply((request) => closeSession(session, getPrincipal(request)!)),
     );
-    otherMethods(app, '/session', ['POST', 'DELETE']);
+    methodNotAllowed(app, '/session', ['POST', 'DELETE']);
   }
   // The neutral routes that negotiate (`/`, `/errors/:code`, the changelog).
   for (const route of pipeline.negotiated) {
@@ -297,7 +248,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       },
       route.negotiation,
     );
-    if (!unversionedRoute(route.path)) otherMethods(app, route.path, ['GET']);
+    if (!unversionedRoute(route.path)) methodNotAllowed(app, route.path, ['GET']);
   }
 
   // The versions.
@@ -305,7 +256,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     const path = api.strategy === 'path';
     await app.register(
       async (scope: FastifyInstance) => {
-        scope.addHook('onRequest', refuseVersion);
+        scope.addHook('onRequest', apiVersion.refuse);
         await scope.register(negotiation, pipeline.negotiation(version));
         scope.addHook('onRequest', authenticate(apiAuthentication(ctx)));
         scope.addHook('onRequest', principalLimit);

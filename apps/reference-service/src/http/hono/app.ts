@@ -25,15 +25,14 @@ import {
   requestPath,
   setResponseHeaders,
 } from '@plumbline/errors/hono';
-import { negotiate, represent } from '@plumbline/negotiation/hono';
+import { negotiate, notModified, represent } from '@plumbline/negotiation/hono';
 import { rawQueryOf } from '@plumbline/query-parser';
 import { addressKey, principalKey } from '@plumbline/rate-limit';
 import { rateLimit } from '@plumbline/rate-limit/hono';
 import { telemetry } from '@plumbline/telemetry/hono';
-import { getApiVersion, getResolvedVersion, versioning } from '@plumbline/versioning/hono';
+import { getApiVersion, getResolvedVersion, refuseVersion, versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { notModified } from '../../api/preconditions.js';
 import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
@@ -48,7 +47,7 @@ import { serverWideOptionsReply } from '../../service/request-target.js';
 import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
 import { versionOf, versionRoutes } from './routes.js';
 
-type Env = { Bindings: HttpBindings; Variables: { refusedVersion: unknown } };
+type Env = { Bindings: HttpBindings };
 type C = Context<Env>;
 
 /** Sends a neutral core's answer as it is. */
@@ -139,27 +138,9 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     );
     await next();
   });
-  // A GET answered 200 whose conditions say the client's copy is current becomes 304 on every
-  // route, as on Express and Fastify; a HEAD answer carries the Content-Length of the GET's body,
-  // as Node's server writes it for Express and Fastify (Hono drops the body before Node sees it).
-  app.use(async (c, next) => {
-    await next();
-    const { method } = c.req;
-    if (method !== 'GET' && method !== 'HEAD') return;
-    const res = c.res;
-    if (
-      notModified(method, res.status, c.env.incoming.headers, (name) => res.headers.get(name) ?? undefined)
-    ) {
-      const headers = new Headers(res.headers);
-      headers.delete('content-type');
-      headers.delete('content-length');
-      c.res = undefined;
-      c.res = new Response(null, { status: 304, headers });
-    } else if (method === 'HEAD' && res.body !== null && !res.headers.has('content-length')) {
-      const length = (await res.clone().arrayBuffer()).byteLength;
-      c.res.headers.set('Content-Length', String(length));
-    }
-  });
+  // A current 200 GET or HEAD becomes 304, and a HEAD answer carries its GET's Content-Length, as
+  // Node writes them for Express and Fastify (@plumbline/negotiation's notModified).
+  app.use(notModified());
   const problems = problemDetails({
     onError: ({ error, original, req: c }) =>
       pipeline.onError({ error, original, incoming: (c as C).env.incoming, requestId: getRequestId(c) }),
@@ -169,23 +150,8 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   app.notFound(problems.notFound);
 
   // Version headers go on before anything can refuse the request; a version the policy refuses is
-  // refused after the neutral routes, where http/express/app.ts's versionedRouter refuses it.
-  const earlyVersioning = versioning(api.policy);
-  // The rest of the pipeline runs inside it, so the version headers' Vary and Link are merged with
-  // the handler's afterwards (@plumbline/errors/hono); a refusal is thrown before `next` is reached.
-  app.use(async (c, next) => {
-    let reached = false;
-    try {
-      await earlyVersioning(c, () => {
-        reached = true;
-        return next();
-      });
-    } catch (refused) {
-      if (reached) throw refused;
-      c.set('refusedVersion', refused);
-      await next();
-    }
-  });
+  // refused after the neutral routes (refuseVersion), where http/express/app.ts's versionedRouter does.
+  app.use(versioning(api.policy, { refuse: false }));
   app.use(async (c, next) => {
     const answer = serverWideOptionsReply(c.req.method, c.env.incoming.url);
     return answer ? reply(c, answer) : next();
@@ -273,11 +239,7 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   }
 
   // Past the neutral routes, a refused version is answered.
-  app.use(async (c, next) => {
-    const refused = c.get('refusedVersion');
-    if (refused !== undefined) throw refused;
-    await next();
-  });
+  app.use(refuseVersion());
 
   const negotiators = new Map(
     SUPPORTED_VERSIONS.map((version) => [version, negotiate(pipeline.negotiation(version))]),
