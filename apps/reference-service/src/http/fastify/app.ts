@@ -174,37 +174,23 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     if (!request.raw.url?.startsWith('/')) throw new HttpError('not_found');
   });
 
-  // Neutral routes. Each takes every method (pages/unversioned.ts answers OPTIONS and 405 first, then
-  // negotiates), so no other method of its path reaches a version's routes.
+  // Neutral routes: GET (and HEAD) after their negotiation (pages/unversioned.ts), every other method
+  // 405 and OPTIONS 204 without it, so no other method of their path reaches a version's routes.
   const neutral = (
     url: string,
     handle: RouteHandlerMethod,
     negotiated: NegotiatorOptions | undefined = unversionedRoute(url)?.negotiation,
-  ) =>
+  ) => {
     app.register(async (scope) => {
-      const contract = unversionedRoute(url);
-      if (contract) {
-        scope.addHook('onRequest', async (request, reply) => {
-          const plain = contract.methodAnswer(request.method);
-          if (plain) return sendPlain(reply, plain);
-        });
-      }
       if (negotiated) await scope.register(negotiation, negotiated);
-      scope.route({
-        method: contract ? scope.supportedMethods : 'GET',
-        exposeHeadRoute: !contract,
-        url,
-        handler: handle,
-      });
+      scope.get(url, handle);
     });
+    methodNotAllowed(app, url, ['GET']);
+  };
   for (const route of pipeline.neutral) {
-    const handle: RouteHandlerMethod = async (request, reply) =>
-      sendPlain(reply, await route.reply(neutralRequest(request)));
-    if (unversionedRoute(route.path)) neutral(route.path, handle);
-    else {
-      app.get(route.path, handle);
-      methodNotAllowed(app, route.path, ['GET']);
-    }
+    neutral(route.path, async (request, reply) =>
+      sendPlain(reply, await route.reply(neutralRequest(request))),
+    );
   }
   const clients = ctx.findClient;
   await app.register(async (scope) => {
@@ -248,7 +234,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
       },
       route.negotiation,
     );
-    if (!unversionedRoute(route.path)) methodNotAllowed(app, route.path, ['GET']);
   }
 
   // The versions.
