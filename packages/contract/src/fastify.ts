@@ -6,9 +6,9 @@
  * in `preHandler`.
  * @packageDocumentation
  */
-import { METHODS } from 'node:http';
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
 import { createMethodGuard, HttpError, isHttpError, mergeVary } from '@plumbline/errors';
+import { routeEveryMethod } from '@plumbline/errors/fastify';
 import {
   getTransaction,
   type IdempotencyPluginOptions,
@@ -328,10 +328,7 @@ export function mount<Tx = unknown>(
   const transform = options.routeOptions ?? ((route: RouteOptions) => route);
   // Every method Node's parser accepts is routable, so a path answers PROPFIND with 405 and its
   // Allow, as `app.all` does on Express and Hono, rather than the not-found handler guessing.
-  for (const method of METHODS) {
-    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
-      app.addHttpMethod(method, { hasBody: true });
-  }
+  routeEveryMethod(app);
   return app.register(async (scope) => {
     compiled.forEach((c, i) => {
       const plan = plans[i]!;
