@@ -13,7 +13,7 @@ import { ERROR_PAGE_NEGOTIATION, errorCatalogue, errorCodeDocument, TEXT_PAGES }
 import { createDocsUi, DOCS_CSP } from '../src/pages/docs-ui.js';
 import { frontDoorBody, frontDoorNegotiation } from '../src/pages/front-door.js';
 import { PAGE_HEADERS, SITE_CSS_REPLY } from '../src/pages/html-pages.js';
-import { unversionedRoute } from '../src/pages/unversioned.js';
+import { unversionedNegotiation } from '../src/pages/unversioned.js';
 import type { AppContext } from '../src/service/context.js';
 import { checkQueryLength, MAX_QUERY_BYTES } from '../src/service/limits.js';
 import { createAccessLogger, createLogger } from '../src/service/logging.js';
@@ -45,25 +45,17 @@ describe('plain replies', () => {
     expect(serverWideOptionsReply(method, target)?.status).toBe(status);
   });
 
+  // What a neutral route's 405 and OPTIONS answers are is checked over HTTP on every framework
+  // (test/unversioned.test.ts); here, which routes negotiate which types.
   it.each([
-    ['/health', 'GET', 'pass'],
-    ['/health', 'OPTIONS', 204],
-    ['/health', 'DELETE', 405],
-    ['/errors/not_found', 'POST', 405],
-    ['/v2/projects', 'GET', 'none'],
-  ])('unversionedRoute(%s) answers %s with %s', (path, method, answer) => {
-    const route = unversionedRoute(path);
-    if (answer === 'none') {
-      expect(route).toBeUndefined();
-      return;
-    }
-    if (answer === 405) {
-      expect(() => route?.methodAnswer(method)).toThrow(expect.objectContaining({ status: 405 }));
-      return;
-    }
-    const reply = route?.methodAnswer(method);
-    if (answer === 'pass') expect(reply).toBeUndefined();
-    else expect(reply).toMatchObject({ status: 204, headers: { Allow: expect.stringContaining('GET') } });
+    ['/health', ['application/json']],
+    ['/metrics', ['text/plain']],
+    ['/docs', ['text/html']],
+    ['/docs/init.js', undefined],
+    ['/errors/:code', undefined],
+    ['/v2/projects', undefined],
+  ])('unversionedNegotiation(%s) offers %s', (path, types) => {
+    expect(unversionedNegotiation(path)?.types).toEqual(types);
   });
 
   it.each([

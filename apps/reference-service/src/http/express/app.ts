@@ -32,17 +32,18 @@ import {
   versionedRouter,
   versioning,
 } from '@plumbline/versioning/express';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
+import { unversionedNegotiation } from '../../pages/unversioned.js';
 import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
-import { negotiatedRouter, neutralRequest, unversionedContract } from './pages.js';
+import { negotiatedRouter, neutralRequest } from './pages.js';
 import { exactRouter, headers, sendReply } from './reply.js';
 import { versionRouter } from './routes.js';
 
@@ -121,11 +122,12 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
   });
 
   const neutral = exactRouter();
-  neutral.use(unversionedContract());
   for (const route of pipeline.neutral) {
+    const negotiated = unversionedNegotiation(route.path);
+    const accept: RequestHandler = negotiated ? negotiate(negotiated) : (_req, _res, next) => next();
     neutral
       .route(route.path)
-      .get(async (req, res) => sendReply(res, await route.reply(neutralRequest(req))))
+      .get(accept, async (req, res) => sendReply(res, await route.reply(neutralRequest(req))))
       .all(methodNotAllowed(['GET']));
   }
   const clients = ctx.findClient;

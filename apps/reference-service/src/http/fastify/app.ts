@@ -44,7 +44,7 @@ import type { Logger } from 'pino';
 import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import { unversionedRoute } from '../../pages/unversioned.js';
+import { unversionedNegotiation } from '../../pages/unversioned.js';
 import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
@@ -179,7 +179,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   const neutral = (
     url: string,
     handle: RouteHandlerMethod,
-    negotiated: NegotiatorOptions | undefined = unversionedRoute(url)?.negotiation,
+    negotiated: NegotiatorOptions | undefined = unversionedNegotiation(url),
   ) => {
     app.register(async (scope) => {
       if (negotiated) await scope.register(negotiation, negotiated);

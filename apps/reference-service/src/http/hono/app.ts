@@ -37,7 +37,7 @@ import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
 import type { NeutralRequest } from '../../pages/neutral-routes.js';
-import { unversionedRoute } from '../../pages/unversioned.js';
+import { unversionedNegotiation } from '../../pages/unversioned.js';
 import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
@@ -188,24 +188,13 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
     key: (c) => principalKey(getPrincipal(c)?.clientId, ip(c)),
   });
 
-  // The neutral routes: their method and negotiation contract first (pages/unversioned.ts).
-  const contracts = new Map<object, MiddlewareHandler>();
-  app.use(async (c, next) => {
-    const route = unversionedRoute(requestPath(c));
-    if (route === undefined) return next();
-    const answer = route.methodAnswer(c.req.method);
-    if (answer !== undefined) return reply(c, answer);
-    if (route.negotiation === undefined) return next();
-    let negotiated = contracts.get(route);
-    if (negotiated === undefined) {
-      negotiated = negotiate(route.negotiation);
-      contracts.set(route, negotiated);
-    }
-    return negotiated(c, next);
-  });
+  // The neutral routes: GET behind its negotiation (pages/unversioned.ts), every other method 405.
   for (const route of pipeline.neutral) {
+    const negotiated = unversionedNegotiation(route.path);
     app
-      .get(route.path, async (c) => reply(c, await route.reply(neutralRequest(c))))
+      .get(route.path, negotiated ? negotiate(negotiated) : (_c, next) => next(), async (c) =>
+        reply(c, await route.reply(neutralRequest(c))),
+      )
       .all(route.path, methodNotAllowed(['GET']));
   }
   const clients = ctx.findClient;
