@@ -119,8 +119,8 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   app.addHook('onRequest', async (request, reply) =>
     metrics.track(request.raw, reply.raw, pathOf(request), undefined, () => resolvedOf(request.raw)?.version),
   );
-  // Every path answers its other methods itself (methodNotAllowed, pages/unversioned.ts): what no route
-  // matched is 404, as on Express, not the plugin's 405 for a path some method has.
+  // Every path answers its other methods itself (methodNotAllowed): what no route matched is 404,
+  // as on Express, not the plugin's 405 for a path some method has.
   await app.register(plumblineErrors, {
     methodNotAllowed: false,
     onError: ({ error, original, req }) =>
