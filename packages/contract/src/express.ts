@@ -30,6 +30,7 @@ import express, {
 } from 'express';
 import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
+  acceptPatchOf,
   DEFAULT_BODY_LIMIT,
   exactParams,
   loadCurrent,
@@ -155,7 +156,11 @@ function runNow(middleware: RequestHandler, req: Request, res: Response): void {
   if (failure !== undefined) throw failure;
 }
 
-function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): RequestHandler[] {
+function handlers<Tx>(
+  compiled: CompiledRoute,
+  options: MountOptions<Tx>,
+  acceptPatch: string | undefined,
+): RequestHandler[] {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const types = compiled.body ? [...compiled.body.mediaTypes] : undefined;
@@ -183,6 +188,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Reque
           next('route');
           return;
         }
+        if (acceptPatch !== undefined) res.setHeader('Accept-Patch', acceptPatch);
         const state = stateOf(req);
         state.raw = raw;
         if (scopes) runNow(scopes, req, res);
@@ -294,12 +300,14 @@ export function mount<A extends Router, Tx = unknown>(
 ): A {
   const compiled = compileRoutes(routes);
   for (const c of compiled) mountPlan(c, options);
+  const acceptPatch = acceptPatchOf(compiled, options);
   for (const c of compiled) {
     const method = c.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    app[method](c.colonPath, ...handlers(c, options));
+    app[method](c.colonPath, ...handlers(c, options, acceptPatch.get(c.colonPath)));
   }
   for (const [path, methods] of pathsOf(compiled)) {
     const answer = methodNotAllowed(methods);
+    const patch = acceptPatch.get(path);
     app.all(path, (req, res, next) => {
       let exact: boolean;
       try {
@@ -308,8 +316,9 @@ export function mount<A extends Router, Tx = unknown>(
         next(error);
         return;
       }
-      if (exact) answer(req, res, next);
-      else next();
+      if (!exact) return next();
+      if (patch !== undefined) res.setHeader('Accept-Patch', patch);
+      answer(req, res, next);
     });
   }
   return app;

@@ -34,6 +34,7 @@ import type {
 } from 'fastify';
 import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
+  acceptPatchOf,
   DEFAULT_BODY_LIMIT,
   exactParams,
   loadCurrent,
@@ -133,11 +134,12 @@ function readRequest(request: FastifyRequest): ContractRequest {
 
 /** Anything but this exact path (a trailing slash, an empty parameter) is 404, as on every framework. */
 const exact =
-  (colonPath: string): onRequestHookHandler =>
-  async (request) => {
+  (colonPath: string, acceptPatch: string | undefined): onRequestHookHandler =>
+  async (request, reply) => {
     const raw = exactParams(colonPath, pathOf(request.url));
     // The answer of the errors plugin's not-found handler: Fastify cannot pass a request on.
     if (raw === undefined) throw new HttpError('not_found');
+    if (acceptPatch !== undefined) reply.header('Accept-Patch', acceptPatch);
     stateOf(request).raw = raw;
   };
 
@@ -153,7 +155,12 @@ function send(reply: FastifyReply, response: ContractResponse): FastifyReply {
   return reply.represent(response.body, response.status);
 }
 
-function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: MountOptions<Tx>): RouteOptions {
+function routeOptions<Tx>(
+  compiled: CompiledRoute,
+  plan: MountPlan,
+  options: MountOptions<Tx>,
+  acceptPatch: string | undefined,
+): RouteOptions {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const contentType = compiled.body ? requireContentType(...compiled.body.mediaTypes) : undefined;
@@ -173,6 +180,7 @@ function routeOptions<Tx>(compiled: CompiledRoute, plan: MountPlan, options: Mou
     // Anything but this exact path (a trailing slash, an empty parameter) is 404, as on every framework.
     const raw = exactParams(compiled.colonPath, pathOf(request.url));
     if (raw === undefined) throw new HttpError('not_found');
+    if (acceptPatch !== undefined) reply.header('Accept-Patch', acceptPatch);
     state.raw = raw;
     if (scopes) await scopes.call(this, request, reply);
     if (options.context) state.context = options.context(request);
@@ -271,6 +279,7 @@ function otherMethods(
   path: string,
   methods: readonly string[],
   transform: (route: RouteOptions) => RouteOptions,
+  acceptPatch: string | undefined,
 ): void {
   const guard = createMethodGuard(methods);
   // HEAD is the GET route's (exposeHeadRoute) when the path has a GET.
@@ -281,7 +290,7 @@ function otherMethods(
       url: path,
       exposeHeadRoute: false,
       onRequest: [
-        exact(path),
+        exact(path, acceptPatch),
         async (request, reply) => {
           const answer = guard.answer(request.method);
           if (isHttpError(answer)) throw answer;
@@ -326,6 +335,7 @@ export function mount<Tx = unknown>(
   const plans = compiled.map((c) => mountPlan(c, options));
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const transform = options.routeOptions ?? ((route: RouteOptions) => route);
+  const acceptPatch = acceptPatchOf(compiled, options);
   // Every method Node's parser accepts is routable, so a path answers PROPFIND with 405 and its
   // Allow, as `app.all` does on Express and Hono, rather than the not-found handler guessing.
   routeEveryMethod(app);
@@ -344,12 +354,13 @@ export function mount<Tx = unknown>(
             );
           else await own.register(idempotency, { ...options.idempotency!, required, principal });
         }
-        own.route(transform(routeOptions(c, plan, options)));
+        own.route(transform(routeOptions(c, plan, options, acceptPatch.get(c.colonPath))));
       });
     });
     scope.register(async (own) => {
       bodyParsers(own, undefined, limit);
-      for (const [path, methods] of pathsOf(compiled)) otherMethods(own, path, methods, transform);
+      for (const [path, methods] of pathsOf(compiled))
+        otherMethods(own, path, methods, transform, acceptPatch.get(path));
     });
   });
 }

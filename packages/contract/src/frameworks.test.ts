@@ -98,6 +98,8 @@ const CASES: readonly Case[] = [
       etag: etagOfProject2,
       'last-modified': 'Fri, 02 Jan 2026 00:00:00 GMT',
       'content-type': 'application/json; charset=utf-8',
+      // The path takes a PATCH: every answer on it advertises the patch formats (RFC 5789 3.1).
+      'accept-patch': 'application/merge-patch+json, application/json',
     },
     expectBody: { id: 2, name: 'beta', budget: 200 },
   },
@@ -185,6 +187,8 @@ const CASES: readonly Case[] = [
     path: '/projects/2/',
     headers: write,
     status: 404,
+    // Not the member path: no Accept-Patch.
+    expectHeaders: { 'accept-patch': null },
     expectBody: { error_code: 'not_found' },
   },
   {
@@ -550,14 +554,38 @@ const CASES: readonly Case[] = [
     path: '/projects/2',
     headers: write,
     status: 405,
-    expectHeaders: { allow: 'GET, PATCH, DELETE, HEAD, OPTIONS' },
+    expectHeaders: {
+      allow: 'GET, PATCH, DELETE, HEAD, OPTIONS',
+      'accept-patch': 'application/merge-patch+json, application/json',
+    },
   },
   {
     name: 'OPTIONS: 204 with Allow',
     method: 'OPTIONS',
     path: '/projects',
     status: 204,
-    expectHeaders: { allow: 'GET, POST, HEAD, OPTIONS' },
+    // A collection takes no PATCH: no Accept-Patch.
+    expectHeaders: { allow: 'GET, POST, HEAD, OPTIONS', 'accept-patch': null },
+  },
+  {
+    name: 'OPTIONS on a path that takes a PATCH: 204 with Allow and Accept-Patch',
+    method: 'OPTIONS',
+    path: '/projects/2',
+    status: 204,
+    expectHeaders: {
+      allow: 'GET, PATCH, DELETE, HEAD, OPTIONS',
+      'accept-patch': 'application/merge-patch+json, application/json',
+    },
+  },
+  {
+    name: 'a refusal on a path that takes a PATCH (scope, 403) advertises Accept-Patch too',
+    method: 'PATCH',
+    path: '/projects/2',
+    headers: { ...read, 'content-type': 'application/merge-patch+json' },
+    body: { name: 'x' },
+    status: 403,
+    expectHeaders: { 'accept-patch': 'application/merge-patch+json, application/json' },
+    expectBody: { error_code: 'insufficient_scope' },
   },
   // Fastify routes only the methods it knows: the mount makes every method Node parses routable.
   {

@@ -28,6 +28,7 @@ import { rawQueryOf } from '@plumbline/query-parser';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { type CompiledRoute, compileRoutes } from './compile.js';
 import {
+  acceptPatchOf,
   DEFAULT_BODY_LIMIT,
   exactParams,
   loadCurrent,
@@ -163,7 +164,11 @@ function send(c: Context, response: ContractResponse): Response | Promise<Respon
   return res;
 }
 
-function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): MiddlewareHandler[] {
+function handlers<Tx>(
+  compiled: CompiledRoute,
+  options: MountOptions<Tx>,
+  acceptPatch: string | undefined,
+): MiddlewareHandler[] {
   const { route } = compiled;
   const scopes = route.scopes && route.scopes.length > 0 ? requireScopes(...route.scopes) : undefined;
   const body = compiled.body
@@ -177,6 +182,7 @@ function handlers<Tx>(compiled: CompiledRoute, options: MountOptions<Tx>): Middl
       // Anything but this exact path (a trailing slash on a lenient app) is 404, as on every framework.
       const raw = exactParams(compiled.colonPath, requestPath(c));
       if (raw === undefined) throw new HttpError('not_found');
+      if (acceptPatch !== undefined) c.header('Accept-Patch', acceptPatch);
       state.raw = raw;
       if (scopes) await scopes(c, proceed);
       if (options.context) state.context = options.context(c);
@@ -257,13 +263,20 @@ export function mount<A extends Hono<any, any, any>, Tx = unknown>(
   for (const c of compiled) mountPlan(c, options);
   // Typed as a plain app: the routes do not depend on the app's env, schema or base path.
   const target = app as unknown as Hono;
+  const acceptPatch = acceptPatchOf(compiled, options);
   for (const c of compiled)
-    target.on(c.method, c.colonPath, ...(handlers(c, options) as [MiddlewareHandler]));
+    target.on(
+      c.method,
+      c.colonPath,
+      ...(handlers(c, options, acceptPatch.get(c.colonPath)) as [MiddlewareHandler]),
+    );
   for (const [path, methods] of pathsOf(compiled)) {
+    const patch = acceptPatch.get(path);
     target.all(
       path,
       step((c) => {
         if (exactParams(path, requestPath(c)) === undefined) throw new HttpError('not_found');
+        if (patch !== undefined) c.header('Accept-Patch', patch);
       }),
       methodNotAllowed(methods),
     );

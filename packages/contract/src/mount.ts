@@ -90,6 +90,27 @@ export function pathsOf(compiled: readonly CompiledRoute[]): Map<string, string[
 }
 
 /**
+ * The `Accept-Patch` value of each mounted path (`:name` syntax) that has a PATCH route: that
+ * route's body media types, in declared order. Empty with `acceptPatch: false`.
+ *
+ * @example
+ * ```ts
+ * acceptPatchOf(compiled, {}); // Map { '/projects/:id' => 'application/merge-patch+json, application/json' }
+ * ```
+ */
+export function acceptPatchOf(
+  compiled: readonly CompiledRoute[],
+  options: { readonly acceptPatch?: boolean },
+): ReadonlyMap<string, string> {
+  const values = new Map<string, string>();
+  if (options.acceptPatch === false) return values;
+  for (const c of compiled) {
+    if (c.method === 'PATCH' && c.body) values.set(c.colonPath, c.body.mediaTypes.join(', '));
+  }
+  return values;
+}
+
+/**
  * `Last-Modified` as epoch milliseconds from a string, Date or number.
  *
  * @example

@@ -154,6 +154,19 @@ interface Expected {
   readonly scopes?: readonly string[];
 }
 
+/**
+ * The headers of an operation on a path that takes a PATCH: every response also declares the
+ * optional `Accept-Patch` the mount sends once the path matched (`acceptPatch`, on by default).
+ */
+function patchable(statuses: readonly number[], headers: Readonly<Record<string, string[]>>) {
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const own = headers[String(status)] ?? [];
+      return [String(status), own.includes('Accept-Patch!') ? own : [...own, 'Accept-Patch']];
+    }),
+  );
+}
+
 const TABLE: readonly (readonly [string, string, Expected])[] = [
   [
     'GET',
@@ -212,7 +225,11 @@ const TABLE: readonly (readonly [string, string, Expected])[] = [
         'header:If-Modified-Since',
         'header:Accept-Language',
       ],
-      headers: { '200': ['ETag', 'Last-Modified'], '304': ['ETag', 'Last-Modified'], ...AUTH_HEADERS },
+      headers: patchable([200, 304, 400, 401, 403, 404, 406, 412, 500], {
+        '200': ['ETag', 'Last-Modified'],
+        '304': ['ETag', 'Last-Modified'],
+        ...AUTH_HEADERS,
+      }),
       content: { ...both(200, 'Project'), ...problems(400, 401, 403, 404, 406, 412, 500) },
       scopes: READ,
     },
@@ -230,7 +247,11 @@ const TABLE: readonly (readonly [string, string, Expected])[] = [
         'header:If-Unmodified-Since',
         'header:Accept-Language',
       ],
-      headers: { '200': ['ETag'], ...AUTH_HEADERS, '415': ['Accept-Patch!'] },
+      headers: patchable([200, 400, 401, 403, 404, 406, 412, 413, 415, 428, 500], {
+        '200': ['ETag'],
+        ...AUTH_HEADERS,
+        '415': ['Accept-Patch!'],
+      }),
       content: { ...both(200, 'Project'), ...problems(400, 401, 403, 404, 406, 412, 413, 415, 428, 500) },
       body: { 'application/merge-patch+json': 'ProjectPatch', 'application/json': 'ProjectPatch' },
       scopes: WRITE,
@@ -243,7 +264,7 @@ const TABLE: readonly (readonly [string, string, Expected])[] = [
       id: 'deleteProjectsById',
       statuses: [204, 400, 401, 403, 404, 406, 500],
       parameters: ['path:id!', 'header:Accept-Language'],
-      headers: AUTH_HEADERS,
+      headers: patchable([204, 400, 401, 403, 404, 406, 500], AUTH_HEADERS),
       content: problems(400, 401, 403, 404, 406, 500),
       scopes: WRITE,
     },

@@ -8,6 +8,7 @@ import { PROBLEM_JSON, PROBLEM_XML, PROBLEM_XML_NAMESPACE, xmlName } from '@plum
 import { type Collection, toOpenApiParameters } from '@plumbline/query-parser';
 import type { VersionChanges } from '@plumbline/versioning';
 import { type CompiledRoute, compileRoutes, RouteDefinitionError } from './compile.js';
+import { acceptPatchOf } from './mount.js';
 import type { Route, RouteMethod } from './route.js';
 import { type AnySchema, jsonSchemaOf } from './schema.js';
 
@@ -138,6 +139,11 @@ export interface OpenApiOptions {
   readonly xmlRoot?: string;
   /** The mount's `requirePreconditions` (default false): 428 on unsafe requests without a precondition. */
   readonly requirePreconditions?: boolean;
+  /**
+   * The mount's `acceptPatch` (default `true`): every response of a path that takes a PATCH
+   * declares `Accept-Patch`.
+   */
+  readonly acceptPatch?: boolean;
   /**
    * The document of one declared version (`@plumbline/versioning`'s `versions([...])`): every body
    * schema named in a change's `affects` goes through `api.schemaAt(version, name, schema)`, routes
@@ -795,7 +801,8 @@ class DocumentBuilder {
     return Object.fromEntries(this.o.mediaTypes.map((type) => [type, { schema }]));
   }
 
-  add(compiled: CompiledRoute): void {
+  /** `advertisePatch`: the path takes a PATCH, so every answer may carry `Accept-Patch` (the mount's `acceptPatch`). */
+  add(compiled: CompiledRoute, advertisePatch = false): void {
     const o = this.o;
     const { route, method } = compiled;
     const where = compiled.name;
@@ -1008,6 +1015,14 @@ class DocumentBuilder {
         },
       );
 
+    if (advertisePatch) {
+      for (const response of Object.values(responses)) {
+        const headers = response['headers'] as JsonObject;
+        if (headers['Accept-Patch'] === undefined)
+          headers['Accept-Patch'] = this.header('AcceptPatchAdvertised');
+      }
+    }
+
     const tags =
       route.tags && route.tags.length > 0
         ? [...route.tags]
@@ -1213,6 +1228,9 @@ function headerSpecs(o: Resolved): Readonly<Record<string, JsonObject>> {
     ),
     AcceptPost: required('The media types a POST accepts'),
     AcceptPatch: required('The media types a PATCH accepts'),
+    AcceptPatchAdvertised: text(
+      'The media types a PATCH of this resource accepts (RFC 5789 section 3.1), sent once the path has matched',
+    ),
     AcceptPut: required('The media types a PUT accepts'),
     IdempotentReplayed: text(
       '`true` when this is the stored response of an earlier request with the same Idempotency-Key',
@@ -1320,8 +1338,10 @@ export function toOpenApi(routes: readonly Route[], options: OpenApiOptions): Op
   const resolved = resolveOptions(options);
   const builder = new DocumentBuilder(resolved);
   const changes = resolved.changes;
-  for (const compiled of compileRoutes(routes)) {
-    if (changes === undefined || changes.api.hasEndpoint(changes.version, compiled)) builder.add(compiled);
-  }
+  const served = compileRoutes(routes).filter(
+    (compiled) => changes === undefined || changes.api.hasEndpoint(changes.version, compiled),
+  );
+  const acceptPatch = acceptPatchOf(served, options);
+  for (const compiled of served) builder.add(compiled, acceptPatch.has(compiled.colonPath));
   return builder.document();
 }

@@ -83,6 +83,12 @@ export interface ContractOptions {
   readonly ignoredParameters?: readonly string[];
   /** Default of `preconditions.required` (428 for an unsafe request without a precondition). */
   readonly requirePreconditions?: boolean;
+  /**
+   * Whether every answer on a path that takes a PATCH (its other methods, its 405 and its errors
+   * once the path matched) carries `Accept-Patch` with the PATCH route's body media types, as
+   * RFC 5789 section 3.1 lets a server advertise it. Default `true`.
+   */
+  readonly acceptPatch?: boolean;
 }
 
 /**
