@@ -6,7 +6,9 @@ describe('public exports of the Fastify and Hono adapters', () => {
   it.each(['fastify', 'hono'])('@plumbline/auth/%s', async (adapter) => {
     expect(Object.keys(await import(`./${adapter}.ts`)).sort()).toEqual([
       'authenticate',
+      'closeSessionEndpoint',
       'getPrincipal',
+      'openSessionEndpoint',
       'requireHttps',
       'requireScopes',
       'revocationEndpoint',

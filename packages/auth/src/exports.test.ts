@@ -16,6 +16,7 @@ describe('public exports', () => {
       'SessionRejectedError',
       'assertScopes',
       'authError',
+      'closeSession',
       'createAuthenticator',
       'createJwtVerifier',
       'createSessionCookie',
@@ -30,6 +31,7 @@ describe('public exports', () => {
       'isLoopback',
       'isSecureRequest',
       'isWellFormedApiKey',
+      'openSession',
       'redactQuery',
       'redactUrl',
       'sanitizeDescription',
@@ -53,7 +55,9 @@ describe('public exports', () => {
   it('@plumbline/auth/express', async () => {
     expect(Object.keys(await import('./express.js')).sort()).toEqual([
       'authenticate',
+      'closeSessionEndpoint',
       'getPrincipal',
+      'openSessionEndpoint',
       'requireHttps',
       'requireScopes',
       'revocationEndpoint',

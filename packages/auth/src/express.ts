@@ -19,6 +19,11 @@ import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import { nodeConnection, readNodeForm } from './node.js';
 import type { HasScopesOptions, Principal } from './principal.js';
 import {
+  createSessionEndpointCore,
+  type SessionEndpointCore,
+  type SessionEndpointOptions,
+} from './session-endpoint.js';
+import {
   createRevocationEndpoint,
   createTokenEndpoint,
   type RevocationEndpointOptions,
@@ -146,5 +151,48 @@ function formEndpoint(endpoint: TokenEndpoint): RequestHandler {
       .then((response) => {
         res.status(response.status).set(response.headers).json(response.body);
       }, next);
+  };
+}
+
+/**
+ * `POST /session`: opens a session cookie from the bearer token {@link authenticate} verified
+ * (`openSession` of `@plumbline/auth`) and answers 204 with `Set-Cookie` and no body. Authentication
+ * is yours: mount it behind `authenticate({ jwt })`. No principal, or a token without `exp` (or with
+ * less than a second left), goes to `next(err)` as 401 `unauthorized`. The options are checked here:
+ * a bad `maxLifetimeSec` (or a missing sealer, cookie or revocation list) throws a TypeError.
+ *
+ * @example
+ * ```ts
+ * app.post('/session', authenticate({ jwt: verifier }), openSessionEndpoint({ sealer, cookie, revocation }));
+ * ```
+ */
+export function openSessionEndpoint(options: SessionEndpointOptions): RequestHandler {
+  const core = createSessionEndpointCore(options);
+  return cookieEndpoint(core.open);
+}
+
+/**
+ * `DELETE /session`: revokes the session cookie {@link authenticate} opened (its `jti`, until its
+ * `exp`; `closeSession` of `@plumbline/auth`) and answers 204 with the clearing `Set-Cookie` and no
+ * body. Authentication is yours: mount it behind `authenticate({ cookie })`, which also applies the
+ * CSRF rule (a same-origin request with the custom header). No principal, or one without `jti` and
+ * `exp`, goes to `next(err)` as 401 `unauthorized`.
+ *
+ * @example
+ * ```ts
+ * app.delete('/session', authenticate({ cookie: { sealer, revocation } }), closeSessionEndpoint({ sealer, cookie, revocation }));
+ * ```
+ */
+export function closeSessionEndpoint(options: SessionEndpointOptions): RequestHandler {
+  const core = createSessionEndpointCore(options);
+  return cookieEndpoint(core.close);
+}
+
+function cookieEndpoint(setCookie: SessionEndpointCore['open']): RequestHandler {
+  return (req, res, next) => {
+    setCookie(getPrincipal(req)).then((value) => {
+      res.setHeader('Set-Cookie', value);
+      res.status(204).end();
+    }, next);
   };
 }

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { HttpError } from '@plumbline/errors';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import {
   authorizationLines,
   isPending,
@@ -18,6 +18,11 @@ import { type AuthenticateOptions, createAuthenticatorCore } from './authenticat
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import { nodeConnection } from './node.js';
 import type { HasScopesOptions, Principal } from './principal.js';
+import {
+  createSessionEndpointCore,
+  type SessionEndpointCore,
+  type SessionEndpointOptions,
+} from './session-endpoint.js';
 import {
   createRevocationEndpoint,
   createTokenEndpoint,
@@ -149,4 +154,44 @@ export function tokenEndpoint(options: TokenEndpointOptions & EndpointPath): Fas
  */
 export function revocationEndpoint(options: RevocationEndpointOptions & EndpointPath): FastifyPluginAsync {
   return formEndpoint(createRevocationEndpoint(options), options.path ?? '/oauth/revoke');
+}
+
+/**
+ * `POST /session`: a route handler that opens a session cookie from the bearer token
+ * {@link authenticate} verified (`openSession` of `@plumbline/auth`) and answers 204 with
+ * `Set-Cookie` and no body. Authentication is yours: give the route `authenticate({ jwt })` as its
+ * `onRequest` hook. No principal, or a token without `exp` (or with less than a second left), is
+ * thrown as 401 `unauthorized`. The options are checked here: a bad `maxLifetimeSec` (or a missing
+ * sealer, cookie or revocation list) throws a TypeError.
+ * @example
+ * ```ts
+ * app.post('/session', { onRequest: authenticate({ jwt: verifier }) }, openSessionEndpoint({ sealer, cookie, revocation }));
+ * ```
+ */
+export function openSessionEndpoint(options: SessionEndpointOptions): RouteHandlerMethod {
+  const core = createSessionEndpointCore(options);
+  return cookieEndpoint(core.open);
+}
+
+/**
+ * `DELETE /session`: a route handler that revokes the session cookie {@link authenticate} opened (its
+ * `jti`, until its `exp`; `closeSession` of `@plumbline/auth`) and answers 204 with the clearing
+ * `Set-Cookie` and no body. Authentication is yours: give the route `authenticate({ cookie })` as its
+ * `onRequest` hook, which also applies the CSRF rule. No principal, or one without `jti` and `exp`,
+ * is thrown as 401 `unauthorized`.
+ * @example
+ * ```ts
+ * app.delete('/session', { onRequest: authenticate({ cookie: { sealer, revocation } }) }, closeSessionEndpoint({ sealer, cookie, revocation }));
+ * ```
+ */
+export function closeSessionEndpoint(options: SessionEndpointOptions): RouteHandlerMethod {
+  const core = createSessionEndpointCore(options);
+  return cookieEndpoint(core.close);
+}
+
+function cookieEndpoint(setCookie: SessionEndpointCore['open']): RouteHandlerMethod {
+  return async (request, reply) => {
+    const value = await setCookie(request.principal);
+    return reply.code(204).header('Set-Cookie', value).send();
+  };
 }

@@ -10,6 +10,11 @@ import { type AuthenticateOptions, createAuthenticatorCore } from './authenticat
 import { isSecureRequest, type RequireHttpsOptions } from './https.js';
 import type { HasScopesOptions, Principal } from './principal.js';
 import {
+  createSessionEndpointCore,
+  type SessionEndpointCore,
+  type SessionEndpointOptions,
+} from './session-endpoint.js';
+import {
   createRevocationEndpoint,
   createTokenEndpoint,
   type RevocationEndpointOptions,
@@ -141,4 +146,43 @@ export function tokenEndpoint(options: TokenEndpointOptions): Handler {
  */
 export function revocationEndpoint(options: RevocationEndpointOptions): Handler {
   return formEndpoint(createRevocationEndpoint(options));
+}
+
+/**
+ * `POST /session`: a handler that opens a session cookie from the bearer token {@link authenticate}
+ * verified (`openSession` of `@plumbline/auth`) and answers 204 with `Set-Cookie` and no body.
+ * Authentication is yours: put `authenticate({ jwt })` in front of it. No principal, or a token
+ * without `exp` (or with less than a second left), is thrown as 401 `unauthorized`. The options are
+ * checked here: a bad `maxLifetimeSec` (or a missing sealer, cookie or revocation list) throws a TypeError.
+ * @example
+ * ```ts
+ * app.post('/session', authenticate({ jwt: verifier }), openSessionEndpoint({ sealer, cookie, revocation }));
+ * ```
+ */
+export function openSessionEndpoint(options: SessionEndpointOptions): Handler {
+  const core = createSessionEndpointCore(options);
+  return cookieEndpoint(core.open);
+}
+
+/**
+ * `DELETE /session`: a handler that revokes the session cookie {@link authenticate} opened (its
+ * `jti`, until its `exp`; `closeSession` of `@plumbline/auth`) and answers 204 with the clearing
+ * `Set-Cookie` and no body. Authentication is yours: put `authenticate({ cookie })` in front of it,
+ * which also applies the CSRF rule. No principal, or one without `jti` and `exp`, is thrown as 401
+ * `unauthorized`.
+ * @example
+ * ```ts
+ * app.delete('/session', authenticate({ cookie: { sealer, revocation } }), closeSessionEndpoint({ sealer, cookie, revocation }));
+ * ```
+ */
+export function closeSessionEndpoint(options: SessionEndpointOptions): Handler {
+  const core = createSessionEndpointCore(options);
+  return cookieEndpoint(core.close);
+}
+
+function cookieEndpoint(setCookie: SessionEndpointCore['open']): Handler {
+  return async (c) => {
+    c.header('Set-Cookie', await setCookie(c.get('principal')));
+    return c.body(null, 204);
+  };
 }

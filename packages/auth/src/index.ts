@@ -89,3 +89,4 @@ export {
   type SessionSealer,
   type SessionSealerOptions,
 } from './session-cookie.js';
+export { closeSession, openSession, type SessionEndpointOptions } from './session-endpoint.js';
