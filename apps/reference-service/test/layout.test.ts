@@ -2,8 +2,8 @@
  * The layout of `src/` as rules (README, "Where the code is"): framework code lives only in
  * `http/<framework>/`, a wiring never reaches into another framework's folder, nothing outside
  * `http/` depends on a wiring (except listener.ts, which loads the configured one with `import()`),
- * and the files import each other without a cycle. Each rule lists every offending import, so a
- * failure names the file and what it imports.
+ * the files import each other without a cycle, and each framework's folder stays under 300 lines.
+ * Each rule lists every offending import, so a failure names the file and what it imports.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
@@ -173,5 +173,18 @@ describe('src/ layout', () => {
 
   it('has no import cycle among the src files', () => {
     expect(cycles()).toEqual([]);
+  });
+
+  // A wiring is what a team copies and reads top to bottom: what a framework lacks belongs in a
+  // package, not in a folder that grows. Lines in all, comments and blank lines included.
+  it('keeps each http/<framework>/ folder under 300 lines', () => {
+    const over = FRAMEWORKS.map((framework) => {
+      const lines = FILES.filter((file) => file.startsWith(`http/${framework}/`))
+        .map((file) => readFileSync(join(SRC, file), 'utf8').split('\n').length - 1)
+        .reduce((sum, count) => sum + count, 0);
+      return [framework, lines] as const;
+    });
+    expect(over.every(([, lines]) => lines > 0)).toBe(true);
+    expect(over.filter(([, lines]) => lines >= 300)).toEqual([]);
   });
 });

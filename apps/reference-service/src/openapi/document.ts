@@ -180,7 +180,8 @@ function headerComponents(): Json {
 
 /**
  * `POST /session` and `DELETE /session`, when `SESSION_KEYS` is set (otherwise the service has no such
- * path): the same-site browser app's session cookie (api/session.ts).
+ * path): the same-site browser app's session cookie (`openSessionEndpoint` and
+ * `closeSessionEndpoint` of @plumbline/auth).
  */
 function sessionPaths(ctx: AppContext): Json {
   if (!ctx.session) return {};

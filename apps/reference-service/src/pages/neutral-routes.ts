@@ -8,7 +8,10 @@
  * mounted the same way behind the negotiation adapter; those that run a package's endpoint (OAuth,
  * the session) stay in the wirings.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { NegotiatorOptions } from '@plumbline/negotiation';
+import { rawQueryOf } from '@plumbline/query-parser';
 import { openapiFor } from '../openapi/versions.js';
 import type { AppContext } from '../service/context.js';
 import type { ServiceMetrics } from '../service/metrics.js';
@@ -29,6 +32,35 @@ export interface NeutralRequest {
   readonly header: (name: string) => string | undefined;
   /** A path parameter (`:file`). */
   readonly param: (name: string) => string;
+}
+
+/**
+ * A request as the neutral routes read it, from what every framework hands over: the request
+ * target, Node's headers and the router's (decoded) path parameters. The query is read with
+ * node:querystring, Express's `simple` query parser, on every framework.
+ *
+ * @example
+ * ```ts
+ * route.reply(neutralRequestOf(req.originalUrl, req.headers, req.params));
+ * ```
+ */
+export function neutralRequestOf(
+  url: string,
+  headers: IncomingHttpHeaders,
+  params: Readonly<Record<string, string | undefined>> | undefined,
+): NeutralRequest {
+  const query = parseQuery(rawQueryOf(url));
+  return {
+    query: (name) => {
+      const value = query[name];
+      return value === undefined ? [] : Array.isArray(value) ? value : [value];
+    },
+    header: (name) => {
+      const value = headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    param: (name) => params?.[name] ?? '',
+  };
 }
 
 /** One neutral GET route: its path (`:name` for a parameter, as all three routers write it) and its answer. */

@@ -132,9 +132,6 @@ export const noQueryStep =
     assertNoQuery(links, collection, urlOf(path, rawQuery));
   };
 
-/** A route template in the `:name` syntax of Express, Fastify and Hono (`/tasks/{taskId}` → `/tasks/:taskId`). */
-export const colonPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
-
 /**
  * What the OpenAPI document says of a member's operations (openapi/api-paths.ts reads it from the
  * routes): the operation id, the summary and the tag of each method, and what its answer is, by the

@@ -20,8 +20,8 @@ import { AnyJson, memberRoutes, noQueryStep, Representation, replyOf, routeVersi
 
 const ProjectParams = z.object({ projectId: z.string() });
 
-/** The path of one project, where every answer carries `Accept-Patch`. */
-export const PROJECT_MEMBER_PATH = '/projects/{projectId}';
+/** The path of one project. */
+const PROJECT_MEMBER_PATH = '/projects/{projectId}';
 
 /** The project routes of the service but the search (api/routes/searches.ts), for every version (the version comes from the mount's `context`). */
 export function projectRoutes(ctx: AppContext): readonly Route[] {

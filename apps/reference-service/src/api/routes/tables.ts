@@ -1,25 +1,17 @@
 /**
- * The versioned API as the list every wiring mounts in one loop, in order: the searches first
+ * The versioned API as the lists every wiring mounts in one loop, in order: the searches first
  * (`/projects/search` and `/tasks/search` also fit the member paths after them), then projects,
  * tasks and comments (nesting stays at two levels: /tasks/{id}/comments, docs/conventions.md 4.1 (2)).
+ * Each list is one `mount()`, so its paths' 405 answers come before the next list's routes. Every
+ * answer on a path that takes a PATCH carries `Accept-Patch` (the mount's `acceptPatch`).
  * Framework-free.
  */
 import type { Route } from '@plumbline/contract';
 import type { AppContext } from '../../service/context.js';
 import { commentRoutes } from './comments.js';
-import { colonPath } from './common.js';
-import { PROJECT_MEMBER_PATH, projectRoutes } from './projects.js';
+import { projectRoutes } from './projects.js';
 import { searchRoutes } from './searches.js';
-import { TASK_MEMBER_PATHS, taskRoutes } from './tasks.js';
-
-/** The `Accept-Patch` value on every answer of a member path (405 included): the patch formats it takes. */
-export const ACCEPT_PATCH = 'application/merge-patch+json, application/json';
-
-/** One route table and the member paths (`:name` form) whose every answer carries {@link ACCEPT_PATCH}. */
-export interface RouteTable {
-  readonly routes: readonly Route[];
-  readonly members: readonly string[];
-}
+import { taskRoutes } from './tasks.js';
 
 /**
  * The route tables of the versioned API, in mounting order; the handlers get the version a router
@@ -27,15 +19,9 @@ export interface RouteTable {
  *
  * @example
  * ```ts
- * for (const table of versionRouteTables(ctx)) mount(router, table.routes, options);
+ * for (const routes of versionRouteTables(ctx)) mount(router, routes, options);
  * ```
  */
-export function versionRouteTables(ctx: AppContext): readonly RouteTable[] {
-  return [
-    { routes: searchRoutes(ctx), members: [] },
-    { routes: projectRoutes(ctx), members: [colonPath(PROJECT_MEMBER_PATH)] },
-    // A task of another project is 404.
-    { routes: taskRoutes(ctx), members: TASK_MEMBER_PATHS.map(colonPath) },
-    { routes: commentRoutes(ctx), members: [] },
-  ];
+export function versionRouteTables(ctx: AppContext): readonly (readonly Route[])[] {
+  return [searchRoutes(ctx), projectRoutes(ctx), taskRoutes(ctx), commentRoutes(ctx)];
 }

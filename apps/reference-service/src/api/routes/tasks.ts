@@ -20,8 +20,8 @@ const ProjectParams = z.object({ projectId: z.string() });
 const ProjectTaskParams = z.object({ projectId: z.string(), taskId: z.string() });
 const TaskParams = z.object({ taskId: z.string() });
 
-/** The paths of one task, where every answer carries `Accept-Patch`. */
-export const TASK_MEMBER_PATHS = ['/projects/{projectId}/tasks/{taskId}', '/tasks/{taskId}'] as const;
+/** The paths of one task: nested under its project, and on its own. */
+const TASK_MEMBER_PATHS = ['/projects/{projectId}/tasks/{taskId}', '/tasks/{taskId}'] as const;
 
 /** The task routes of the service, for every version (the version comes from the mount's `context`). */
 export function taskRoutes(ctx: AppContext): readonly Route[] {

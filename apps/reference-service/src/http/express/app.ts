@@ -9,7 +9,9 @@
  */
 import {
   authenticate,
+  closeSessionEndpoint,
   getPrincipal,
+  openSessionEndpoint,
   requireHttps,
   revocationEndpoint,
   tokenEndpoint,
@@ -32,9 +34,8 @@ import {
   versionedRouter,
   versioning,
 } from '@plumbline/versioning/express';
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { unversionedNegotiation } from '../../pages/unversioned.js';
 import { servicePipeline } from '../../pipeline.js';
@@ -142,22 +143,10 @@ export function createApp(ctx: AppContext, logger: Logger): Express {
     .all(methodNotAllowed(['POST']));
   if (ctx.session) {
     const session = ctx.session;
-    const reply = (setCookie: (req: Request) => Promise<string>) => async (req: Request, res: Response) => {
-      res.setHeader('Set-Cookie', await setCookie(req));
-      res.status(204).end();
-    };
     neutral
       .route('/session')
-      .post(
-        authenticate({ jwt: ctx.verifier }),
-        principalLimit,
-        reply((req) => openSession(session, getPrincipal(req)!)),
-      )
-      .delete(
-        authenticate({ cookie: session.authenticate }),
-        principalLimit,
-        reply((req) => closeSession(session, getPrincipal(req)!)),
-      )
+      .post(authenticate({ jwt: ctx.verifier }), principalLimit, openSessionEndpoint(session))
+      .delete(authenticate({ cookie: session.authenticate }), principalLimit, closeSessionEndpoint(session))
       .all(methodNotAllowed(['POST', 'DELETE']));
   }
   neutral.use(negotiatedRouter(pipeline.negotiated));

@@ -7,7 +7,7 @@ import { methodNotAllowed } from '@plumbline/errors/express';
 import { negotiate, represent } from '@plumbline/negotiation/express';
 import type { Request, Router } from 'express';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import type { NegotiatedRoute, NeutralRequest } from '../../pages/neutral-routes.js';
+import { type NegotiatedRoute, type NeutralRequest, neutralRequestOf } from '../../pages/neutral-routes.js';
 import { exactRouter, headers } from './reply.js';
 
 /**
@@ -33,13 +33,5 @@ export function negotiatedRouter(routes: readonly NegotiatedRoute[]): Router {
 }
 
 /** An Express request as the neutral routes read it (pages/neutral-routes.ts). */
-export function neutralRequest(req: Request): NeutralRequest {
-  return {
-    query: (name) => {
-      const value = req.query[name];
-      return value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
-    },
-    header: (name) => req.get(name),
-    param: (name) => String(req.params[name] ?? ''),
-  };
-}
+export const neutralRequest = (req: Request): NeutralRequest =>
+  neutralRequestOf(req.originalUrl, req.headers, req.params as Record<string, string>);

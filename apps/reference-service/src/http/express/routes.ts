@@ -6,25 +6,17 @@
  * http/hono/routes.ts mount the same list.
  */
 import { mount } from '@plumbline/contract/express';
-import type { RequestHandler, Router } from 'express';
+import type { Router } from 'express';
 import { mountOptions } from '../../api/routes/common.js';
-import { ACCEPT_PATCH, versionRouteTables } from '../../api/routes/tables.js';
+import { versionRouteTables } from '../../api/routes/tables.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 import { exactRouter } from './reply.js';
-
-const acceptPatch: RequestHandler = (_req, res, next) => {
-  res.setHeader('Accept-Patch', ACCEPT_PATCH);
-  next();
-};
 
 export function versionRouter(ctx: AppContext, version: ApiVersion): Router {
   const router = exactRouter();
   // The route tables get the version this router serves as their `context`.
   const options = { ...mountOptions(ctx), context: () => ({ version }) };
-  for (const table of versionRouteTables(ctx)) {
-    if (table.members.length > 0) router.all([...table.members], acceptPatch);
-    mount(router, table.routes, options);
-  }
+  for (const routes of versionRouteTables(ctx)) mount(router, routes, options);
   return router;
 }

@@ -1,15 +1,9 @@
 /**
- * The reference service on Fastify 5: the pipeline of src/pipeline.ts, hook by hook in the order
- * http/express/app.ts runs it, with the Fastify adapters of every Plumbline package. Root `onRequest`
- * hooks run for every request (one no route matches included), in the order they are added:
- *
- *   metrics → request id → version headers → OPTIONS * → access log → HTTPS check → query length
- *   → no-store (/oauth/*) → failure rate limit (not for /health, /ready) → neutral routes
- *   → v1 | v2 (a prefix under the path strategy, else the `apiVersion` route constraint):
- *   negotiation (406) → authentication (401/403) → rate limit per principal (429) → route hooks
- *   → handler → 404 (or the refused version) → problem documents for every error
- *
- * The app never listens: `serverFactory` hands over Fastify's Node handler, which server.ts serves.
+ * The reference service on Fastify 5: the pipeline of src/pipeline.ts in the order
+ * http/express/app.ts runs it, as root `onRequest` hooks (they run for every request, one no route
+ * matches included), then the neutral routes, then v1 | v2 (a prefix under the path strategy, else
+ * the `apiVersion` route constraint). The app never listens: `serverFactory` hands over Fastify's
+ * Node handler, which server.ts serves.
  */
 import {
   createServer,
@@ -20,7 +14,9 @@ import {
 } from 'node:http';
 import {
   authenticate,
+  closeSessionEndpoint,
   getPrincipal,
+  openSessionEndpoint,
   requireHttps,
   revocationEndpoint,
   tokenEndpoint,
@@ -36,25 +32,33 @@ import { telemetry } from '@plumbline/telemetry/fastify';
 import { versionConstraint, versioning } from '@plumbline/versioning/fastify';
 import Fastify, {
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
+  type onRequestHookHandler,
   type RouteHandlerMethod,
   type RouteOptions,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
+import { neutralRequestOf } from '../../pages/neutral-routes.js';
 import { unversionedNegotiation } from '../../pages/unversioned.js';
 import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
 import { checkQueryLength, NO_STORE_HEADERS, NO_STORE_PATHS, PROBES } from '../../service/limits.js';
 import { createAccessLogger } from '../../service/logging.js';
+import type { PlainReply } from '../../service/plain-reply.js';
 import { serverWideOptionsReply } from '../../service/request-target.js';
 import { TELEMETRY_OPTIONS, versionSource } from '../../service/telemetry.js';
-import { neutralRequest, sendPlain } from './http.js';
 import { versionRoutes } from './routes.js';
 
 const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '/';
+/** Sends a neutral core's answer as it is. */
+const sendPlain = (reply: FastifyReply, plain: PlainReply) =>
+  reply.code(plain.status).headers(plain.headers).send(plain.body);
+/** A Fastify request as the neutral routes read it (pages/neutral-routes.ts). */
+const neutralRequest = (request: FastifyRequest) =>
+  neutralRequestOf(request.url, request.headers, request.params as Record<string, string>);
 
 /**
  * Builds the service on Fastify and returns its Node request listener (createListener in listener.ts).
@@ -86,11 +90,7 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
     bodyLimit: config.bodyLimitBytes,
     // Paths match exactly on every framework (`/PROJECTS` and `/projects/` are 404), ids stay as
     // sent, and an id of any length reaches its route (which answers 404 after its own checks).
-    routerOptions: {
-      ignoreTrailingSlash: false,
-      caseSensitive: true,
-      maxParamLength: 16_384,
-    },
+    routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 16_384 },
   });
 
   // Every method Node's parser accepts is routable, so a path answers PROPFIND or SEARCH with 405
@@ -203,23 +203,13 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
   methodNotAllowed(app, '/oauth/token', ['POST']);
   methodNotAllowed(app, '/oauth/revoke', ['POST']);
   if (ctx.session) {
-    const session = ctx.session;
-    const reply =
-      (setCookie: (request: FastifyRequest) => Promise<string>): RouteHandlerMethod =>
-      async (request, reply) =>
-        reply
-          .header('Set-Cookie', await setCookie(request))
-          .code(204)
-          .send();
-    app.post(
-      '/session',
-      { onRequest: [authenticate({ jwt: ctx.verifier }), principalLimit] },
-      reply((request) => openSession(session, getPrincipal(request)!)),
-    );
+    const { session } = ctx;
+    const limited = (auth: onRequestHookHandler) => ({ onRequest: [auth, principalLimit] });
+    app.post('/session', limited(authenticate({ jwt: ctx.verifier })), openSessionEndpoint(session));
     app.delete(
       '/session',
-      { onRequest: [authenticate({ cookie: session.authenticate }), principalLimit] },
-      reply((request) => closeSession(session, getPrincipal(request)!)),
+      limited(authenticate({ cookie: session.authenticate })),
+      closeSessionEndpoint(session),
     );
     methodNotAllowed(app, '/session', ['POST', 'DELETE']);
   }
@@ -245,11 +235,6 @@ export async function createFastifyListener(ctx: AppContext, logger: Logger): Pr
         await scope.register(negotiation, pipeline.negotiation(version));
         scope.addHook('onRequest', authenticate(apiAuthentication(ctx)));
         scope.addHook('onRequest', principalLimit);
-        // `/projects/` reaches `/projects/:id` with an empty id on Fastify; it is another path (404).
-        scope.addHook('onRequest', async (request) => {
-          if (Object.values(request.params as Record<string, string>).includes(''))
-            throw new HttpError('not_found');
-        });
         await scope.register(
           versionRoutes(ctx, version, (options: RouteOptions) =>
             path ? options : { ...options, constraints: { apiVersion: String(version) } },

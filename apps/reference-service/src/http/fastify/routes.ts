@@ -7,16 +7,11 @@
  */
 import { mount } from '@plumbline/contract/fastify';
 import { HttpError } from '@plumbline/errors';
-import type { FastifyPluginAsync, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyPluginAsync, RouteOptions } from 'fastify';
 import { mountOptions } from '../../api/routes/common.js';
-import { ACCEPT_PATCH, versionRouteTables } from '../../api/routes/tables.js';
+import { versionRouteTables } from '../../api/routes/tables.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
-import { expressBodies } from './http.js';
-
-const acceptPatch: onRequestHookHandler = async (_request, reply) => {
-  reply.header('Accept-Patch', ACCEPT_PATCH);
-};
 
 /**
  * The routes of one API version as a Fastify plugin. The scope registering it has the version's
@@ -29,29 +24,19 @@ export function versionRoutes(
   route: (options: RouteOptions) => RouteOptions,
 ): FastifyPluginAsync {
   return async (app) => {
-    const options = { ...mountOptions(ctx), context: () => ({ version }) };
-    // Bodies as express.json reads them (http/fastify/http.ts), for the 404 of any other path at the
-    // end (the mounted routes read their own).
-    expressBodies(app, ctx.config.bodyLimitBytes);
-    for (const table of versionRouteTables(ctx)) {
-      const members = new Set(table.members);
-      // Every answer on a member path (405 included) carries Accept-Patch.
-      const routeOptions = (given: RouteOptions): RouteOptions => {
-        const versioned = route(given);
-        if (!members.has(given.url)) return versioned;
-        const hooks = versioned.onRequest ?? [];
-        return { ...versioned, onRequest: [acceptPatch, ...(Array.isArray(hooks) ? hooks : [hooks])] };
-      };
-      await mount(app, table.routes, { ...options, routeOptions });
-    }
+    const options = { ...mountOptions(ctx), context: () => ({ version }), routeOptions: route };
+    for (const routes of versionRouteTables(ctx)) await mount(app, routes, options);
+    // Any other path: 404 in onRequest, before a body is read, as Express reads none there.
+    const notFound = async () => {
+      throw new HttpError('not_found');
+    };
     app.route(
       route({
         method: app.supportedMethods,
         url: '/*',
         exposeHeadRoute: false,
-        handler: async () => {
-          throw new HttpError('not_found');
-        },
+        onRequest: notFound,
+        handler: notFound,
       }),
     );
   };

@@ -12,7 +12,9 @@ import { parse as parseQuery } from 'node:querystring';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import {
   authenticate,
+  closeSessionEndpoint,
   getPrincipal,
+  openSessionEndpoint,
   requireHttps,
   revocationEndpoint,
   tokenEndpoint,
@@ -33,10 +35,9 @@ import { telemetry } from '@plumbline/telemetry/hono';
 import { getApiVersion, getResolvedVersion, refuseVersion, versioning } from '@plumbline/versioning/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { closeSession, openSession } from '../../api/session.js';
 import { SUPPORTED_VERSIONS } from '../../domain/versions.js';
 import { PAGE_HEADERS } from '../../pages/html-pages.js';
-import type { NeutralRequest } from '../../pages/neutral-routes.js';
+import { type NeutralRequest, neutralRequestOf } from '../../pages/neutral-routes.js';
 import { unversionedNegotiation } from '../../pages/unversioned.js';
 import { servicePipeline } from '../../pipeline.js';
 import { type AppContext, apiAuthentication } from '../../service/context.js';
@@ -58,11 +59,8 @@ const reply = (c: Context, answer: PlainReply) => {
 };
 
 /** A Hono request as the neutral routes read it (pages/neutral-routes.ts). */
-const neutralRequest = (c: Context): NeutralRequest => ({
-  query: (name) => c.req.queries(name) ?? [],
-  header: (name) => c.req.header(name),
-  param: (name) => c.req.param(name) ?? '',
-});
+const neutralRequest = (c: Context): NeutralRequest =>
+  neutralRequestOf(c.env.incoming.url ?? '/', c.env.incoming.headers, c.req.param());
 
 /**
  * Sets headers, then goes on. On @hono/node-server they go to Node's response, which keeps the
@@ -208,14 +206,13 @@ export async function createHonoListener(ctx: AppContext, logger: Logger): Promi
   if (ctx.session) {
     const session = ctx.session;
     app
-      .post('/session', authenticate({ jwt: ctx.verifier }), principalLimit, async (c) => {
-        c.header('Set-Cookie', await openSession(session, getPrincipal(c)!));
-        return c.body(null, 204);
-      })
-      .delete('/session', authenticate({ cookie: session.authenticate }), principalLimit, async (c) => {
-        c.header('Set-Cookie', await closeSession(session, getPrincipal(c)!));
-        return c.body(null, 204);
-      })
+      .post('/session', authenticate({ jwt: ctx.verifier }), principalLimit, openSessionEndpoint(session))
+      .delete(
+        '/session',
+        authenticate({ cookie: session.authenticate }),
+        principalLimit,
+        closeSessionEndpoint(session),
+      )
       .all('/session', methodNotAllowed(['POST', 'DELETE']));
   }
   // The neutral routes that negotiate (`/`, `/errors/:code`, the changelog).

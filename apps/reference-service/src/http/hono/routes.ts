@@ -7,27 +7,19 @@
  */
 import { mount } from '@plumbline/contract/hono';
 import { getApiVersion } from '@plumbline/versioning/hono';
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import { mountOptions } from '../../api/routes/common.js';
-import { ACCEPT_PATCH, versionRouteTables } from '../../api/routes/tables.js';
+import { versionRouteTables } from '../../api/routes/tables.js';
 import type { ApiVersion } from '../../domain/model.js';
 import type { AppContext } from '../../service/context.js';
 
 /** The version `versioning()` resolved for this request (http/hono/app.ts runs it before any route). */
 export const versionOf = (c: Context): ApiVersion => Number(getApiVersion(c)) as ApiVersion;
 
-const acceptPatch: MiddlewareHandler = async (c, next) => {
-  c.header('Accept-Patch', ACCEPT_PATCH);
-  await next();
-};
-
 /** The versioned routes, for both versions (mounted by http/hono/app.ts behind negotiation and authentication). */
 export function versionRoutes(ctx: AppContext): Hono {
   const router = new Hono({ strict: true });
   const options = { ...mountOptions(ctx), context: (c: Context) => ({ version: versionOf(c) }) };
-  for (const table of versionRouteTables(ctx)) {
-    for (const path of table.members) router.use(path, acceptPatch);
-    mount(router, table.routes, options);
-  }
+  for (const routes of versionRouteTables(ctx)) mount(router, routes, options);
   return router;
 }
