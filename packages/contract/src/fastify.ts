@@ -7,8 +7,8 @@
  * @packageDocumentation
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/fastify';
-import { createMethodGuard, HttpError, isHttpError, mergeVary } from '@plumbline/errors';
-import { routeEveryMethod } from '@plumbline/errors/fastify';
+import { HttpError, mergeVary } from '@plumbline/errors';
+import { methodNotAllowed, routeEveryMethod } from '@plumbline/errors/fastify';
 import {
   getTransaction,
   type IdempotencyPluginOptions,
@@ -273,35 +273,6 @@ function bodyParsers(scope: FastifyInstance, body: CompiledRoute['body'], limit:
   scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 }
 
-/** Every method of `path` but `methods` answered 405 with `Allow` (OPTIONS 204), before the body is read. */
-function otherMethods(
-  scope: FastifyInstance,
-  path: string,
-  methods: readonly string[],
-  transform: (route: RouteOptions) => RouteOptions,
-  acceptPatch: string | undefined,
-): void {
-  const guard = createMethodGuard(methods);
-  // HEAD is the GET route's (exposeHeadRoute) when the path has a GET.
-  const taken = new Set(guard.allow.split(', ').filter((method) => method !== 'OPTIONS'));
-  scope.route(
-    transform({
-      method: scope.supportedMethods.filter((method) => !taken.has(method)),
-      url: path,
-      exposeHeadRoute: false,
-      onRequest: [
-        exact(path, acceptPatch),
-        async (request, reply) => {
-          const answer = guard.answer(request.method);
-          if (isHttpError(answer)) throw answer;
-          return reply.code(204).header('Allow', answer.headers.Allow).send();
-        },
-      ],
-      handler: async () => {},
-    }),
-  );
-}
-
 /**
  * Mounts a route table on a Fastify instance: each route with its checks in order (scopes → path
  * parameters → the route's `before` step → Content-Type → body → query, headers and body schemas →
@@ -359,8 +330,12 @@ export function mount<Tx = unknown>(
     });
     scope.register(async (own) => {
       bodyParsers(own, undefined, limit);
+      // 405 with Allow (OPTIONS 204) before the body is read; HEAD is the GET route's when the path has one.
       for (const [path, methods] of pathsOf(compiled))
-        otherMethods(own, path, methods, transform, acceptPatch.get(path));
+        methodNotAllowed(own, path, methods, {
+          onRequest: exact(path, acceptPatch.get(path)),
+          routeOptions: transform,
+        });
     });
   });
 }

@@ -13,6 +13,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   onRequestHookHandler,
+  RouteOptions,
   RouteShorthandOptions,
 } from 'fastify';
 import fp from 'fastify-plugin';
@@ -178,7 +179,14 @@ export interface MethodNotAllowedOptions
       | 'config'
       | 'logLevel'
       | 'prefixTrailingSlash'
-    > {}
+    > {
+  /**
+   * The route it registers passes through this before it is registered: for what the picked
+   * options do not cover, or to treat it as every other route of a mount (`@plumbline/contract`'s
+   * `routeOptions`). Default: registered as is.
+   */
+  readonly routeOptions?: (route: RouteOptions) => RouteOptions;
+}
 
 type HookList<Hook> = Hook | readonly Hook[] | undefined;
 const hooks = <Hook>(given: HookList<Hook>): Hook[] =>
@@ -219,7 +227,7 @@ export function methodNotAllowed(
   allowed: readonly string[],
   options: MethodNotAllowedOptions = {},
 ): void {
-  const { handleOptions, onRequest, ...route } = options;
+  const { handleOptions, onRequest, routeOptions = (given: RouteOptions) => given, ...route } = options;
   const guard = createMethodGuard(allowed, handleOptions === undefined ? {} : { handleOptions });
   routeEveryMethod(scope);
   const taken = new Set(allowed.map((method) => method.toUpperCase()));
@@ -235,15 +243,17 @@ export function methodNotAllowed(
     if (isHttpError(outcome)) throw outcome;
     return reply.code(204).header('Allow', outcome.headers.Allow).send();
   };
-  scope.route({
-    ...route,
-    method,
-    url,
-    exposeHeadRoute: false,
-    onRequest: [exact, ...hooks(onRequest), answer],
-    // Never reached: `answer` has replied in onRequest.
-    handler: answer,
-  });
+  scope.route(
+    routeOptions({
+      ...route,
+      method,
+      url,
+      exposeHeadRoute: false,
+      onRequest: [exact, ...hooks(onRequest), answer],
+      // Never reached: `answer` has replied in onRequest.
+      handler: answer,
+    }),
+  );
 }
 
 /**
