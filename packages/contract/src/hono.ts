@@ -7,7 +7,7 @@
  */
 import { getPrincipal, requireScopes } from '@plumbline/auth/hono';
 import { HttpError } from '@plumbline/errors';
-import { methodNotAllowed, requestPath } from '@plumbline/errors/hono';
+import { methodNotAllowed, requestPath, setResponseHeaders } from '@plumbline/errors/hono';
 import {
   getTransaction,
   type IdempotencyMiddlewareOptions,
@@ -182,7 +182,8 @@ function handlers<Tx>(
       // Anything but this exact path (a trailing slash on a lenient app) is 404, as on every framework.
       const raw = exactParams(compiled.colonPath, requestPath(c));
       if (raw === undefined) throw new HttpError('not_found');
-      if (acceptPatch !== undefined) c.header('Accept-Patch', acceptPatch);
+      // Where errors/hono puts a header set before the handler (Node's response on @hono/node-server).
+      if (acceptPatch !== undefined) setResponseHeaders(c, { 'Accept-Patch': acceptPatch });
       state.raw = raw;
       if (scopes) await scopes(c, proceed);
       if (options.context) state.context = options.context(c);
@@ -276,7 +277,7 @@ export function mount<A extends Hono<any, any, any>, Tx = unknown>(
       path,
       step((c) => {
         if (exactParams(path, requestPath(c)) === undefined) throw new HttpError('not_found');
-        if (patch !== undefined) c.header('Accept-Patch', patch);
+        if (patch !== undefined) setResponseHeaders(c, { 'Accept-Patch': patch });
       }),
       methodNotAllowed(methods),
     );
