@@ -175,6 +175,20 @@ const clients = [{ clientId: 'reporting', secret: 's3cret', scopes: ['read:proje
     },
   },
   {
+    file: 'packages/auth/README.md',
+    contains: 'openSessionEndpoint({ sealer, cookie, revocation })',
+    plan: {
+      kind: 'run',
+      prelude: `import express from 'express';
+import { createJwtVerifier } from '@plumbline/auth';
+import { createIssuer } from '@plumbline/auth/issuer';
+const app = express();
+const sessionKey = crypto.getRandomValues(new Uint8Array(32));
+const issuer = await createIssuer({ issuer: 'https://api.example.com', audience: 'https://api.example.com' });
+const verifier = createJwtVerifier({ issuers: [{ issuer: issuer.issuer, audience: 'https://api.example.com', jwks: issuer.jwks() }] });`,
+    },
+  },
+  {
     file: 'packages/query-parser/README.md',
     contains: 'getCollectionQuery(req, tasks)',
     plan: {
