@@ -52,6 +52,14 @@ interface Entry {
   readonly plan: Plan;
 }
 
+/** An Express app and an in-memory token issuer: the prelude of the auth README's endpoint examples. */
+const EXPRESS_APP_AND_ISSUER = `import express from 'express';
+import { createJwtVerifier } from '@plumbline/auth';
+import { createIssuer } from '@plumbline/auth/issuer';
+const app = express();
+const issuer = await createIssuer({ issuer: 'https://api.example.com', audience: 'https://api.example.com' });
+const ownTokens = { issuer: issuer.issuer, audience: 'https://api.example.com', jwks: issuer.jwks() };`;
+
 const PLANS: readonly Entry[] = [
   {
     file: 'packages/errors/README.md',
@@ -164,13 +172,10 @@ const trusted = { issuer: ownIssuer.issuer, audience: 'https://api.example.com',
     contains: "import { revocationEndpoint } from '@plumbline/auth/express';\n\napp.post('/oauth/revoke'",
     plan: {
       kind: 'run',
-      prelude: `import express from 'express';
-import { createJwtVerifier, MemoryRevocationStore } from '@plumbline/auth';
-import { createIssuer } from '@plumbline/auth/issuer';
-const app = express();
-const issuer = await createIssuer({ issuer: 'https://api.example.com', audience: 'https://api.example.com' });
+      prelude: `${EXPRESS_APP_AND_ISSUER}
+import { MemoryRevocationStore } from '@plumbline/auth';
 const revocation = new MemoryRevocationStore();
-const verifier = createJwtVerifier({ issuers: [{ issuer: issuer.issuer, audience: 'https://api.example.com', jwks: issuer.jwks() }], revocation });
+const verifier = createJwtVerifier({ issuers: [ownTokens], revocation });
 const clients = [{ clientId: 'reporting', secret: 's3cret', scopes: ['read:projects'] }];`,
     },
   },
@@ -179,13 +184,9 @@ const clients = [{ clientId: 'reporting', secret: 's3cret', scopes: ['read:proje
     contains: 'openSessionEndpoint({ sealer, cookie, revocation })',
     plan: {
       kind: 'run',
-      prelude: `import express from 'express';
-import { createJwtVerifier } from '@plumbline/auth';
-import { createIssuer } from '@plumbline/auth/issuer';
-const app = express();
+      prelude: `${EXPRESS_APP_AND_ISSUER}
 const sessionKey = crypto.getRandomValues(new Uint8Array(32));
-const issuer = await createIssuer({ issuer: 'https://api.example.com', audience: 'https://api.example.com' });
-const verifier = createJwtVerifier({ issuers: [{ issuer: issuer.issuer, audience: 'https://api.example.com', jwks: issuer.jwks() }] });`,
+const verifier = createJwtVerifier({ issuers: [ownTokens] });`,
     },
   },
   {

@@ -143,13 +143,8 @@ export interface SessionEndpointCore {
  */
 export function createSessionEndpointCore(options: SessionEndpointOptions): SessionEndpointCore {
   const maxLifetimeSec = checkOptions(options);
-  const bound: SessionEndpointOptions = {
-    sealer: options.sealer,
-    cookie: options.cookie,
-    revocation: options.revocation,
-  };
   return {
-    open: (principal) => seal(bound, maxLifetimeSec, principal),
-    close: (principal) => end(bound, principal),
+    open: (principal) => seal(options, maxLifetimeSec, principal),
+    close: (principal) => end(options, principal),
   };
 }

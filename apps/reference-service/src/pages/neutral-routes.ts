@@ -49,9 +49,11 @@ export function neutralRequestOf(
   headers: IncomingHttpHeaders,
   params: Readonly<Record<string, string | undefined>> | undefined,
 ): NeutralRequest {
-  const query = parseQuery(rawQueryOf(url));
+  // Parsed on the first read: only `/openapi.json` reads its query.
+  let query: ReturnType<typeof parseQuery> | undefined;
   return {
     query: (name) => {
+      query ??= parseQuery(rawQueryOf(url));
       const value = query[name];
       return value === undefined ? [] : Array.isArray(value) ? value : [value];
     },
