@@ -51,6 +51,11 @@ interface Recall {
     readonly rule: string;
     readonly path: string;
     readonly method?: string;
+    /**
+     * The security scheme that puts the credential in the query: the rule reports a scheme once per
+     * document (not per operation), so the operation's violation is caught by the scheme's finding.
+     */
+    readonly scheme?: string;
     readonly why: string;
   }[];
 }
@@ -145,10 +150,12 @@ describe('corpus: real public OpenAPI documents', () => {
 
   // recall.json was sampled on the seven documents held out until the first round of 2026-11-28,
   // recall-2.json on the eleven held out in the second round (read before the linter ran on them);
-  // both sets are tuning documents since (documents.ts says why).
+  // both sets are tuning documents since (documents.ts says why). recall-3.json is the seventh
+  // round's sample, listed before the linter ran and read by someone who did not see its findings.
   it.each([
     ['recall.json', 'tuning-recall', false],
     ['recall-2.json', 'tuning-recall-2', false],
+    ['recall-3.json', 'held-out-recall', true],
   ] as const)(
     'the README reports the recall per rule on the hand-checked sample %s',
     async (file, marker, heldOut) => {
@@ -169,8 +176,11 @@ describe('corpus: real public OpenAPI documents', () => {
         const where = new RegExp(
           `(^|[\\s"])${violation.method === undefined ? '' : `${violation.method} `}${escapeRegExp(violation.path)}($|[\\s:])`,
         );
+        const scheme = violation.scheme === undefined ? undefined : `security scheme "${violation.scheme}" `;
         const hit = findings.some(
-          (finding) => finding.rule === violation.rule && where.test(finding.message),
+          (finding) =>
+            finding.rule === violation.rule &&
+            (scheme === undefined ? where.test(finding.message) : finding.message.startsWith(scheme)),
         );
         total.set(violation.rule, (total.get(violation.rule) ?? 0) + 1);
         if (hit) caught.set(violation.rule, (caught.get(violation.rule) ?? 0) + 1);
