@@ -112,9 +112,7 @@ export function servicePipeline(ctx: AppContext, logger: Logger): ServicePipelin
     onError: ({ error, original, incoming, requestId }) => {
       metrics.recordError(incoming, error);
       if (error.status < 500 || isKeySetUnavailable(original)) return;
-      const log =
-        (incoming as IncomingMessage & { log?: Logger }).log ?? logger.child({ request_id: requestId });
-      log.error({ err: original }, 'request failed');
+      logger.child({ request_id: requestId }).error({ err: original }, 'request failed');
     },
   };
 }

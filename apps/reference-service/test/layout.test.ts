@@ -15,8 +15,8 @@ const FRAMEWORKS = ['express', 'fastify', 'hono'] as const;
 type Framework = (typeof FRAMEWORKS)[number];
 
 /**
- * Which framework a package specifier belongs to. Not listed, because it is framework-free:
- * `pino-http` (the access log runs on Node's request and response, service/logging.ts).
+ * Which framework a package specifier belongs to. Not listed, because it is framework-free: `pino`
+ * (the access log runs on Node's request and response, service/logging.ts).
  */
 const FRAMEWORK_PACKAGES: ReadonlyArray<readonly [RegExp, Framework]> = [
   [/^express$/, 'express'],

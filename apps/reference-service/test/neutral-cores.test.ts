@@ -199,6 +199,48 @@ describe('createAccessLogger', () => {
   });
 });
 
+describe('createAccessLogger, a completed request', () => {
+  it('masks every secret name among the headers and query parameters as it builds the line', async () => {
+    const raw: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        raw.push(String(chunk));
+        done();
+      },
+    });
+    const log = createAccessLogger(createLogger({ level: 'info', destination }), () => 'req-2');
+    const server = createServer((req, res) => {
+      log(req, res);
+      res.setHeader('set-cookie', 'session=s3cr3t-cookie');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/v2/projects?password=p4ss-word&limit=2&client_secret=cl1ent`, {
+        headers: { token: 't0ken-header', 'x-api-key': 'plk_k3y', authorization: 'Bearer b3arer' },
+      });
+      await vi.waitFor(() => expect(raw).toHaveLength(1));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    for (const secret of ['p4ss-word', 'cl1ent', 't0ken-header', 'plk_k3y', 'b3arer', 's3cr3t-cookie'])
+      expect(raw[0]).not.toContain(secret);
+    const line = JSON.parse(raw[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      request_id: 'req-2',
+      req: {
+        method: 'GET',
+        url: '/v2/projects?password=[REDACTED]&limit=2&client_secret=[REDACTED]',
+        headers: { token: '[REDACTED]', 'x-api-key': '[REDACTED]', authorization: '[REDACTED]' },
+      },
+      res: { statusCode: 200, headers: { 'set-cookie': '[REDACTED]' } },
+    });
+  });
+});
+
 describe('createMetrics track', () => {
   it('reads Idempotent-Replayed through the getter it is given: writeHead headers are not in getHeader()', async () => {
     const metrics = createMetrics({ db: {}, redis: undefined } as unknown as AppContext, ['/v2/projects']);
