@@ -12,12 +12,12 @@
  * BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), LOG_LEVEL (warn, as pair 9).
  * Prints the median req/s of each, after / before per framework, and each framework over Express.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair } from 'jose';
+import { runBenchmark, startProcess, stopProcess } from './processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const before = process.env.AB_BEFORE;
@@ -34,87 +34,77 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PATH = '/v2/tasks?status=todo&sort=-priority';
-const STARTUP_MS = 30_000;
 
-const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-const env = {
-  ...process.env,
-  HOST: '127.0.0.1',
-  PORT: '0',
-  NODE_ENV: 'test',
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  SIGNING_KEY_JWK: JSON.stringify(await exportJWK(privateKey)),
-  CURSOR_SECRET: randomBytes(32).toString('hex'),
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  DATABASE_FILE: ':memory:',
-};
-
-async function start(framework, build, main) {
-  const child = spawn(process.execPath, [main], {
-    env: { ...env, FRAMEWORK: framework, REDIS_KEY_PREFIX: `ab_${process.pid}_${framework}_${build}:` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const until = Date.now() + STARTUP_MS;
-  while (!/listening on (http:\/\/\S+)/.test(output) || !/API key, read-write:\s+(\S+)/.test(output)) {
-    if (Date.now() > until || child.exitCode !== null) {
-      child.kill();
-      throw new Error(`${framework} (${build}) did not start:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const url = /listening on (http:\/\/\S+)/.exec(output)[1];
-  const headers = { 'x-api-key': /API key, read-write:\s+(\S+)/.exec(output)[1] };
+async function start(env, framework, build, main) {
+  const { child, output } = await startProcess(
+    [main],
+    { ...env, FRAMEWORK: framework, REDIS_KEY_PREFIX: `ab_${process.pid}_${framework}_${build}:` },
+    /API key, read-write:\s+(\S+)/,
+  );
+  const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
+  if (url === undefined) throw new Error(`${framework} (${build}) printed no address:\n${output()}`);
+  const headers = { 'x-api-key': /API key, read-write:\s+(\S+)/.exec(output())[1] };
   return { framework, build, child, url, headers, rates: [] };
 }
 
 const load = (service, duration) =>
   autocannon({ url: service.url + PATH, headers: service.headers, connections: CONNECTIONS, duration });
 
-const services = [];
-try {
-  for (const framework of FRAMEWORKS)
-    for (const [build, main] of Object.entries(BUILDS)) services.push(await start(framework, build, main));
-  for (const service of services) {
-    const res = await fetch(service.url + PATH, { headers: service.headers });
-    if (res.status !== 200) throw new Error(`${service.framework} (${service.build}): ${res.status}`);
-    await load(service, 2); // warm-up
-  }
-  for (let round = 0; round < ROUNDS; round++)
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main() {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const env = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    SIGNING_KEY_JWK: JSON.stringify(await exportJWK(privateKey)),
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    DATABASE_FILE: ':memory:',
+  };
+  const services = [];
+  try {
+    for (const framework of FRAMEWORKS)
+      for (const [build, file] of Object.entries(BUILDS))
+        services.push(await start(env, framework, build, file));
     for (const service of services) {
-      const result = await load(service, DURATION);
-      if (result.non2xx || result.errors)
-        throw new Error(
-          `${service.framework} (${service.build}): ${result.non2xx} non-2xx, ${result.errors} errors`,
-        );
-      service.rates.push(result.requests.average);
+      const res = await fetch(service.url + PATH, { headers: service.headers });
+      if (res.status !== 200) throw new Error(`${service.framework} (${service.build}): ${res.status}`);
+      await load(service, 2); // warm-up
     }
-} finally {
-  for (const service of services) service.child.kill('SIGINT');
+    for (let round = 0; round < ROUNDS; round++)
+      for (const service of services) {
+        const result = await load(service, DURATION);
+        if (result.non2xx || result.errors)
+          throw new Error(
+            `${service.framework} (${service.build}): ${result.non2xx} non-2xx, ${result.errors} errors`,
+          );
+        service.rates.push(result.requests.average);
+      }
+  } finally {
+    await Promise.all(services.map((service) => stopProcess(service.child)));
+  }
+
+  const of = (framework, build) => services.find((s) => s.framework === framework && s.build === build);
+  const lines = [`GET ${PATH} on SQLite, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s`];
+  for (const s of services)
+    lines.push(
+      `${s.framework.padEnd(8)} ${s.build.padEnd(6)} ${s.rates.map((r) => Math.round(r)).join(' / ')}  median ${Math.round(median(s.rates))} req/s`,
+    );
+  for (const framework of FRAMEWORKS)
+    lines.push(
+      `${framework}: after / before ${(median(of(framework, 'after').rates) / median(of(framework, 'before').rates)).toFixed(2)}`,
+    );
+  if (FRAMEWORKS.includes('express'))
+    for (const framework of FRAMEWORKS.filter((f) => f !== 'express'))
+      for (const build of Object.keys(BUILDS))
+        lines.push(
+          `${framework} / express, ${build}: ${(median(of(framework, build).rates) / median(of('express', build).rates)).toFixed(2)}`,
+        );
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const of = (framework, build) => services.find((s) => s.framework === framework && s.build === build);
-const lines = [`GET ${PATH} on SQLite, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s`];
-for (const s of services)
-  lines.push(
-    `${s.framework.padEnd(8)} ${s.build.padEnd(6)} ${s.rates.map((r) => Math.round(r)).join(' / ')}  median ${Math.round(median(s.rates))} req/s`,
-  );
-for (const framework of FRAMEWORKS)
-  lines.push(
-    `${framework}: after / before ${(median(of(framework, 'after').rates) / median(of(framework, 'before').rates)).toFixed(2)}`,
-  );
-if (FRAMEWORKS.includes('express'))
-  for (const framework of FRAMEWORKS.filter((f) => f !== 'express'))
-    for (const build of Object.keys(BUILDS))
-      lines.push(
-        `${framework} / express, ${build}: ${(median(of(framework, build).rates) / median(of('express', build).rates)).toFixed(2)}`,
-      );
-process.stdout.write(`${lines.join('\n')}\n`);
+runBenchmark(main);

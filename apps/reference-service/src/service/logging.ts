@@ -182,8 +182,8 @@ function responseFields(res: ServerResponse & { err?: unknown }): Record<string,
  * `undefined`). A `query` object on the request, when the framework put one there, is logged with
  * credentials masked.
  *
- * Nothing is built for a line the level leaves out: the line's fields and its child logger are made
- * only when its level is enabled. A `request completed` line is masked as it is built (every secret
+ * Nothing is built for a line the level leaves out: a line's fields are made only when its level
+ * is enabled, and no logger is made per request. A `request completed` line is masked as it is built (every secret
  * name among the headers and query parameters, credentials in the url) and skips the logger's
  * redaction paths; a `request errored` line carries an error and goes through them. pino-http, used
  * before, made three child loggers per request, each run through the redaction paths, and set
@@ -202,6 +202,8 @@ export function createAccessLogger(
   requestIdOf: (req: IncomingMessage) => string | undefined,
   proxies?: ProxyPolicy,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  // The completed lines' logger, made once: its lines are masked as they are built (below).
+  const masked = logger.child({}, WITHOUT_REDACTION);
   return (incoming, res) => {
     const req = incoming as LoggedRequest;
     const startedAt = Date.now();
@@ -216,32 +218,26 @@ export function createAccessLogger(
       res.removeListener('finish', done);
       res.removeListener('error', done);
       const failure = error ?? (res as { err?: unknown }).err;
+      const errored = failure !== undefined || res.statusCode >= 500;
       // 503 is a fail-closed answer to an outage that its detector logs once; per request a warning.
-      const level =
-        failure !== undefined || (res.statusCode >= 500 && res.statusCode !== 503)
-          ? 'error'
-          : res.statusCode === 503
-            ? 'warn'
-            : 'info';
+      const level = !errored ? 'info' : failure === undefined && res.statusCode === 503 ? 'warn' : 'error';
       if (!logger.isLevelEnabled(level)) return;
-      const bindings = {
+      const line = {
         request_id: requestId,
         ...(traceId ? { trace_id: traceId } : {}),
         ...(client ? { client_address: client } : {}),
-      };
-      const fields = {
         req: requestFields(req),
         res: responseFields(res),
         responseTime: Date.now() - startedAt,
       };
-      if (failure !== undefined || res.statusCode >= 500) {
+      if (errored) {
         // An error can carry anything: its line goes through the logger's redaction paths.
         const err = failure ?? new Error(`failed with status code ${res.statusCode}`);
-        logger.child(bindings)[level]({ ...fields, err }, 'request errored');
+        logger[level]({ ...line, err }, 'request errored');
       } else {
         // Every field of this line is masked as it is built (headers, url, query), so the redaction
         // paths, which copy and walk each logged object (about 50 µs a line), are skipped for it.
-        logger.child(bindings, WITHOUT_REDACTION)[level](fields, 'request completed');
+        masked[level](line, 'request completed');
       }
     };
     res.on('close', done);
