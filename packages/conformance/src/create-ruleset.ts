@@ -170,7 +170,42 @@ const FORMAT_WORDS: ReadonlySet<string> = new Set([
   'html',
   'pdf',
   'raw',
+  'svg',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'xlsx',
+  'txt',
+  'rss',
+  'atom',
 ]);
+
+/**
+ * Adjectives and qualifiers that choose a subset or a view, and so name no collection of their own:
+ * `/images/{id}/similar`, `/collections/featured`, `/events/{year}/simple`, `/Fireteam/Clan/{id}/My/...`.
+ */
+const QUALIFIERS: ReadonlySet<string> = new Set([
+  'similar',
+  'related',
+  'simple',
+  'strong',
+  'available',
+  'my',
+  'mine',
+  'current',
+  'default',
+]);
+
+/**
+ * A name that ends in a number (`Destiny2`, `ec2`, `auth0`) is a product's or a namespace's name,
+ * not a noun. A version suffix (`GroupV2`) is not such a number: `Group` is still the noun.
+ */
+const NUMBERED_NAME = /^[A-Za-z]*[A-UW-Za-uw-z]\d+$/;
+
+/** A parameter that names a period (`{year}`, `{date}`): a filter's value, not a member's id. */
+const PERIOD_PARAMETER = /^\{(year|month|week|day|date|quarter|season)\}$/i;
 
 /** Prepositions: `/from/{a}/to/{b}` is a route phrase, not two collections. */
 const PREPOSITIONS: ReadonlySet<string> = new Set(['from', 'to', 'into', 'via', 'per', 'at', 'in', 'on']);
@@ -251,12 +286,17 @@ const FILTER_PHRASE =
  * `page[cursor]`, OData's `$top`, `take`, `page_token`, `after`.
  */
 const PAGE_ALIASES =
-  /^(per_?page|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|(exclusive_)?start_?key|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
+  /^(\w*per_?page|(max|min|since|until)_?id|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|(exclusive_)?start_?key|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
 /**
  * Names of a page size or offset only when the schema is a number (`count=25`, not a `count=true`
  * flag; `max=20` items, `skip=40` items).
  */
 const NUMERIC_PAGE_SIZES = /^(count|size|max|skip|page)$/i;
+/** A parameter description that says the number pages: "the page number", "results per page". */
+const PAGE_DESCRIPTION =
+  /\b(page number|number of (the )?page|per page|page size|size of (the|a|each) page)\b/i;
+/** A page number written as a path parameter. */
+const PAGE_PATH_PARAMETER = /^page([_-]?(num|number|no|index))?$/i;
 /**
  * A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`, a
  * three-part number (`/api/1.0.0`, `/v1.0.0`), or a version written together with `api` (`/apiv1`).
@@ -376,21 +416,6 @@ function isKeyedAction(context: Context, path: string, index: number): boolean {
   });
 }
 
-/**
- * Whether a path has a member path keyed by a parameter after it (`/projects/{id}`, read or written
- * as one item). A list the API fixes (the card types, the supported countries, `GET /addons`) has
- * none: nothing is added to it, so there is nothing to page.
- */
-function hasMemberPath(context: Context, path: string): boolean {
-  if (structureOf(context.document).withMembers.has(path)) return true;
-  // authentik and OSF write their paths with a trailing slash: `/registrations/{registration_id}/`.
-  const base = trimSlash(path);
-  return pathsOf(context.document).some(([raw]) => {
-    const other = trimSlash(raw);
-    return other.startsWith(`${base}/`) && /^\/\{[^{}/]+\}$/.test(other.slice(base.length));
-  });
-}
-
 const trimSlash = (path: string): string => path.replace(/(.)\/+$/, '$1');
 
 /**
@@ -484,6 +509,10 @@ const pluralNouns: Check = (context) =>
       // (/udprn/{udprn}) the key stands where the collection's name should.
       if (next?.param === true && before?.param === false && isKeyName(segment.text, next.text)) return false;
       if (FORMAT_WORDS.has(segment.text.toLowerCase())) return false;
+      // An adjective (/collections/featured, /images/{id}/similar) or a numbered name (/Destiny2/{type})
+      // names no collection.
+      const lower = segment.text.toLowerCase();
+      if (STATE_WORDS.has(lower) || QUALIFIERS.has(lower) || NUMBERED_NAME.test(segment.text)) return false;
       // A preposition of a route phrase (Wikimedia's `/from/{from_lang}/to/{to_lang}`) names no collection.
       if (PREPOSITIONS.has(segment.text.toLowerCase())) return false;
       // A filter phrase written as one word (/timeadjbyroute/{RouteID}): the parameter after it is
@@ -559,9 +588,18 @@ const nesting: Check = (context) =>
     // at the end. Namespaces (/analytics/libraries), filter or action sub-paths are not levels;
     // their own rules judge them.
     const { segments } = shape;
-    const parents = segments.filter(
-      (segment, index) => segment.param && segments[index - 1]?.param === false,
-    );
+    // A namespace with a number in its name (/Destiny2/{membershipType}) and a period (/events/{year})
+    // are no levels either.
+    const parents = segments.filter((segment, index) => {
+      const before = segments[index - 1];
+      return (
+        segment.param &&
+        before?.param === false &&
+        !NUMBERED_NAME.test(before.text) &&
+        // A period followed by another key (`/details/{year}/{checkDate}`) is part of a member's key.
+        !(PERIOD_PARAMETER.test(segment.text) && segments[index + 1]?.param !== true)
+      );
+    });
     const last = segments.at(-1);
     const leaf =
       last !== undefined && !last.param && !isSearchAction(shape) && isCollectionLeaf(context, path, item);
@@ -640,13 +678,39 @@ function serverCollection(document: unknown): PathShape['segments'][number] | un
   return noun !== undefined && isPlural(noun) ? last : undefined;
 }
 
+/**
+ * Whether a segment that mixes text and a parameter carries an identifier. A format parameter written
+ * as an extension (`records.{format}`) chooses a representation; a query string written into the path
+ * key (`/current?lat={lat}&lon={lon}`) carries query parameters, and addresses a member only when one
+ * of them is an id (`?city_id={city_id}`, or a parameter described as an ID).
+ */
+function mixesIdentifier(context: Context, path: string, item: JsonObject, text: string): boolean {
+  if (/^[^{}]*\.\{(format|ext|extension)\}$/i.test(text)) return false;
+  const query = text.indexOf('?');
+  if (query < 0) return true;
+  const names = [...text.slice(query).matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
+  const declared = operationsOf(context.document)
+    .filter((op) => op.path === path && op.pathItem === item)
+    .flatMap((op) => parametersOf(context.document, op));
+  return names.some(
+    (name) =>
+      /(^|[_-])id$|[a-z]Id$/.test(name) ||
+      declared.some((p) => p.name === name && /\b(ID|identifier)\b/.test(p.description ?? '')),
+  );
+}
+
 const identifiers: Check = (context) => {
   const found: RuleViolation[] = [];
   const served = serverCollection(context.document);
   for (const { path, shape, item } of resourcePaths(context)) {
-    const partial = shape.segments.find((segment) => !segment.param && /[{}]/.test(segment.text));
+    const partial = shape.segments.find(
+      (segment) =>
+        !segment.param && /[{}]/.test(segment.text) && mixesIdentifier(context, path, item, segment.text),
+    );
     const orphan = shape.segments.find((segment, index) => {
       const before = index === 0 && shape.version === undefined ? served : shape.segments[index - 1];
+      // A version parameter first (`/{version}`) is the API's version, not an orphan id.
+      if (index === 0 && VERSION_PARAMETER.test(segment.text)) return false;
       return segment.param && (before === undefined || before.param);
     });
     const memberMethod = ['put', 'patch', 'delete'].find((method) => isObject(item[method]));
@@ -831,25 +895,42 @@ const errorResponses: Check = (context) =>
 
 /** A required list of ids (`ids[]`, `ids`, `product_ids`): the answer has one item per id asked. */
 const ID_LIST = /^(\w+[_-])?ids(\[\])?$|^\w+Ids(\[\])?$/;
+/** One id parameter that takes several values (`id[]=1&id=2`, Shutterstock's `id`). */
+const ID_ARRAY_PARAMETER = /^(\w+[_-])?id(\[\])?$|^\w+Id(\[\])?$/;
 /** A numeric top-n (`top_n`, `topK`): the answer has at most n items. */
 const TOP_N = /^top[_-]?[nk]$/i;
 /** A window in days (`history_days`) or a start and a step (`from` with `resolution`): an aggregate over a requested range. */
-const WINDOW_DAYS = /(^|[_-])days$/i;
+const WINDOW_DAYS = /(^|[_-])(days|hours)$/i;
 const RANGE_START = /^(from|start|since|start[_-]?(time|date))$/i;
 const RANGE_STEP = /^(resolution|interval|granularity|step|bucket[_-]?size)$/i;
+const RANGE_END = /^(to|end|until|end[_-]?(time|date))$/i;
+/** A path segment naming the step of a time series (`/history/daily`, `/stats/hourly`). */
+const STEP_SEGMENT = /^(sub)?(minutely|hourly|daily|weekly|monthly|yearly)$/i;
 
 /**
  * Whether the request bounds the list a GET answers: the ids it names (a required id list), a
  * numeric top-n, or a time range aggregated at a requested step or measured in days
  * (docs/conventions.md 4.4 asks a page bound of lists whose length the server decides).
  */
-function boundedByRequest(parameters: readonly ParameterInfo[]): boolean {
+function boundedByRequest(parameters: readonly ParameterInfo[], path: string): boolean {
   const numeric = (p: ParameterInfo): boolean => ['integer', 'number'].includes(String(p.schema?.['type']));
+  const type = (p: ParameterInfo): string => String(p.schema?.['type']);
+  const required = (pattern: RegExp): boolean =>
+    parameters.some((p) => pattern.test(p.name) && p.required === true);
+  const stepInPath = parsePath(path).segments.some(
+    (segment) => !segment.param && STEP_SEGMENT.test(segment.text),
+  );
   return (
-    parameters.some((p) => ID_LIST.test(p.name) && p.required === true && p.schema?.['type'] === 'array') ||
+    // A required id list, as an array or a comma-separated string (Spotify's `ids`).
+    parameters.some(
+      (p) => ID_LIST.test(p.name) && p.required === true && ['array', 'string'].includes(type(p)),
+    ) ||
+    parameters.some((p) => ID_ARRAY_PARAMETER.test(p.name) && p.required === true && type(p) === 'array') ||
     parameters.some((p) => TOP_N.test(p.name) && numeric(p)) ||
     parameters.some((p) => WINDOW_DAYS.test(p.name) && numeric(p)) ||
-    (parameters.some((p) => RANGE_START.test(p.name)) && parameters.some((p) => RANGE_STEP.test(p.name)))
+    (parameters.some((p) => RANGE_START.test(p.name)) && parameters.some((p) => RANGE_STEP.test(p.name))) ||
+    // A required range read at the step the path names (`/history/daily?start_date&end_date`).
+    (stepInPath && required(RANGE_START) && required(RANGE_END))
   );
 }
 
@@ -889,29 +970,60 @@ const VOCABULARY_NOUNS: ReadonlySet<string> = new Set([
   'styles',
   'formats',
   'addons',
+  'genres',
+  'moods',
+  'instruments',
+  'categories',
+  'plans',
+  'markets',
+  'priorities',
+  'statuses',
+  'regions',
+  'datacenters',
 ]);
 
 /**
- * A list the API fixes, not a collection that grows: nothing is added to it (no member path, no POST),
- * the GET takes no parameter, and its name is a kind or an option the API supports (`/event_types`,
- * `/v2/currencies`, OSF's `/licenses/`).
+ * A list the API fixes, not a collection that grows: nothing in the document writes to it or to its
+ * members (no POST, PUT, PATCH or DELETE on the list or any path under it; its members may be read,
+ * as Presalytics' `GET /Shared/ColorTypes/{id}`), the GET takes no filter or paging parameter (a
+ * language or locale only chooses the words), and its name is a kind or an option the API supports
+ * (`/event_types`, `/v2/currencies`, OSF's `/licenses/`, Shutterstock's `/v2/audio/genres`).
  */
 function isVocabulary(context: Context, path: string): boolean {
   const item = deref(context.document, pathItem(context, path));
-  if (!isObject(item) || isObject(item['post']) || hasMemberPath(context, path)) return false;
+  if (!isObject(item) || isWrittenUnder(context, path)) return false;
   const get = item['get'];
   if (!isObject(get)) return false;
   const op: OperationRef = { path, method: 'get', operation: get, pathItem: item };
-  if (parametersOf(context.document, op).some((p) => p.in === 'query' || p.in === 'path')) return false;
+  const chooses = (p: ParameterInfo): boolean => p.in === 'query' && LANGUAGE_PARAMETER.test(p.name);
+  if (parametersOf(context.document, op).some((p) => (p.in === 'query' && !chooses(p)) || p.in === 'path'))
+    return false;
   const last = parsePath(path).segments.at(-1);
   const noun = last === undefined || last.param ? undefined : headNoun(last.text);
   return noun !== undefined && VOCABULARY_NOUNS.has(noun);
 }
 
+/** A query parameter that chooses the language of the answer, not which items it holds. */
+const LANGUAGE_PARAMETER = /^(lang|language|locale|accept[-_]?language)$/i;
+
+/** Whether the document writes (POST, PUT, PATCH, DELETE) to a path or to any path under it. */
+function isWrittenUnder(context: Context, path: string): boolean {
+  const base = trimSlash(path);
+  return pathsOf(context.document).some(([raw, item]) => {
+    const other = trimSlash(raw);
+    if (other !== base && !other.startsWith(`${base}/`)) return false;
+    return ['post', 'put', 'patch', 'delete'].some((method) => isObject(item[method]));
+  });
+}
+
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'get' || !isPagedCollection(context, op.path)) return [];
-    const parameters = parametersOf(context.document, op).filter((p) => p.in === 'query');
+    const all = parametersOf(context.document, op);
+    // Paging may travel in request headers (`X-Next-Token`, `X-Limit`): read them by the same names.
+    const parameters = all
+      .filter((p) => p.in === 'query' || p.in === 'header')
+      .map((p) => (p.in === 'header' ? { ...p, name: p.name.replace(/^x-/i, '').replace(/-/g, '_') } : p));
     const query = parameters.map((p) => p.name);
     // 4.4 rule 2 asks for a bounded page; the names of 4.4's table are one way to say it, the
     // common aliases (per_page, page_size, page[size], page_token, after) another, and a numeric
@@ -923,7 +1035,13 @@ const collectionPagination: Check = (context) =>
       parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p)) ||
       // An `offset` that is a string is a page token the answer hands back (Asana's), not a count.
       parameters.some((p) => p.name === 'offset' && p.schema?.['type'] === 'string') ||
-      boundedByRequest(parameters) ||
+      // A number the document says pages (`p`: "the result page number"; `length`: "results per page").
+      parameters.some((p) => numeric(p) && PAGE_DESCRIPTION.test(p.description ?? '')) ||
+      // A page number in the path (The Blue Alliance's `/teams/{page_num}/keys`).
+      parsePath(op.path).segments.some(
+        (segment) => segment.param && PAGE_PATH_PARAMETER.test(segment.text.slice(1, -1)),
+      ) ||
+      boundedByRequest(parameters, op.path) ||
       enumList(context.document, op.operation);
     return bounded
       ? []
@@ -1016,6 +1134,7 @@ function productVersionHeader(parameter: ParameterInfo): boolean {
 
 /** A version segment (`v2`, `v2.1`). */
 const VERSION_WORD = /^v\d+(\.\d+)?$/i;
+const VERSION_PARAMETER = /^\{(api[_-]?)?version\}$/i;
 
 /**
  * The version a path carries: its prefix (`/v2/...`, `/api/v2/...`, `/2.0/...`), or a version after
@@ -1029,8 +1148,12 @@ const VERSION_WORD = /^v\d+(\.\d+)?$/i;
 function pathVersion(shape: PathShape): string | undefined {
   if (shape.version !== undefined) return shape.version;
   const lead = shape.segments.slice(0, 3);
+  // A version parameter first (`/{version}/rides`) versions the path as a version word does; alone
+  // (`/{version}`) it is the version's entry point.
+  if (lead[0]?.param === true && lead.length > 1 && VERSION_PARAMETER.test(lead[0].text)) return lead[0].text;
+  // A version after a namespace or a tenant (`/api/v2`, chain49's `/{blockchain}/v2/`).
   const index = lead.findIndex((segment) => VERSION_WORD.test(segment.text));
-  return index > 0 && lead.slice(0, index).every((segment) => !segment.param) ? lead[index]!.text : undefined;
+  return index > 0 ? lead[index]!.text : undefined;
 }
 
 const versionConsistent: Check = (context) => {

@@ -650,10 +650,18 @@ describe('ruleset: single cases', () => {
       [],
     ],
     [
-      'a list of currencies with members must page',
+      "Presalytics' /Shared/ColorTypes: a list of kinds whose members are only read is fixed by the API",
       {
         '/v2/currencies': { get: { responses: list } },
         '/v2/currencies/{code}': { get: { responses: ok } },
+      },
+      [],
+    ],
+    [
+      'a list of currencies whose members are written must page',
+      {
+        '/v2/currencies': { get: { responses: list } },
+        '/v2/currencies/{code}': { get: { responses: ok }, delete: { responses: noContent } },
       },
       ['plumbline-collection-pagination'],
     ],
@@ -773,6 +781,188 @@ describe('ruleset: single cases', () => {
           },
         },
       },
+      [],
+    ],
+  ])('%s', async (_label, paths, expected) => {
+    expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
+  // The causes of the seventh round's held-out misses of issue 32, on the shapes they were found on.
+  const items = {
+    '200': {
+      description: 'the items',
+      content: {
+        'application/json': {
+          schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
+        },
+      },
+    },
+    ...errors,
+  };
+  const header = (name: string) => ({ name, in: 'header', schema: { type: 'string' } });
+  const required = (name: string, type: string) => ({ name, in: 'query', required: true, schema: { type } });
+  it.each([
+    [
+      "Climate FieldView's X-Next-Token and X-Limit request headers page",
+      {
+        '/v4/fields': { get: { parameters: [header('X-Next-Token'), header('X-Limit')], responses: items } },
+      },
+      [],
+    ],
+    [
+      "setlist.fm's p, described as the result page number, pages",
+      {
+        '/v1/cities': {
+          get: {
+            parameters: [{ ...query('p', 'integer'), description: 'the result page number' }],
+            responses: items,
+          },
+        },
+      },
+      [],
+    ],
+    [
+      'a number not described as the page does not page',
+      {
+        '/v1/cities': {
+          get: { parameters: [{ ...query('p', 'integer'), description: 'precision' }], responses: items },
+        },
+      },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Zeno's hitsPerPage with page pages",
+      {
+        '/v2/stations': {
+          get: { parameters: [query('page', 'string'), query('hitsPerPage', 'integer')], responses: items },
+        },
+      },
+      [],
+    ],
+    [
+      "The Blue Alliance's page number in the path pages",
+      { '/v3/teams/{page_num}/keys': { get: { responses: items } } },
+      [],
+    ],
+    [
+      "Spotify's required comma-separated ids bound the list",
+      { '/v1/albums': { get: { parameters: [required('ids', 'string')], responses: items } } },
+      [],
+    ],
+    [
+      "Shutterstock's required repeated id bounds the list",
+      { '/v2/images': { get: { parameters: [required('id', 'array')], responses: items } } },
+      [],
+    ],
+    [
+      'an optional ids string does not bound the list',
+      { '/v1/albums': { get: { parameters: [query('ids', 'string')], responses: items } } },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Weatherbit's /history/daily between a required start and end: one row a day",
+      {
+        '/v2/history/daily': {
+          get: {
+            parameters: [required('start_date', 'string'), required('end_date', 'string')],
+            responses: items,
+          },
+        },
+      },
+      [],
+    ],
+    [
+      'a required start and end without a step do not bound the list',
+      {
+        '/v2/history/orders': {
+          get: {
+            parameters: [required('start_date', 'string'), required('end_date', 'string')],
+            responses: items,
+          },
+        },
+      },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Weatherbit's hourly forecast over a number of hours",
+      { '/v2/forecasts': { get: { parameters: [query('hours', 'integer')], responses: items } } },
+      [],
+    ],
+    [
+      "Shutterstock's /v2/audio/genres, with a language parameter, is a vocabulary",
+      { '/v2/audio/genres': { get: { parameters: [query('language', 'string')], responses: strings } } },
+      [],
+    ],
+    [
+      'a vocabulary noun with a filter parameter still pages',
+      { '/v2/audio/genres': { get: { parameters: [query('name', 'string')], responses: strings } } },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Shutterstock's /collections/featured/{id}: an adjective names no collection",
+      {
+        '/v2/collections/featured': { get: { parameters: paging, responses: items } },
+        '/v2/collections/featured/{id}': { get: { responses: ok } },
+      },
+      [],
+    ],
+    [
+      "Presalytics' /Charts/Svg/{id}: a rendering of a chart, not a collection of Svgs",
+      { '/v1/charts/svg/{id}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Bungie's /Destiny2/{membershipType}: a numbered name is a namespace, not a collection or a level",
+      {
+        '/v1/destiny2/{membershipType}/profiles/{id}/characters/{characterId}/items/{itemId}': {
+          get: { responses: ok },
+        },
+      },
+      ['plumbline-path-nesting'],
+    ],
+    [
+      "Bungie's GroupV2/{groupId}: a version suffix leaves the singular noun",
+      { '/v1/GroupV2/{groupId}': { get: { responses: ok } } },
+      ['plumbline-path-casing', 'plumbline-path-plural-nouns'],
+    ],
+    [
+      "The Blue Alliance's /events/{year}: a period filters, it is no level",
+      { '/v3/districts/{district_key}/teams/{team_key}/events/{year}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Weatherbit's /current?lat={lat}&lon={lon}: a query string in the key names no member",
+      { '/v2/current?lat={lat}&lon={lon}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Weatherbit's /current?city_id={city_id}: a member addressed by a query string",
+      { '/v2/current?city_id={city_id}': { get: { responses: ok } } },
+      ['plumbline-path-identifiers'],
+    ],
+    [
+      "DigitalNZ's /records.{format}: a format written as an extension is no identifier",
+      { '/v3/records.{format}': { get: { parameters: paging, responses: items } } },
+      [],
+    ],
+    [
+      'an id joined to a format is still an identifier mixed with text',
+      { '/v3/records/{record_id}.{format}': { get: { responses: ok } } },
+      ['plumbline-path-identifiers'],
+    ],
+  ])('%s', async (_label, paths, expected) => {
+    expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
+  it.each([
+    [
+      "chain49's /{blockchain}/v2/: a version after a path parameter versions the path (the chain follows no collection)",
+      { '/{blockchain}/v2/blocks': { get: { parameters: paging, responses: items } } },
+      ['plumbline-path-identifiers'],
+    ],
+    [
+      "Ecotaco's /{version}/rides: a leading version parameter versions the path",
+      { '/{version}/rides': { get: { parameters: paging, responses: items } } },
       [],
     ],
   ])('%s', async (_label, paths, expected) => {

@@ -151,6 +151,17 @@ export interface CorpusDocument {
  * first 68 providers taken, 2,407 paths in all. With them, 68 of the 197 linted documents are held
  * out (34.5 %).
  *
+ * 2026-11-29, after the seventh round: its 68 documents are tuning documents now. Their findings were
+ * read to name the causes of the eight rules under 95 % on them (Weatherbit's query strings in path
+ * keys and request-bounded windows, vocabularies with read-only members, paging under other names,
+ * required id lists, adjectives, format names and numbered namespaces taken for collections), and the
+ * rules were changed for those causes, so they are no longer unseen.
+ *
+ * The eighth round's held-out part (`heldOut: true`), chosen by select.mjs (the same method, which
+ * gives the seventh round's 68 exactly when they are left out) and committed in round-8.json before the
+ * linter ran on any of it: the first 99 providers, 2,190 paths. With them, 99 of the 296 linted
+ * documents are held out (33.4 %).
+ *
  * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
