@@ -98,6 +98,13 @@ const IRREGULAR_PLURALS = new Set([
   'following',
   'feedback',
   'inventory',
+  // Latin plurals.
+  'loci',
+  'foci',
+  'radii',
+  'nuclei',
+  'stimuli',
+  'alumni',
   // Acronym plurals that end like Latin singulars (analysis, basis).
   'apis',
   'kpis',
@@ -140,6 +147,8 @@ const COLLECTIVE_NOUNS: ReadonlySet<string> = new Set([
   'furniture',
   'documentation',
   'clothing',
+  'data',
+  'presence',
 ]);
 
 /** Last words of a key's name: `external_id`, `user_name`, `email`. */
@@ -157,6 +166,10 @@ const KEY_WORDS: ReadonlySet<string> = new Set([
   'username',
   'handle',
   'sku',
+  'upc',
+  'ean',
+  'isbn',
+  'vin',
 ]);
 
 /** Names of an encoding: `/labels/{label}/cbor` selects a representation, not a collection. */
@@ -208,7 +221,19 @@ const NUMBERED_NAME = /^[A-Za-z]*[A-UW-Za-uw-z]\d+$/;
 const PERIOD_PARAMETER = /^\{(year|month|week|day|date|quarter|season)\}$/i;
 
 /** Prepositions: `/from/{a}/to/{b}` is a route phrase, not two collections. */
-const PREPOSITIONS: ReadonlySet<string> = new Set(['from', 'to', 'into', 'via', 'per', 'at', 'in', 'on']);
+const PREPOSITIONS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'into',
+  'via',
+  'per',
+  'at',
+  'in',
+  'on',
+  'for',
+  'of',
+  'with',
+]);
 
 /**
  * State words and adjectives: as a sub-path of a collection they select a subset of it
@@ -286,7 +311,7 @@ const FILTER_PHRASE =
  * `page[cursor]`, OData's `$top`, `take`, `page_token`, `after`.
  */
 const PAGE_ALIASES =
-  /^(\w*per_?page|(max|min|since|until)_?id|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|(exclusive_)?start_?key|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
+  /^(\w*per_?page|search_?after|(max|min|since|until)_?id|items_?per_?page|page_?size|page_?limit|max_?results|max_?items|page_?token|next_?token|starting_after|(exclusive_)?start_?key|after|before|first|last|\$?top|take|page\[(size|limit|number|cursor|after|before|offset)\])$/i;
 /**
  * Names of a page size or offset only when the schema is a number (`count=25`, not a `count=true`
  * flag; `max=20` items, `skip=40` items).
@@ -295,13 +320,20 @@ const NUMERIC_PAGE_SIZES = /^(count|size|max|skip|page)$/i;
 /** A parameter description that says the number pages: "the page number", "results per page". */
 const PAGE_DESCRIPTION =
   /\b(page number|number of (the )?page|per page|page size|size of (the|a|each) page)\b/i;
+/**
+ * A number the document describes as how many results to return (Spoonacular's `number`: "The number of
+ * results to return"): a page size, or a top-n the request sets.
+ */
+const RESULT_COUNT_DESCRIPTION =
+  /\b(number|count|amount) of (results|items|records|entries|rows|objects|matches|suggestions) (to (return|be returned|show|fetch|retrieve)|returned)\b|\bhow many (results|items|records|entries) (to return|are returned|will be returned)\b/i;
 /** A page number written as a path parameter. */
 const PAGE_PATH_PARAMETER = /^page([_-]?(num|number|no|index))?$/i;
 /**
  * A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`, a
  * three-part number (`/api/1.0.0`, `/v1.0.0`), or a version written together with `api` (`/apiv1`).
  */
-const SERVER_VERSION = /\/(api-?)?(v\d+(\.\d+){0,2}|\d+\.\d+(\.\d+)?)(\/|$)/i;
+const SERVER_VERSION =
+  /\/(api-?)?(v\d+(\.\d+){0,2}|\d+\.\d+(\.\d+)?)(\/|$)|^[a-z]+:\/\/[^/]+(\/[^/]+)*\/\d{1,2}\/?$/i;
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const EXTENSION = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
 const CREDENTIAL_QUERY = new Set([
@@ -336,6 +368,8 @@ function headNoun(segment: string): string | undefined {
   // A presentation modifier after the noun (`fareLineItemsBasic`) is not the noun.
   const last = list.at(-1);
   if (list.length > 1 && last !== undefined && PRESENTATION_MODIFIERS.has(last)) return list.at(-2);
+  // A key after the noun names how it is addressed (Akeneo's `products-uuid`): the noun is before it.
+  if (list.length > 1 && last !== undefined && ['id', 'uuid', 'guid'].includes(last)) return list.at(-2);
   return last;
 }
 
@@ -522,9 +556,11 @@ const pluralNouns: Check = (context) =>
         next === undefined ? isCollection(context, path) : next.param && !isKeyedAction(context, path, index);
       const noun = headNoun(segment.text);
       // A search call keyed by what it searches (/user-search/{projectKey}, /search/{indices}) or
-      // only POSTed to (POST /search) is an action, not a collection.
+      // only POSTed to (POST /search) is an action, not a collection; a lookup (`/barcode-lookup`,
+      // `/lookup/{barcode}`) is a call too.
       if (noun === 'search' && (next?.param === true || (next === undefined && onlyPostMethods(item))))
         return false;
+      if (noun === 'lookup') return false;
       // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
       if (actionVerb(segment.text) !== undefined) return false;
       return collection && noun !== undefined && !isPlural(noun);
@@ -686,6 +722,10 @@ function serverCollection(document: unknown): PathShape['segments'][number] | un
  */
 function mixesIdentifier(context: Context, path: string, item: JsonObject, text: string): boolean {
   if (/^[^{}]*\.\{(format|ext|extension)\}$/i.test(text)) return false;
+  // A page number, a format, a search text, a period or a letter joined to text
+  // (`page-{pageno}.atom`, `profiles{mediaTypeExtension}`, `{q}.atom`, `{dd}.atom`) addresses no member.
+  const inSegment = [...text.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
+  if (inSegment.length > 0 && inSegment.every((name) => NOT_AN_ID.test(name))) return false;
   const query = text.indexOf('?');
   if (query < 0) return true;
   const names = [...text.slice(query).matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
@@ -698,6 +738,10 @@ function mixesIdentifier(context: Context, path: string, item: JsonObject, text:
       declared.some((p) => p.name === name && /\b(ID|identifier)\b/.test(p.description ?? '')),
   );
 }
+
+/** Parameter names that carry no identifier: pages, formats, search texts, periods, letters. */
+const NOT_AN_ID =
+  /^(page([_-]?(num|number|no|index))?|pageno|format|ext|extension|\w*(Extension|Format)|q|query|term|search|keyword|yyyy|yy|mm|dd|year|month|day|date|week|letter|\w+[_-]letter)$/i;
 
 const identifiers: Check = (context) => {
   const found: RuleViolation[] = [];
@@ -794,6 +838,45 @@ function namesExistingItems(context: Context, op: OperationRef): boolean {
   return entries.length > 0 && entries.every(([name, raw]) => ID_ARRAY.test(name) && scalarArray(raw));
 }
 
+/** A single id of another resource in a body: `target_user_id`, `tweet_id`, `listId`. */
+const SINGLE_ID = /^(\w+[_-])?id$|^\w+Id$/;
+
+/**
+ * Whether a POST links one existing item rather than creating one: its body holds only the id of another
+ * resource (Twitter's `POST /2/users/{id}/following` with `{target_user_id}`) and its answer carries no
+ * id of a new member (`{data: {following: true}}`).
+ */
+function linksOneItem(context: Context, op: OperationRef): boolean {
+  const body = deref(context.document, op.operation['requestBody']);
+  const content = isObject(body) ? deref(context.document, body['content']) : undefined;
+  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
+  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
+  const properties = isObject(schema) ? deref(context.document, schema['properties']) : undefined;
+  if (!isObject(properties)) return false;
+  const names = Object.keys(properties);
+  if (names.length !== 1 || !SINGLE_ID.test(names[0]!)) return false;
+  const success = responsesOf(context, op).find(([status]) => /^2/.test(status))?.[1];
+  const answer = success === undefined ? undefined : successSchemaOf(context, success);
+  return answer === undefined || !carriesId(context, answer, 0);
+}
+
+/** The JSON schema of a response, when it has one. */
+function successSchemaOf(context: Context, response: JsonObject): JsonObject | undefined {
+  const content = deref(context.document, response['content']);
+  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
+  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
+  return isObject(schema) ? schema : undefined;
+}
+
+/** Whether a schema (or its `data` member) has an `id`. */
+function carriesId(context: Context, schema: JsonObject, depth: number): boolean {
+  const properties = deref(context.document, schema['properties']);
+  if (!isObject(properties) || depth > 2) return false;
+  if ('id' in properties) return true;
+  const data = deref(context.document, properties['data']);
+  return isObject(data) && carriesId(context, data, depth + 1);
+}
+
 /**
  * Whether a POST creates a member. Not when it documents no 201 and its operationId (or, without one,
  * its summary) reads (see {@link isReadByPost}) or updates (`UpdateDefaults`); nor when it adds a link
@@ -811,7 +894,8 @@ function createsByPost(context: Context, op: OperationRef): boolean {
   if (namesExistingItems(context, op)) return false;
   if (responsesOf(context, op).some(([status]) => status === '201')) return true;
   if (UPDATE_NAME.test(operationName(op))) return false;
-  const action = (p: ParameterInfo): boolean => p.name === 'action' && p.required === true;
+  if (linksOneItem(context, op)) return false;
+  const action = (p: ParameterInfo): boolean => ['action', 'op'].includes(p.name) && p.required === true;
   return !parametersOf(context.document, op).some(action);
 }
 
@@ -1016,14 +1100,39 @@ function isWrittenUnder(context: Context, path: string): boolean {
   });
 }
 
+/** The members of a query parameter whose value is a JSON object (Stream's `payload={"limit":10}`). */
+function membersOf(context: Context, parameter: ParameterInfo): ParameterInfo[] {
+  const properties =
+    parameter.schema === undefined ? undefined : deref(context.document, parameter.schema['properties']);
+  if (!isObject(properties)) return [];
+  return Object.entries(properties).flatMap(([name, raw]) => {
+    const schema = deref(context.document, raw);
+    const description =
+      isObject(schema) && typeof schema['description'] === 'string' ? schema['description'] : undefined;
+    return isObject(schema)
+      ? [
+          {
+            name,
+            in: parameter.in,
+            path: parameter.path,
+            schema,
+            ...(description === undefined ? {} : { description }),
+          },
+        ]
+      : [];
+  });
+}
+
 const collectionPagination: Check = (context) =>
   resourceOperations(context).flatMap((op) => {
     if (op.method !== 'get' || !isPagedCollection(context, op.path)) return [];
     const all = parametersOf(context.document, op);
-    // Paging may travel in request headers (`X-Next-Token`, `X-Limit`): read them by the same names.
+    // Paging may travel in request headers (`X-Next-Token`, `X-Limit`): read them by the same names;
+    // and inside one JSON-encoded query parameter (Stream's `payload`): read its members too.
     const parameters = all
       .filter((p) => p.in === 'query' || p.in === 'header')
-      .map((p) => (p.in === 'header' ? { ...p, name: p.name.replace(/^x-/i, '').replace(/-/g, '_') } : p));
+      .map((p) => (p.in === 'header' ? { ...p, name: p.name.replace(/^x-/i, '').replace(/-/g, '_') } : p))
+      .flatMap((p) => [p, ...membersOf(context, p)]);
     const query = parameters.map((p) => p.name);
     // 4.4 rule 2 asks for a bounded page; the names of 4.4's table are one way to say it, the
     // common aliases (per_page, page_size, page[size], page_token, after) another, and a numeric
@@ -1035,8 +1144,12 @@ const collectionPagination: Check = (context) =>
       parameters.some((p) => NUMERIC_PAGE_SIZES.test(p.name) && numeric(p)) ||
       // An `offset` that is a string is a page token the answer hands back (Asana's), not a count.
       parameters.some((p) => p.name === 'offset' && p.schema?.['type'] === 'string') ||
-      // A number the document says pages (`p`: "the result page number"; `length`: "results per page").
+      // A number the document says pages (`p`: "the result page number"; `length`: "results per page"),
+      // or says how many results come back (a page size, or a top-n the request sets).
       parameters.some((p) => numeric(p) && PAGE_DESCRIPTION.test(p.description ?? '')) ||
+      parameters.some((p) => numeric(p) && RESULT_COUNT_DESCRIPTION.test(p.description ?? '')) ||
+      // A page with its size under another name (Orbit's `page` with `items`).
+      (query.includes('page') && query.includes('items')) ||
       // A page number in the path (The Blue Alliance's `/teams/{page_num}/keys`).
       parsePath(op.path).segments.some(
         (segment) => segment.param && PAGE_PATH_PARAMETER.test(segment.text.slice(1, -1)),
@@ -1129,6 +1242,8 @@ function serverUrl(server: unknown): string | undefined {
  * header whose name is one word followed by `-version`, which every request must send.
  */
 function productVersionHeader(parameter: ParameterInfo): boolean {
+  if (/^(x-)?[a-z0-9]+-version$/i.test(parameter.name) && VERSION_WORDS.test(parameter.description ?? ''))
+    return true;
   return parameter.required === true && /^[a-z0-9]+-version$/i.test(parameter.name);
 }
 
@@ -1151,9 +1266,17 @@ function pathVersion(shape: PathShape): string | undefined {
   // A version parameter first (`/{version}/rides`) versions the path as a version word does; alone
   // (`/{version}`) it is the version's entry point.
   if (lead[0]?.param === true && lead.length > 1 && VERSION_PARAMETER.test(lead[0].text)) return lead[0].text;
+  // A bare number first (Twitter's `/2/tweets`) is the API's version.
+  if (lead[0] !== undefined && !lead[0].param && /^\d{1,2}$/.test(lead[0].text)) return lead[0].text;
   // A version after a namespace or a tenant (`/api/v2`, chain49's `/{blockchain}/v2/`).
   const index = lead.findIndex((segment) => VERSION_WORD.test(segment.text));
-  return index > 0 ? lead[index]!.text : undefined;
+  if (index > 0) return lead[index]!.text;
+  // A version after `api`, deeper in (Seldon's `/seldon/{namespace}/{deployment}/api/v1.0/`).
+  const deep = shape.segments.slice(0, 6);
+  const after = deep.findIndex(
+    (segment, i) => VERSION_WORD.test(segment.text) && deep[i - 1]?.text.toLowerCase() === 'api',
+  );
+  return after > 0 ? deep[after]!.text : undefined;
 }
 
 const versionConsistent: Check = (context) => {

@@ -78,6 +78,7 @@ export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/errors(\/|$)/,
   /^\/docs(\/|$)/,
   /^\/changelog$/,
+  /^\/(favicon\.ico|robots\.txt)$/,
 ];
 
 /**
@@ -228,7 +229,10 @@ export function parametersOf(document: unknown, op: OperationRef): ParameterInfo
         typeof parameter['in'] !== 'string'
       )
         return;
-      const schema = deref(document, parameter['schema']);
+      // A parameter may carry its schema in `content` instead (a JSON-encoded query parameter).
+      const content = deref(document, parameter['content']);
+      const media = isObject(content) ? deref(document, Object.values(content)[0]) : undefined;
+      const schema = deref(document, parameter['schema'] ?? (isObject(media) ? media['schema'] : undefined));
       const examples: unknown[] = 'example' in parameter ? [parameter['example']] : [];
       const named = deref(document, parameter['examples']);
       if (isObject(named))

@@ -954,6 +954,190 @@ describe('ruleset: single cases', () => {
     expect(await rulesOf(doc(paths))).toEqual(expected);
   });
 
+  // The causes of the eighth round's held-out misses of issue 32, on the shapes they were found on.
+  const link = (property: string, answer: Record<string, unknown>) => ({
+    requestBody: {
+      content: {
+        'application/json': { schema: { type: 'object', properties: { [property]: { type: 'string' } } } },
+      },
+    },
+    responses: {
+      '200': { description: 'linked', content: { 'application/json': { schema: answer } } },
+      ...errors,
+    },
+  });
+  it.each([
+    [
+      "Stream's limit and offset inside one JSON-encoded payload parameter page",
+      {
+        '/v1/users': {
+          get: {
+            parameters: [
+              {
+                name: 'payload',
+                in: 'query',
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: { limit: { type: 'integer' }, offset: { type: 'integer' } },
+                    },
+                  },
+                },
+              },
+            ],
+            responses: items,
+          },
+        },
+      },
+      [],
+    ],
+    [
+      "Akeneo's search_after cursor pages",
+      { '/v1/assets': { get: { parameters: [query('search_after', 'string')], responses: items } } },
+      [],
+    ],
+    [
+      "Orbit's page with items pages",
+      {
+        '/v1/members': {
+          get: { parameters: [query('page', 'string'), query('items', 'string')], responses: items },
+        },
+      },
+      [],
+    ],
+    [
+      "Spoonacular's number, described as the number of results to return, bounds the list",
+      {
+        '/v1/recipes/autocomplete': {
+          get: {
+            parameters: [{ ...query('number', 'integer'), description: 'The number of results to return.' }],
+            responses: items,
+          },
+        },
+      },
+      [],
+    ],
+    [
+      "Directus' offset, described as how many items to skip, leaves the page size to the server",
+      {
+        '/v1/permissions': {
+          get: {
+            parameters: [{ ...query('offset', 'integer'), description: 'How many items to skip.' }],
+            responses: items,
+          },
+        },
+      },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      "Channel 4's page-{pageno}.atom: a page number joined to text addresses no member",
+      { '/v1/programmes/page-{pageno}.atom': { get: { responses: ok } } },
+      ['plumbline-path-no-extensions'],
+    ],
+    [
+      "Buffer's profiles{mediaTypeExtension}: a format joined to a name addresses no member",
+      { '/v1/profiles{mediaTypeExtension}': { get: { parameters: paging, responses: items } } },
+      [],
+    ],
+    [
+      "dweet's /get/dweets/for/{thing}: for is a preposition, not a collection",
+      { '/v1/dweets/for/{thing}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Akeneo's products-uuid: the noun is products, addressed by uuid",
+      { '/v1/products-uuid/{uuid}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Enterobase's /lookup/{barcode} is a lookup call, not a singular collection",
+      { '/v1/lookup/{barcode}': { get: { responses: ok } } },
+      [],
+    ],
+    [
+      "Twitter's POST /users/{id}/following with one user id links a user, it creates nothing",
+      {
+        '/v2/users/{id}/following': {
+          post: link('target_user_id', { type: 'object', properties: { following: { type: 'boolean' } } }),
+        },
+      },
+      [],
+    ],
+    [
+      'a POST with one id whose answer carries a new id creates a member',
+      {
+        '/v2/users/{id}/subscriptions': {
+          get: { parameters: paging, responses: items },
+          post: link('plan_id', { type: 'object', properties: { id: { type: 'string' } } }),
+        },
+      },
+      ['plumbline-post-201-location'],
+    ],
+    [
+      "Ex Libris' required op parameter chooses what the POST does",
+      {
+        '/v1/task-lists/printouts': {
+          get: { parameters: paging, responses: items },
+          post: { parameters: [required('op', 'string')], responses: ok },
+        },
+      },
+      [],
+    ],
+  ])('%s', async (_label, paths, expected) => {
+    expect(await rulesOf(doc(paths))).toEqual(expected);
+  });
+
+  it.each([
+    [
+      "Twitter's /2/ first in every path is a path version",
+      { '/2/tweets': { get: { parameters: paging, responses: items } } },
+      {},
+      [],
+    ],
+    [
+      "Buffer's server URL ending in /1 is a path version",
+      { '/profiles': { get: { parameters: paging, responses: items } } },
+      { servers: [{ url: 'https://api.bufferapp.com/1' }] },
+      [],
+    ],
+    [
+      "Seldon's version after api deeper in the path",
+      { '/deployments/{namespace}/api/v1/predictions': { get: { parameters: paging, responses: items } } },
+      {},
+      [],
+    ],
+    [
+      "Ably's X-Ably-Version header, described as the version of the API, is a header strategy",
+      {
+        '/channels': {
+          get: {
+            parameters: [
+              ...paging,
+              {
+                name: 'X-Ably-Version',
+                in: 'header',
+                description: 'The version of the API you wish to use.',
+                schema: { type: 'string' },
+              },
+            ],
+            responses: items,
+          },
+        },
+      },
+      {},
+      [],
+    ],
+    [
+      '/favicon.ico is a service file the rules leave alone',
+      { '/v1/favicon.ico': { get: { responses: { '200': { description: 'icon' } } } } },
+      {},
+      [],
+    ],
+  ])('%s', async (_label, paths, extra, expected) => {
+    expect(await rulesOf(doc(paths, extra))).toEqual(expected);
+  });
+
   it.each([
     [
       "chain49's /{blockchain}/v2/: a version after a path parameter versions the path (the chain follows no collection)",

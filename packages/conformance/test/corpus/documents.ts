@@ -162,6 +162,12 @@ export interface CorpusDocument {
  * linter ran on any of it: the first 99 providers, 2,190 paths. With them, 99 of the 296 linted
  * documents are held out (33.4 %).
  *
+ * 2026-11-29, after the eighth round: its 99 documents are tuning documents now (their findings were
+ * read to name the causes of the five rules under 95 % on them, and the rules were changed for those
+ * causes). The ninth round's held-out part (`heldOut: true`): select.mjs 148, committed in round-9.json
+ * before the linter ran on any of it (shipengine.com left out from then on, as uspto.gov: its API is in
+ * the corpus from shipengine-openapi). 148 of the 444 linted documents are held out (33.3 %).
+ *
  * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
