@@ -15,6 +15,8 @@
  *   bare-fastify, stack-fastify, stack-own-handler-fastify
  *                    the same three on Fastify 5 (plumblineErrors, versioning, negotiation,
  *                    authenticate hook, collectionQuery hooks; the bare route reads request.query)
+ *   layer0-fastify ... layer5-fastify
+ *                    the Fastify stack one Plumbline layer at a time (see layersFastify)
  *   bare-hono, stack-hono, stack-own-handler-hono
  *                    the same three on Hono with @hono/node-server (problemDetails, versioning,
  *                    negotiate, authenticate, collectionQuery; the bare route reads c.req.query())
@@ -129,6 +131,38 @@ function stack(ownHandler = false) {
   app.use(versionedRouter(policy, { 2: v2 }));
   app.use(notFoundHandler());
   app.use(errorHandler());
+  return app;
+}
+
+/**
+ * The Fastify stack built up one Plumbline layer at a time (0: no Plumbline; 1: errors; 2: +versioning;
+ * 3: +negotiation; 4: +auth; 5: +collectionQuery), all with the hand-written handler: what each layer
+ * adds to the whole route, counted by instructions.mjs --routes layer0-fastify,...,layer5-fastify.
+ */
+async function layersFastify(level) {
+  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
+  const verifier = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
+  });
+  const app = Fastify();
+  if (level >= 1) await app.register(plumblineErrors);
+  if (level >= 2) await app.register(versioningFastify, { policy });
+  await app.register(
+    async (v2) => {
+      if (level >= 3)
+        await v2.register(negotiation, {
+          types: ['application/json', 'application/xml'],
+          languages: ['en', 'de'],
+        });
+      if (level >= 4) v2.addHook('onRequest', authFastify.authenticate({ jwt: verifier }));
+      if (level >= 5)
+        v2.get('/projects', queryFastify.collectionQuery(projects), async (request) =>
+          handWrittenFastify(request),
+        );
+      else v2.get('/projects', async (request) => handWrittenFastify(request));
+    },
+    { prefix: '/v2' },
+  );
   return app;
 }
 
@@ -340,6 +374,14 @@ const apps = {
   'stack-own-handler': () => stack(true),
   'bare-fastify': () => fastifyServer(bareFastify()),
   'stack-fastify': async () => fastifyServer(await stackFastify(false)),
+  'hooks4-fastify': async () => fastifyServer(hooksFastify(4)),
+  'layer0-fastify': async () => fastifyServer(await layersFastify(0)),
+  'layer1-fastify': async () => fastifyServer(await layersFastify(1)),
+  'layer2-fastify': async () => fastifyServer(await layersFastify(2)),
+  'layer3-fastify': async () => fastifyServer(await layersFastify(3)),
+  'layer4-fastify': async () => fastifyServer(await layersFastify(4)),
+  'layer5-fastify': async () => fastifyServer(await layersFastify(5)),
+  'hooks0-fastify': async () => fastifyServer(hooksFastify(0)),
   'stack-own-handler-fastify': async () => fastifyServer(await stackFastify(true)),
   'bare-hono': () => honoServer(bareHono()),
   'stack-hono': () => honoServer(stackHono(false)),
