@@ -15,8 +15,8 @@
  *   bare-fastify, stack-fastify, stack-own-handler-fastify
  *                    the same three on Fastify 5 (plumblineErrors, versioning, negotiation,
  *                    authenticate hook, collectionQuery hooks; the bare route reads request.query)
- *   layer0-fastify ... layer5-fastify
- *                    the Fastify stack one Plumbline layer at a time (see layersFastify)
+ *   layer0-fastify ... layer5-fastify, layer0-hono ... layer5-hono
+ *                    the Fastify and Hono stacks one Plumbline layer at a time (layersFastify, layersHono)
  *   bare-hono, stack-hono, stack-own-handler-hono
  *                    the same three on Hono with @hono/node-server (problemDetails, versioning,
  *                    negotiate, authenticate, collectionQuery; the bare route reads c.req.query())
@@ -238,6 +238,33 @@ function stackHono(ownHandler = false) {
   return app;
 }
 
+/**
+ * The Hono stack built up one Plumbline layer at a time (0: no Plumbline; 1: problemDetails; 2:
+ * +versioning; 3: +negotiate; 4: +authenticate; 5: +collectionQuery), all with the hand-written handler.
+ */
+function layersHono(level) {
+  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
+  const verifier = createJwtVerifier({
+    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
+  });
+  const v2 = new Hono();
+  if (level >= 3)
+    v2.use(negotiateHono({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
+  if (level >= 4) v2.use(authHono.authenticate({ jwt: verifier }));
+  if (level >= 5) v2.get('/projects', queryHono.collectionQuery(projects), (c) => handWrittenHono(c));
+  else v2.get('/projects', (c) => handWrittenHono(c));
+  const app = new Hono();
+  if (level >= 1) {
+    const problems = problemDetails();
+    app.use(problems.middleware);
+    app.onError(problems.onError);
+    app.notFound(problems.notFound);
+  }
+  if (level >= 2) app.use(versioningHono(policy));
+  app.route('/v2', v2);
+  return app;
+}
+
 /** The same collection with offset pages only (no signed cursors), for the collection pair. */
 const projectsOffset = defineCollection({
   fields: FIELDS,
@@ -374,18 +401,22 @@ const apps = {
   'stack-own-handler': () => stack(true),
   'bare-fastify': () => fastifyServer(bareFastify()),
   'stack-fastify': async () => fastifyServer(await stackFastify(false)),
-  'hooks4-fastify': async () => fastifyServer(hooksFastify(4)),
   'layer0-fastify': async () => fastifyServer(await layersFastify(0)),
   'layer1-fastify': async () => fastifyServer(await layersFastify(1)),
   'layer2-fastify': async () => fastifyServer(await layersFastify(2)),
   'layer3-fastify': async () => fastifyServer(await layersFastify(3)),
   'layer4-fastify': async () => fastifyServer(await layersFastify(4)),
   'layer5-fastify': async () => fastifyServer(await layersFastify(5)),
-  'hooks0-fastify': async () => fastifyServer(hooksFastify(0)),
   'stack-own-handler-fastify': async () => fastifyServer(await stackFastify(true)),
   'bare-hono': () => honoServer(bareHono()),
   'stack-hono': () => honoServer(stackHono(false)),
   'stack-own-handler-hono': () => honoServer(stackHono(true)),
+  'layer0-hono': () => honoServer(layersHono(0)),
+  'layer1-hono': () => honoServer(layersHono(1)),
+  'layer2-hono': () => honoServer(layersHono(2)),
+  'layer3-hono': () => honoServer(layersHono(3)),
+  'layer4-hono': () => honoServer(layersHono(4)),
+  'layer5-hono': () => honoServer(layersHono(5)),
   'auth-plumbline': authPlumbline,
   'auth-oauth2': authOauth2,
   'auth-express-jwt': authExpressJwt,
