@@ -55,16 +55,21 @@ if (mode === 'no-store') {
 if (mode === 'redis-floor') {
   const script = 'return 1';
   const sha = await redis.script('LOAD', script);
+  // One `end` for every response, the request's key on the response: a closure stored on `res` per
+  // request makes V8 keep responses alive through young collections (see src/node-response.ts), a
+  // garbage-collector cost that is not the transport's.
+  const KEY = Symbol('key');
+  const end = function (...args) {
+    const result = Object.getPrototypeOf(this).end.apply(this, args);
+    // Settled after the response, like the middleware's complete; failures only at shutdown.
+    redis.evalshaBuffer(sha, 1, this[KEY], 'token', 201, '[]', Buffer.from('{}'), 86_400_000).catch(() => {});
+    return result;
+  };
   handlers.push((req, res, next) => {
     const key = `${prefix}:${req.headers['idempotency-key']}`;
     redis.evalshaBuffer(sha, 1, key, 'fingerprint', 'token', 60_000).then(() => {
-      const end = res.end;
-      res.end = function (...args) {
-        const result = end.apply(this, args);
-        // Settled after the response, like the middleware's complete; failures only at shutdown.
-        redis.evalshaBuffer(sha, 1, key, 'token', 201, '[]', Buffer.from('{}'), 86_400_000).catch(() => {});
-        return result;
-      };
+      res[KEY] = key;
+      res.end = end;
       next();
     }, next);
   });

@@ -97,12 +97,16 @@ const STATE = Symbol('@plumbline/idempotency.capture');
 
 /**
  * The recording of one Node response. `captureResponse` replaces `res.end` and `res.write` (and
- * `res.writeHead` when middleware in front already wraps it) with closures over this object.
+ * `res.writeHead` when middleware in front already wraps it) with functions that find this object
+ * on the response.
  *
- * Express gives every response its own hidden class (it sets the prototype per request), so each
- * property added to `res` costs V8 a fresh map (a few µs). Hence closures rather than a state
- * property or a WeakMap entry, `writeHead` only wrapped when needed, and the `close` listener only
- * added once a response is streamed.
+ * Those functions are shared by every response, and the state is one plain object under a symbol:
+ * a function made per request and stored on `res` (a closure) made V8 keep every response it
+ * touched alive through young-generation collections, so they were promoted to the old generation
+ * and only freed by full collections (measured on Node 24: half the middleware's instructions per
+ * request went to the garbage collector; a shared function or a plain object on `res` does not do
+ * this). `writeHead` is only wrapped when needed, and the `close` listener only added once a
+ * response is streamed.
  */
 class Capture {
   /** One recording per claim: more than one when the middleware is mounted twice. */
@@ -274,6 +278,19 @@ function writeHeadNow(res: ServerResponse, chunk: unknown, encoding: unknown): v
 }
 
 type CapturingEnd = ServerResponse['end'] & { [STATE]?: Capture };
+type CapturedRes = ServerResponse & { [STATE]?: Capture };
+
+// The interception installed on `res`: one set of functions for every response; `this` is the
+// response (as for Node's own methods), and its capture is the object under STATE.
+function capturedEnd(this: CapturedRes, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+  return this[STATE]!.end(chunk, encoding, callback);
+}
+function capturedWrite(this: CapturedRes, chunk: unknown, encoding?: unknown, callback?: unknown) {
+  return this[STATE]!.write(chunk, encoding, callback);
+}
+function capturedWriteHead(this: CapturedRes, ...args: WriteHeadArgs) {
+  return this[STATE]!.writeHead(args);
+}
 
 /**
  * Wraps `res` so every byte the handler writes is recorded (up to the cap) while still flowing to
@@ -287,7 +304,8 @@ export function captureResponse(
   maxBodyBytes: number,
   onError: (error: unknown) => void,
 ): void {
-  let state = (res.end as CapturingEnd)[STATE];
+  const target = res as CapturedRes;
+  let state: Capture | undefined = res.end === capturedEnd ? target[STATE] : (res.end as CapturingEnd)[STATE];
   if (state === undefined) {
     const recording = new Capture(
       res,
@@ -296,16 +314,28 @@ export function captureResponse(
       res.end as (...a: unknown[]) => ServerResponse,
     );
     state = recording;
-    const end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) =>
-      recording.end(chunk, encoding, callback)) as CapturingEnd;
-    end[STATE] = recording;
-    res.end = end;
-    res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
-      recording.write(chunk, encoding, callback)) as ServerResponse['write'];
     // Middleware in front that hooks writeHead (compression, on-headers) changes headers there;
     // only then is the snapshot taken in a writeHead wrapper of our own.
-    if (Object.hasOwn(res, 'writeHead')) {
-      res.writeHead = ((...args: WriteHeadArgs) => recording.writeHead(args)) as ServerResponse['writeHead'];
+    const hooked = Object.hasOwn(res, 'writeHead');
+    if (target[STATE] === undefined) {
+      target[STATE] = recording;
+      res.end = capturedEnd as ServerResponse['end'];
+      res.write = capturedWrite as ServerResponse['write'];
+      if (hooked) res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
+    } else {
+      // A capture of ours sits below another wrapper of `end` (the middleware mounted twice with
+      // something in between): the shared functions would find the lower capture, so this one
+      // closes over its own state.
+      const end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) =>
+        recording.end(chunk, encoding, callback)) as CapturingEnd;
+      end[STATE] = recording;
+      res.end = end;
+      res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
+        recording.write(chunk, encoding, callback)) as ServerResponse['write'];
+      if (hooked) {
+        res.writeHead = ((...args: WriteHeadArgs) =>
+          recording.writeHead(args)) as ServerResponse['writeHead'];
+      }
     }
   }
   // A second middleware on the same request shares the interception; each claim keeps its own cap.

@@ -123,6 +123,82 @@ function decodeClaim(reply: unknown, token: string): ClaimResult {
   return { state: 'completed', response: { status: Number(text(reply[1])), headers, body } };
 }
 
+/** A call waiting for Redis: when it times out, and what to do then (dropped once settled). */
+interface Deadline {
+  readonly at: number;
+  onTimeout: (() => void) | undefined;
+}
+
+/**
+ * The timeouts of one store's calls, under one timer. Every call has the same timeout, so the
+ * deadlines arrive in order and a FIFO queue holds them; a call settled before its deadline is only
+ * marked, and dropped from the front. The timer is armed for the oldest pending deadline and fires
+ * about once per timeout under steady load, instead of a `setTimeout` and `clearTimeout` per call
+ * (a timer object, a list insertion and a removal per call). It is unref'd: the pending command
+ * itself (ioredis's socket or reconnect timer) is what keeps a process alive, as it did before.
+ */
+class Deadlines {
+  private queue: Deadline[] = [];
+  private head = 0;
+  private armed = false;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Starts the clock of one call; `onTimeout` runs once if it is not settled in time. */
+  add(onTimeout: () => void): Deadline {
+    const deadline: Deadline = { at: performance.now() + this.timeoutMs, onTimeout };
+    this.queue.push(deadline);
+    if (!this.armed) this.arm(this.timeoutMs);
+    return deadline;
+  }
+
+  /** Settles a call: true when it was still pending, false when it had already timed out. */
+  settle(deadline: Deadline): boolean {
+    if (deadline.onTimeout === undefined) return false;
+    deadline.onTimeout = undefined;
+    this.drop();
+    return true;
+  }
+
+  /** Removes settled calls from the front, so the queue holds about the calls in flight. */
+  private drop(): void {
+    const queue = this.queue;
+    while (this.head < queue.length && queue[this.head]!.onTimeout === undefined) this.head += 1;
+    if (this.head === queue.length) {
+      queue.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= queue.length) {
+      this.queue = queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private arm(delay: number): void {
+    this.armed = true;
+    const timer = setTimeout(this.fire, delay);
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  private readonly fire = (): void => {
+    this.armed = false;
+    const now = performance.now();
+    const queue = this.queue;
+    while (this.head < queue.length) {
+      const deadline = queue[this.head]!;
+      const onTimeout = deadline.onTimeout;
+      if (onTimeout !== undefined) {
+        if (deadline.at > now) break;
+        deadline.onTimeout = undefined;
+        onTimeout();
+      }
+      this.head += 1;
+    }
+    this.drop();
+    const next = this.queue[this.head];
+    if (next !== undefined && !this.armed) this.arm(Math.max(1, Math.ceil(next.at - now)));
+  };
+}
+
 /**
  * An {@link IdempotencyStore} on Redis through `ioredis` (a single node or a Cluster), shared by
  * every instance of a service. Each step (claim, complete, release) is one Lua script, so one
@@ -144,23 +220,19 @@ export function createRedisStore(options: RedisStoreOptions): IdempotencyStore {
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
     throw new RangeError('timeoutMs must be a positive number');
 
-  // One promise and one timer per call (this runs twice per request, so no Promise.race chain).
+  const deadlines = new Deadlines(timeoutMs);
+
+  // One promise per call, its deadline in the store's shared queue (no timer of its own).
   // `late` hears a reply that came after the call had timed out.
   const run = (which: Script, key: string, args: Arg[], late?: (reply: unknown) => void): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        reject(new Error(`Redis did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
+      const deadline = deadlines.add(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)));
       const done = (value: unknown) => {
-        clearTimeout(timer);
-        if (timedOut) late?.(value);
-        else resolve(value);
+        if (deadlines.settle(deadline)) resolve(value);
+        else late?.(value);
       };
       const fail = (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
+        if (deadlines.settle(deadline)) reject(error);
       };
       client.evalshaBuffer(which.sha, 1, prefix + key, ...args).then(done, (error: unknown) => {
         // The script cache is empty after a restart or failover: send the source once.
