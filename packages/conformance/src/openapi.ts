@@ -67,8 +67,9 @@ export function parsePath(path: string): PathShape {
 }
 
 /**
- * Paths that are not resources (API description, health, token endpoint, error pages, changelog): the path
- * rules and discovery leave them alone. Matched against the path after the version prefix.
+ * Paths that are not resources (API description, health, token endpoint, error pages, changelog, the
+ * browser icon and robots file): the path rules and discovery leave them alone. Matched against the
+ * path after the version prefix.
  */
 export const DEFAULT_IGNORED_PATHS: readonly RegExp[] = [
   /^\/\.well-known(\/|$)/,
