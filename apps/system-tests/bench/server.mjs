@@ -79,6 +79,16 @@ const AUDIENCE = env.BENCH_AUDIENCE ?? 'https://api.bench.test';
 
 const projects = defineCollection({ fields: FIELDS, defaultSort: '-created_at' });
 
+/** The version policy and the token verifier every Plumbline stack of this file uses. */
+function stackParts() {
+  return {
+    policy: createVersionPolicy({ strategy: 'path', versions: ['2'] }),
+    verifier: createJwtVerifier({
+      issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
+    }),
+  };
+}
+
 /**
  * The route without Plumbline: the same filtered, sorted first page of the same collection, with the
  * query read by hand (no validation, no auth, no problem documents), as a user would write it.
@@ -110,10 +120,7 @@ function bare() {
 
 /** The whole stack; `ownHandler` keeps the middleware but answers with the hand-written handler. */
 function stack(ownHandler = false) {
-  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
-  const verifier = createJwtVerifier({
-    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
-  });
+  const { policy, verifier } = stackParts();
   const v2 = express.Router();
   v2.use(negotiate({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
   v2.use(authenticate({ jwt: verifier }));
@@ -140,10 +147,7 @@ function stack(ownHandler = false) {
  * adds to the whole route, counted by instructions.mjs --routes layer0-fastify,...,layer5-fastify.
  */
 async function layersFastify(level) {
-  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
-  const verifier = createJwtVerifier({
-    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
-  });
+  const { policy, verifier } = stackParts();
   const app = Fastify();
   if (level >= 1) await app.register(plumblineErrors);
   if (level >= 2) await app.register(versioningFastify, { policy });
@@ -174,10 +178,7 @@ function bareFastify() {
 
 /** The Plumbline stack on Fastify 5, in the order of the Express one. */
 async function stackFastify(ownHandler = false) {
-  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
-  const verifier = createJwtVerifier({
-    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
-  });
+  const { policy, verifier } = stackParts();
   const app = Fastify();
   await app.register(plumblineErrors);
   await app.register(versioningFastify, { policy });
@@ -213,10 +214,7 @@ function bareHono() {
 
 /** The Plumbline stack on Hono, in the order of the Express one. */
 function stackHono(ownHandler = false) {
-  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
-  const verifier = createJwtVerifier({
-    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
-  });
+  const { policy, verifier } = stackParts();
   const problems = problemDetails();
   const v2 = new Hono();
   v2.use(negotiateHono({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));
@@ -243,10 +241,7 @@ function stackHono(ownHandler = false) {
  * +versioning; 3: +negotiate; 4: +authenticate; 5: +collectionQuery), all with the hand-written handler.
  */
 function layersHono(level) {
-  const policy = createVersionPolicy({ strategy: 'path', versions: ['2'] });
-  const verifier = createJwtVerifier({
-    issuers: [{ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [JSON.parse(env.BENCH_PUBLIC_JWK)] } }],
-  });
+  const { policy, verifier } = stackParts();
   const v2 = new Hono();
   if (level >= 3)
     v2.use(negotiateHono({ types: ['application/json', 'application/xml'], languages: ['en', 'de'] }));

@@ -217,8 +217,10 @@ const QUALIFIERS: ReadonlySet<string> = new Set([
  */
 const NUMBERED_NAME = /^[A-Za-z]*[A-UW-Za-uw-z]\d+$/;
 
-/** A parameter that names a period (`{year}`, `{date}`): a filter's value, not a member's id. */
-const PERIOD_PARAMETER = /^\{(year|month|week|day|date|quarter|season)\}$/i;
+/** Names of a period (`year`, `date`): a parameter so named is a filter's value, not a member's id. */
+const PERIOD_NAMES = 'year|month|week|day|date|quarter|season';
+/** A parameter that names a period (`{year}`, `{date}`). */
+const PERIOD_PARAMETER = new RegExp(`^\\{(${PERIOD_NAMES})\\}$`, 'i');
 
 /** Prepositions: `/from/{a}/to/{b}` is a route phrase, not two collections. */
 const PREPOSITIONS: ReadonlySet<string> = new Set([
@@ -326,8 +328,10 @@ const PAGE_DESCRIPTION =
  */
 const RESULT_COUNT_DESCRIPTION =
   /\b(number|count|amount) of (results|items|records|entries|rows|objects|matches|suggestions) (to (return|be returned|show|fetch|retrieve)|returned)\b|\bhow many (results|items|records|entries) (to return|are returned|will be returned)\b/i;
+/** Names of a page number (`page`, `page_num`, `pageNo`). */
+const PAGE_NUMBER_NAMES = 'page([_-]?(num|number|no|index))?|pageno';
 /** A page number written as a path parameter. */
-const PAGE_PATH_PARAMETER = /^page([_-]?(num|number|no|index))?$/i;
+const PAGE_PATH_PARAMETER = new RegExp(`^(${PAGE_NUMBER_NAMES})$`, 'i');
 /**
  * A version at the end of a server URL or before its next segment: `/v1`, `/v2.1`, `/2.0`, a
  * three-part number (`/api/1.0.0`, `/v1.0.0`), or a version written together with `api` (`/apiv1`).
@@ -740,8 +744,10 @@ function mixesIdentifier(context: Context, path: string, item: JsonObject, text:
 }
 
 /** Parameter names that carry no identifier: pages, formats, search texts, periods, letters. */
-const NOT_AN_ID =
-  /^(page([_-]?(num|number|no|index))?|pageno|format|ext|extension|\w*(Extension|Format)|q|query|term|search|keyword|yyyy|yy|mm|dd|year|month|day|date|week|letter|\w+[_-]letter)$/i;
+const NOT_AN_ID = new RegExp(
+  `^(${PAGE_NUMBER_NAMES}|${PERIOD_NAMES}|yyyy|yy|mm|dd|format|ext|extension|\\w*(Extension|Format)|q|query|term|search|keyword|letter|\\w+[_-]letter)$`,
+  'i',
+);
 
 const identifiers: Check = (context) => {
   const found: RuleViolation[] = [];
@@ -816,24 +822,29 @@ const UPDATE_NAME = /^(update|set|replace|edit|modify|save|change|upsert)\b/i;
 /** Names of a list of existing items' ids in a request body: `ids`, `listing_ids`, `memberIds`. */
 const ID_ARRAY = /^(\w+[_-])?ids$|^\w+Ids$/;
 
+/** The properties of an operation's request body schema (its first media type), when it has any. */
+function bodyProperties(context: Context, op: OperationRef): JsonObject | undefined {
+  const body = deref(context.document, op.operation['requestBody']);
+  const content = isObject(body) ? deref(context.document, body['content']) : undefined;
+  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
+  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
+  const properties = isObject(schema) ? deref(context.document, schema['properties']) : undefined;
+  return isObject(properties) ? properties : undefined;
+}
+
 /**
  * Whether a request body only names existing items: an object whose members are all arrays of
  * strings or numbers named as ids (`{ listing_ids: [...] }`).
  */
 function namesExistingItems(context: Context, op: OperationRef): boolean {
-  const body = deref(context.document, op.operation['requestBody']);
-  const content = isObject(body) ? deref(context.document, body['content']) : undefined;
-  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
-  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
-  if (!isObject(schema)) return false;
+  const properties = bodyProperties(context, op);
+  if (properties === undefined) return false;
   const scalarArray = (raw: unknown): boolean => {
     const array = deref(context.document, raw);
     if (!isObject(array) || array['type'] !== 'array') return false;
     const items = deref(context.document, array['items']);
     return isObject(items) && ['string', 'integer', 'number'].includes(String(items['type']));
   };
-  const properties = deref(context.document, schema['properties']);
-  if (!isObject(properties)) return false;
   const entries = Object.entries(properties);
   return entries.length > 0 && entries.every(([name, raw]) => ID_ARRAY.test(name) && scalarArray(raw));
 }
@@ -847,25 +858,12 @@ const SINGLE_ID = /^(\w+[_-])?id$|^\w+Id$/;
  * id of a new member (`{data: {following: true}}`).
  */
 function linksOneItem(context: Context, op: OperationRef): boolean {
-  const body = deref(context.document, op.operation['requestBody']);
-  const content = isObject(body) ? deref(context.document, body['content']) : undefined;
-  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
-  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
-  const properties = isObject(schema) ? deref(context.document, schema['properties']) : undefined;
-  if (!isObject(properties)) return false;
+  const properties = bodyProperties(context, op);
+  if (properties === undefined) return false;
   const names = Object.keys(properties);
   if (names.length !== 1 || !SINGLE_ID.test(names[0]!)) return false;
-  const success = responsesOf(context, op).find(([status]) => /^2/.test(status))?.[1];
-  const answer = success === undefined ? undefined : successSchemaOf(context, success);
+  const answer = successSchema(context.document, op.operation);
   return answer === undefined || !carriesId(context, answer, 0);
-}
-
-/** The JSON schema of a response, when it has one. */
-function successSchemaOf(context: Context, response: JsonObject): JsonObject | undefined {
-  const content = deref(context.document, response['content']);
-  const media = isObject(content) ? Object.values(content).find(isObject) : undefined;
-  const schema = isObject(media) ? deref(context.document, media['schema']) : undefined;
-  return isObject(schema) ? schema : undefined;
 }
 
 /** Whether a schema (or its `data` member) has an `id`. */
@@ -1146,8 +1144,11 @@ const collectionPagination: Check = (context) =>
       parameters.some((p) => p.name === 'offset' && p.schema?.['type'] === 'string') ||
       // A number the document says pages (`p`: "the result page number"; `length`: "results per page"),
       // or says how many results come back (a page size, or a top-n the request sets).
-      parameters.some((p) => numeric(p) && PAGE_DESCRIPTION.test(p.description ?? '')) ||
-      parameters.some((p) => numeric(p) && RESULT_COUNT_DESCRIPTION.test(p.description ?? '')) ||
+      parameters.some(
+        (p) =>
+          numeric(p) &&
+          (PAGE_DESCRIPTION.test(p.description ?? '') || RESULT_COUNT_DESCRIPTION.test(p.description ?? '')),
+      ) ||
       // A page with its size under another name (Orbit's `page` with `items`).
       (query.includes('page') && query.includes('items')) ||
       // A page number in the path (The Blue Alliance's `/teams/{page_num}/keys`).
