@@ -26,8 +26,15 @@ import {
   VERSION_QUERY,
 } from './openapi.js';
 import { LINT_RULES } from './rules.js';
-import { answersOneValue, normalizeName, prefixOf, structureOf, successSchema } from './structure.js';
-import { actionVerb, endsInNoun, isNounVerb, isPluralOfWord, segmentWords } from './words.js';
+import {
+  answersList,
+  answersOneValue,
+  normalizeName,
+  prefixOf,
+  structureOf,
+  successSchema,
+} from './structure.js';
+import { actionVerb, endsInNoun, isNounVerb, isPluralOfWord, isWord, segmentWords } from './words.js';
 
 type JsonPath = (string | number)[];
 
@@ -456,6 +463,62 @@ function isKeyedAction(context: Context, path: string, index: number): boolean {
 
 const trimSlash = (path: string): string => path.replace(/(.)\/+$/, '$1');
 
+/** A path item by its template, with or without a trailing slash. */
+function itemAt(context: Context, path: string): JsonObject | undefined {
+  const item = deref(context.document, pathItem(context, path) ?? pathItem(context, `${trimSlash(path)}/`));
+  return isObject(item) ? item : undefined;
+}
+
+/**
+ * Whether the document shows that segment `index` of a path, followed by a parameter, is a
+ * collection and the parameter one of its members: the member's own path reads or writes one item
+ * (`GET /pet/{petId}`), and either the segment's own path has an operation (it lists or creates:
+ * `GET /pet` or `POST /pet`) or the parameter is named as the segment's key (`/team/{team_key}`).
+ * A member path nothing reads (`/spaces/flag/{itemId}`, only PUT as an action), or a segment with
+ * neither (`/enm/{db}/substance`: an API's namespace before a database name; `/delay/{delay}`) is
+ * no evidence.
+ */
+function showsCollection(context: Context, path: string, index: number): boolean {
+  const member = itemAt(context, prefixOf(path, index + 1));
+  if (member === undefined || !['get', 'put', 'patch', 'delete'].some((method) => isObject(member[method])))
+    return false;
+  const collection = itemAt(context, prefixOf(path, index));
+  const { segments } = parsePath(path);
+  return (
+    (collection !== undefined &&
+      ['get', 'post', 'put', 'patch', 'delete'].some((method) => isObject(collection[method]))) ||
+    namesMemberKey(segments[index]?.text ?? '', segments[index + 1]?.text ?? '')
+  );
+}
+
+/**
+ * Whether a parameter is named as the key of the segment before it: the segment's name and a key
+ * word (`team/{team_key}`, `org/{orgId}`, `landing-page/{landingPageId}`), the way members of a
+ * collection are addressed, unlike a value the segment takes (`/delay/{delay}`, `/Mode/{modes}`).
+ */
+function namesMemberKey(segment: string, param: string): boolean {
+  const flat = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const name = flat(segment);
+  return name !== '' && KEY_SUFFIXES.some((key) => flat(param) === `${name}${key}`);
+}
+
+/** The words that end a parameter named as a collection's key (`orgId`, `team_key`, `AccountSid`). */
+const KEY_SUFFIXES = [
+  'id',
+  'uuid',
+  'guid',
+  'key',
+  'number',
+  'no',
+  'num',
+  'slug',
+  'code',
+  'sid',
+  'gid',
+  'ref',
+  'name',
+];
+
 /**
  * Whether the last segment of a path counts as a collection level for the nesting rule: a
  * collection by structure or words, not an action (`/pulls/{n}/merge`) nor a singleton the
@@ -556,8 +619,12 @@ const pluralNouns: Check = (context) =>
       // A filter phrase written as one word (/timeadjbyroute/{RouteID}): the parameter after it is
       // the filter's value, not a member; the casing rule reports the joined words.
       if (JOINED_FILTER_PHRASE.test(segment.text)) return false;
+      // Evidence, not words: the document must show the segment is a collection with members (see
+      // showsCollection); a name that only looks singular before a parameter is not reported.
       const collection =
-        next === undefined ? isCollection(context, path) : next.param && !isKeyedAction(context, path, index);
+        next === undefined
+          ? isCollection(context, path) && structure.withMembers.has(path)
+          : next.param && !isKeyedAction(context, path, index) && showsCollection(context, path, index);
       const noun = headNoun(segment.text);
       // A search call keyed by what it searches (/user-search/{projectKey}, /search/{indices}) or
       // only POSTed to (POST /search) is an action, not a collection; a lookup (`/barcode-lookup`,
@@ -567,7 +634,9 @@ const pluralNouns: Check = (context) =>
       if (noun === 'lookup') return false;
       // A verb segment (/utils/import/{collection}) is the verb rule's finding, not a collection.
       if (actionVerb(segment.text) !== undefined) return false;
-      return collection && noun !== undefined && !isPlural(noun);
+      // A word the English dictionary does not know (a German `registrierkassen`, an acronym such as
+      // `enm`, words run together) cannot be judged singular: only English nouns are reported.
+      return collection && noun !== undefined && isWord(noun) && !isPlural(noun);
     });
     return bad.length === 0
       ? []
@@ -1031,7 +1100,32 @@ function enumList(document: unknown, operation: JsonObject): boolean {
  * API fixes (see {@link isVocabulary}): the kinds or options an API supports have a length it fixes.
  */
 function isPagedCollection(context: Context, path: string): boolean {
-  return isCollection(context, path) && !isVocabulary(context, path);
+  return isCollection(context, path) && !isVocabulary(context, path) && growsWithUse(context, path);
+}
+
+/**
+ * Whether the document shows a collection that grows with use, so that its list needs paging: the
+ * GET answers a list (an array, or an object wrapping one: see `answersList`) and the API adds or
+ * manages members (a POST on the collection, or PUT, PATCH or DELETE on `<path>/{id}`). A list the
+ * API only reads out (the sources of a connector, the modes of a journey planner) or a GET whose
+ * answer is one object or undeclared gives no evidence that it grows, and is not judged.
+ */
+function growsWithUse(context: Context, path: string): boolean {
+  const item = itemAt(context, path);
+  const get = item?.['get'];
+  const last = parsePath(path).segments.at(-1);
+  if (item === undefined || !isObject(get) || last === undefined || last.param) return false;
+  if (!answersList(context.document, get, last.text)) return false;
+  if (isObject(item['post'])) return true;
+  const base = trimSlash(path);
+  return pathsOf(context.document).some(([raw, member]) => {
+    const rest = trimSlash(raw).slice(base.length);
+    return (
+      trimSlash(raw).startsWith(`${base}/`) &&
+      /^\/\{[^{}/]+\}$/.test(rest) &&
+      ['put', 'patch', 'delete'].some((method) => isObject(member[method]))
+    );
+  });
 }
 
 /**

@@ -24,6 +24,11 @@ const paging = [
 ];
 const created = { description: 'c', headers: { Location: { schema: { type: 'string' } } } };
 const noContent = { '204': { description: 'gone' }, ...errors };
+/**
+ * A create on a list (201 with Location): the document's evidence that the list grows with use, which
+ * the pagination rule asks for before it judges the list's GET.
+ */
+const creates = { post: { responses: { '201': created, ...errors } } };
 const todoPage = {
   description: 'A page of todos',
   content: {
@@ -122,7 +127,7 @@ describe('ruleset: single cases', () => {
     ['irregular plural', { '/v1/people/{id}': { get: { responses: ok } } }, []],
     [
       'uncountable -us word is not plural',
-      { '/v1/status/{id}': { get: { responses: ok } } },
+      { '/v1/status/{statusId}': { get: { responses: ok } } },
       ['plumbline-path-plural-nouns'],
     ],
     ['/api/v1 prefix is a version', { '/api/v1/projects/{id}': { get: { responses: ok } } }, []],
@@ -420,6 +425,7 @@ describe('ruleset: single cases', () => {
               ...errors,
             },
           },
+          ...creates,
         },
       },
       ['plumbline-path-nesting', 'plumbline-collection-pagination'],
@@ -516,7 +522,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'a count flag (boolean) is not a page size',
-      { '/v1/people': { get: { parameters: [query('count', 'boolean')], responses: list } } },
+      { '/v1/people': { get: { parameters: [query('count', 'boolean')], responses: list }, ...creates } },
       ['plumbline-collection-pagination'],
     ],
     [
@@ -555,18 +561,33 @@ describe('ruleset: single cases', () => {
       [],
     ],
     [
-      "GitHub's /git/ref/{ref} is a singular collection, not a key name",
+      "GitHub's /git/ref/{ref}: no list at /git/ref and a parameter named like the segment, no evidence of a collection",
       {
         '/v3/repos/{owner}/{repo}/git/refs': { get: { parameters: paging, responses: list } },
         '/v3/repos/{owner}/{repo}/git/ref/{ref}': { get: { responses: ok } },
       },
-      // {owner}/{repo} is two identifiers in a row on both paths.
-      ['plumbline-path-identifiers', 'plumbline-path-identifiers', 'plumbline-path-plural-nouns'],
+      // {owner}/{repo} is two identifiers in a row on both paths. `ref` is not judged: the plural-noun
+      // rule reports a singular name only on the document's evidence (see showsCollection), a recall
+      // it gives up for precision on documents it has not seen.
+      ['plumbline-path-identifiers', 'plumbline-path-identifiers'],
     ],
     [
-      "Ideal Postcodes' /udprn/{udprn} at the root stands where the collection's name should",
+      "GitHub's /git/ref/{ref} with a create at /git/ref is a singular collection, not a key name",
+      {
+        '/v3/repos/{owner}/{repo}/git/ref': creates,
+        '/v3/repos/{owner}/{repo}/git/ref/{ref}': { get: { responses: ok } },
+      },
+      [
+        'plumbline-path-identifiers',
+        'plumbline-path-plural-nouns',
+        'plumbline-path-identifiers',
+        'plumbline-path-plural-nouns',
+      ],
+    ],
+    [
+      "Ideal Postcodes' /udprn/{udprn}: a word the English dictionary does not know is not judged",
       { '/v1/udprn/{udprn}': { get: { responses: ok } } },
-      ['plumbline-path-plural-nouns'],
+      [],
     ],
     [
       "Dialogporten's seenlog and Blockfrost's mempool are collective nouns",
@@ -578,7 +599,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'a blog is counted one by one',
-      { '/v1/blog/{id}': { get: { responses: ok } } },
+      { '/v1/blog/{blogId}': { get: { responses: ok } } },
       ['plumbline-path-plural-nouns'],
     ],
     [
@@ -626,7 +647,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'a status is still singular',
-      { '/v2/status/{id}': { get: { responses: ok } } },
+      { '/v2/status/{statusId}': { get: { responses: ok } } },
       ['plumbline-path-plural-nouns'],
     ],
     [
@@ -640,9 +661,9 @@ describe('ruleset: single cases', () => {
       ['plumbline-path-plural-nouns'],
     ],
     [
-      "Shopware's POST /pending-order/{id} reads (fetchPendingOrder): a singular collection",
+      "Shopware's POST /pending-order/{id} (fetchPendingOrder): nothing reads or writes the member as one item, not judged",
       { '/v1/pending-order/{id}': { post: { operationId: 'fetchPendingOrder', responses: singleton } } },
-      ['plumbline-path-plural-nouns'],
+      [],
     ],
     [
       "Velo's /v2/currencies: the currencies the API supports, no member, no POST, no parameter",
@@ -667,7 +688,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'a list of plain strings that is not a kind or an option must page',
-      { '/v2/pois': { get: { responses: strings } } },
+      { '/v2/pois': { get: { responses: strings }, ...creates } },
       ['plumbline-collection-pagination'],
     ],
     [
@@ -682,7 +703,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'an integer offset alone leaves the page size to the server',
-      { '/v1/users': { get: { parameters: [query('offset', 'integer')], responses: list } } },
+      { '/v1/users': { get: { parameters: [query('offset', 'integer')], responses: list }, ...creates } },
       ['plumbline-collection-pagination'],
     ],
     [
@@ -719,8 +740,8 @@ describe('ruleset: single cases', () => {
           post: { operationId: 'CreateDefaults', responses: singleton },
         },
       },
-      // A create makes the path a collection: its GET must page too.
-      ['plumbline-collection-pagination', 'plumbline-post-201-location'],
+      // A create makes the path a collection; its GET answers one object, no list, so paging is not judged.
+      ['plumbline-post-201-location'],
     ],
     [
       "OSF's JSON:API relationships: a link to existing nodes, not a create",
@@ -826,6 +847,7 @@ describe('ruleset: single cases', () => {
       {
         '/v1/cities': {
           get: { parameters: [{ ...query('p', 'integer'), description: 'precision' }], responses: items },
+          ...creates,
         },
       },
       ['plumbline-collection-pagination'],
@@ -856,7 +878,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'an optional ids string does not bound the list',
-      { '/v1/albums': { get: { parameters: [query('ids', 'string')], responses: items } } },
+      { '/v1/albums': { get: { parameters: [query('ids', 'string')], responses: items }, ...creates } },
       ['plumbline-collection-pagination'],
     ],
     [
@@ -879,6 +901,7 @@ describe('ruleset: single cases', () => {
             parameters: [required('start_date', 'string'), required('end_date', 'string')],
             responses: items,
           },
+          ...creates,
         },
       },
       ['plumbline-collection-pagination'],
@@ -894,9 +917,19 @@ describe('ruleset: single cases', () => {
       [],
     ],
     [
-      'a vocabulary noun with a filter parameter still pages',
-      { '/v2/audio/genres': { get: { parameters: [query('name', 'string')], responses: strings } } },
+      'a vocabulary noun with a filter parameter is no vocabulary: it pages once the API adds to it',
+      {
+        '/v2/audio/genres': {
+          get: { parameters: [query('name', 'string')], responses: strings },
+          ...creates,
+        },
+      },
       ['plumbline-collection-pagination'],
+    ],
+    [
+      'a list nothing in the document adds to gives no evidence that it grows: not judged',
+      { '/v2/audio/tracks': { get: { parameters: [query('name', 'string')], responses: strings } } },
+      [],
     ],
     [
       "Shutterstock's /collections/featured/{id}: an adjective names no collection",
@@ -922,8 +955,17 @@ describe('ruleset: single cases', () => {
     ],
     [
       "Bungie's GroupV2/{groupId}: a version suffix leaves the singular noun",
-      { '/v1/GroupV2/{groupId}': { get: { responses: ok } } },
-      ['plumbline-path-casing', 'plumbline-path-plural-nouns'],
+      {
+        '/v1/GroupV2': creates,
+        '/v1/GroupV2/{groupId}': { get: { responses: ok } },
+      },
+      // Both paths: the list (it creates groups) and its member.
+      [
+        'plumbline-path-casing',
+        'plumbline-path-plural-nouns',
+        'plumbline-path-casing',
+        'plumbline-path-plural-nouns',
+      ],
     ],
     [
       "The Blue Alliance's /events/{year}: a period filters, it is no level",
@@ -1026,6 +1068,7 @@ describe('ruleset: single cases', () => {
             parameters: [{ ...query('offset', 'integer'), description: 'How many items to skip.' }],
             responses: items,
           },
+          ...creates,
         },
       },
       ['plumbline-collection-pagination'],
@@ -1172,7 +1215,7 @@ describe('ruleset: single cases', () => {
     ],
     [
       'a singular noun before a presentation modifier is still singular',
-      '/userDetails/{UserID}',
+      '/userDetails/{UserDetailsID}',
       ['plumbline-path-casing', 'plumbline-path-plural-nouns'],
     ],
     ['a lobby is not a by phrase', '/lobby/{LobbyID}', ['plumbline-path-plural-nouns']],
@@ -1362,7 +1405,7 @@ describe('ruleset: single cases', () => {
         '/v1/values': {
           get: { parameters: [query('from', 'string'), query('resolution', 'number')], responses: list },
         },
-        '/v1/labels': { get: { parameters: [query('from', 'string')], responses: list } },
+        '/v1/labels': { get: { parameters: [query('from', 'string')], responses: list }, ...creates },
       },
       ['GET /v1/labels declares no limit/offset, page/size or cursor'],
       {},
@@ -1456,7 +1499,7 @@ describe('ruleset: single cases', () => {
             },
           },
         },
-        '/v1/labels': { get: { parameters: [query('max', 'string')], responses: list } },
+        '/v1/labels': { get: { parameters: [query('max', 'string')], responses: list }, ...creates },
       },
       ['GET /v1/labels declares no limit/offset, page/size or cursor'],
       {},

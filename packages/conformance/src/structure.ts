@@ -103,6 +103,19 @@ export function successSchema(document: unknown, operation: JsonObject): JsonObj
   return undefined;
 }
 
+/**
+ * Whether an operation's success response is a list: a JSON array, or an object wrapping one under
+ * a list member (`data`, `items`) or a member named like the path's last segment (see `listItems`).
+ *
+ * @example
+ * ```ts
+ * answersList(openapi, openapi.paths['/v2/projects'].get, 'projects'); // true: { data: [...] }
+ * ```
+ */
+export function answersList(document: unknown, operation: JsonObject, name: string): boolean {
+  return listItems(document, successSchema(document, operation), name) !== undefined;
+}
+
 /** The last word of a name (`workflow_runs` → runs, `hosted-runners` → runners, `checkRuns` → runs). */
 function lastWord(name: string): string {
   return (

@@ -239,8 +239,16 @@ function wordListFile(): string {
   return join(dirname(createRequire(from).resolve('word-list')), 'words.txt');
 }
 
-/** Whether `word` is an English word (lower case), by `word-list`; read once, on first use. */
-function isWord(word: string): boolean {
+/**
+ * Whether `word` is an English word (lower case), by `word-list`; read once, on first use.
+ *
+ * @example
+ * ```ts
+ * isWord('invoice'); // true
+ * isWord('registrierkasse'); // false
+ * ```
+ */
+export function isWord(word: string): boolean {
   dictionary ??= new Set(readFileSync(wordListFile(), 'utf8').split(/\r?\n/));
   return dictionary.has(word);
 }

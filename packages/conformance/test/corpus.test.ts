@@ -151,14 +151,15 @@ describe('corpus: real public OpenAPI documents', () => {
   // recall.json was sampled on the seven documents held out until the first round of 2026-11-28,
   // recall-2.json on the eleven held out in the second round (read before the linter ran on them);
   // both sets are tuning documents since (documents.ts says why), as are recall-3.json and
-  // recall-4.json, the seventh and eighth rounds'. recall-5.json is the ninth round's sample, listed
-  // before the linter ran and read by people who did not see its findings.
+  // recall-4.json and recall-5.json, the seventh, eighth and ninth rounds'. recall-6.json is the
+  // tenth round's sample, listed before the linter ran and read by people who did not see its findings.
   it.each([
     ['recall.json', 'tuning-recall', false],
     ['recall-2.json', 'tuning-recall-2', false],
     ['recall-3.json', 'tuning-recall-3', false],
     ['recall-4.json', 'tuning-recall-4', false],
-    ['recall-5.json', 'held-out-recall', true],
+    ['recall-5.json', 'tuning-recall-5', false],
+    ['recall-6.json', 'held-out-recall', true],
   ] as const)(
     'the README reports the recall per rule on the hand-checked sample %s',
     async (file, marker, heldOut) => {

@@ -167,7 +167,11 @@ export function badOpenApi(): Json {
         get: { parameters: paging, responses: { '200': page, '400': problem } },
       },
       // pagination
-      '/v2/tags': { get: { responses: { '200': page, ...errors } } },
+      // (a list the API adds to: POST creates tags, so its GET must page)
+      '/v2/tags': {
+        get: { responses: { '200': page, ...errors } },
+        post: { requestBody: body, responses: { '201': created(), ...errors } },
+      },
       // version consistency: a header version parameter next to the path prefix
       '/v2/users/{user_id}': {
         parameters: [id('user_id'), { name: 'X-API-Version', in: 'header', schema: { type: 'string' } }],

