@@ -1497,7 +1497,7 @@ const NOTHING_TO_JUDGE: Record<string, (context: Context) => string | undefined>
   'plumbline-collection-pagination': (context) =>
     resourceOperations(context).some((op) => op.method === 'get' && isPagedCollection(context, op.path))
       ? undefined
-      : 'no GET on a collection',
+      : 'no GET on a list the API adds to',
   'plumbline-security-headers-only': (context) => {
     const document = context.document;
     const components = isObject(document) ? deref(document, document['components']) : undefined;

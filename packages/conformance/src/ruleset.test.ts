@@ -932,6 +932,29 @@ describe('ruleset: single cases', () => {
       [],
     ],
     [
+      'members written (DELETE on <path>/{id}) show a list that grows, without a POST',
+      {
+        '/v2/tracks': { get: { responses: strings } },
+        '/v2/tracks/{trackId}': { delete: { responses: noContent } },
+      },
+      ['plumbline-collection-pagination'],
+    ],
+    [
+      'a list the API adds to whose answer is undeclared: no evidence of a list, not judged',
+      { '/v2/tracks': { get: { responses: ok }, ...creates } },
+      [],
+    ],
+    [
+      "a member addressed by the segment's key, written Twilio's way (AccountSid)",
+      { '/v1/Account/{AccountSid}': { get: { responses: ok } } },
+      ['plumbline-path-casing', 'plumbline-path-plural-nouns'],
+    ],
+    [
+      'a parameter that is only a value the segment takes (/delay/{delay}) shows no member',
+      { '/v1/delay/{delay}': { get: { responses: ok } } },
+      [],
+    ],
+    [
       "Shutterstock's /collections/featured/{id}: an adjective names no collection",
       {
         '/v2/collections/featured': { get: { parameters: paging, responses: items } },
