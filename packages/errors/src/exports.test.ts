@@ -67,6 +67,7 @@ describe('public exports', () => {
     expect(Object.keys(await import('./hono.js')).sort()).toEqual([
       'getRequestId',
       'methodNotAllowed',
+      'plainResponse',
       'problemDetails',
       'requestHeader',
       'requestPath',

@@ -11,7 +11,7 @@ import { listen, type RunningServer } from '@plumbline/test-utils';
 import { type Context, Hono, type Next } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseParts, sentHeaders } from './hono-node.js';
-import { setResponseHeaders, withResponseHeaders } from './hono-response.js';
+import { plainResponse, setResponseHeaders, withResponseHeaders } from './hono-response.js';
 
 /** What the outer middleware saw of the handler's response: was it still the server's plain object? */
 let plain: boolean | undefined;
@@ -61,6 +61,26 @@ function app(): Hono {
     },
   );
   app.get('/raw', early, () => new Response('raw', { headers: { 'Content-Type': 'text/plain' } }));
+  // A page answered with plainResponse: three headers of its own, Vary joined with the early one.
+  const page = (c: Context) => {
+    const headers = { 'Content-Type': 'application/json', Link: '</p2>; rel="next"', Vary: 'Prefer' };
+    const plain = plainResponse(c, '[]', 200, headers);
+    if (plain !== undefined) return plain;
+    // As query-parser's sendPage falls back: lists appended to what middleware set.
+    c.header('Link', headers.Link, { append: true });
+    c.header('Vary', headers.Vary, { append: true });
+    c.header('X-Fallback', 'yes');
+    return c.body('[]', 200, { 'Content-Type': headers['Content-Type'] });
+  };
+  app.get('/plain', early, page);
+  app.get(
+    '/plain-after-header',
+    (c, next) => {
+      c.header('X-Mine', 'm');
+      return next();
+    },
+    page,
+  );
   return app;
 }
 
@@ -130,6 +150,30 @@ describe('on @hono/node-server', () => {
       ['X-Early: e', 'Vary: Accept', 'Link: </doc>; rel="help"', 'Content-Type: text/plain'],
       true,
     ],
+    [
+      'plainResponse: the answer keeps a plain header object; early Vary and Link joined before its own',
+      '/plain',
+      // Node writes the answer's headers in the places of the early ones of the same name.
+      [
+        'X-Early: e',
+        'Vary: Accept, Prefer',
+        'Link: </doc>; rel="help", </p2>; rel="next"',
+        'Content-Type: application/json',
+      ],
+      true,
+    ],
+    [
+      'plainResponse after a c.header(): undefined, so the answer goes through Hono',
+      '/plain-after-header',
+      [
+        'content-type: application/json',
+        'link: </p2>; rel="next"',
+        'vary: Prefer',
+        'x-fallback: yes',
+        'x-mine: m',
+      ],
+      false,
+    ],
   ])('%s', async (_name, path, lines, plainHeaders) => {
     plain = undefined;
     expect(await head(server.port, path)).toEqual(lines);
@@ -154,6 +198,15 @@ describe('without Node (app.request)', () => {
       vary: res.headers.get('vary'),
       link: res.headers.get('link'),
     }).toEqual(expected);
+  });
+
+  it('plainResponse is undefined without Node: the fallback answers through Hono', async () => {
+    const res = await app().request('/plain');
+    expect([res.headers.get('x-fallback'), res.headers.get('vary'), res.headers.get('link')]).toEqual([
+      'yes',
+      'Accept, Prefer',
+      '</doc>; rel="help", </p2>; rel="next"',
+    ]);
   });
 
   it('sentHeaders is the response’s own headers', async () => {

@@ -116,11 +116,58 @@ function tidyVary(c: Context): void {
 }
 
 function setOn(res: Response, name: string, value: string): void {
+  // The server's plain header object stays plain (its fast path): replaced by a copy, since the
+  // object may be one the handler shares between requests (`c.body(x, 200, HEADERS)`).
+  const parts = responseParts(res);
+  const own = Array.isArray(parts) && parts.length === 3 ? parts[2] : undefined;
+  if (own !== null && typeof own === 'object' && !(own instanceof Headers) && !Array.isArray(own)) {
+    const lower = name.toLowerCase();
+    const copy: Record<string, string> = {};
+    let found = false;
+    for (const key in own) {
+      const same = key.length === lower.length && key.toLowerCase() === lower;
+      found ||= same;
+      // In its place and under the name the answer gave it.
+      copy[key] = same ? value : (own as Record<string, string>)[key]!;
+    }
+    if (!found) copy[name] = value;
+    (parts as unknown[])[2] = copy;
+    return;
+  }
   try {
     res.headers.set(name, value);
   } catch {
     // Immutable headers (a Response from fetch()): the response's own value stays.
   }
+}
+
+/**
+ * A response for a handler to return whose headers `@hono/node-server` writes straight from a plain
+ * object, or undefined. Hono turns more than one header given to `c.body()` / `c.json()` into a Web
+ * `Headers` that the server must copy again (a page's `Content-Type`, `Link` and `Vary`); a `Response`
+ * built with a plain object keeps the server's fast path. Only on that server and only while Hono holds
+ * no header or status of its own (nothing set through `c.header()` or `c.status()`, `c.res` never read),
+ * since Hono would not add those to a `Response` the handler returns; otherwise undefined, and the
+ * caller answers through Hono as usual. Headers that middleware wrote to Node's response before the
+ * handler still go out (`Vary` and `Link` joined by {@link withResponseHeaders}).
+ * @example
+ * ```ts
+ * const body = JSON.stringify(page);
+ * const headers = { 'Content-Type': 'application/json', Link: '</v1/tasks?cursor=x>; rel="next"' };
+ * return plainResponse(c, body, 200, headers) ?? c.body(body, 200, headers);
+ * ```
+ */
+export function plainResponse(
+  c: Context,
+  body: string | null,
+  status: number,
+  headers: Record<string, string>,
+): Response | undefined {
+  if (nodeResponse(c) === undefined) return undefined;
+  const parts = responseParts(c.newResponse(null));
+  if (!Array.isArray(parts) || parts.length !== 3 || parts[2] !== undefined || parts[0] !== 200)
+    return undefined;
+  return new Response(body, { status, headers });
 }
 
 // A header of `res` without turning the server's plain header object into a Headers.

@@ -22,7 +22,7 @@ import { nodeResponse, responseHeader } from './hono-node.js';
 import { setResponseHeaders } from './hono-response.js';
 
 export { responseParts, sentHeaders } from './hono-node.js';
-export { setResponseHeaders, withResponseHeaders } from './hono-response.js';
+export { plainResponse, setResponseHeaders, withResponseHeaders } from './hono-response.js';
 export { requestHeader, requestPath };
 
 declare module 'hono' {

@@ -4,7 +4,7 @@
  * as the `collectionQuery` context variable.
  * @packageDocumentation
  */
-import { requestHeader } from '@plumbline/errors/hono';
+import { plainResponse, requestHeader } from '@plumbline/errors/hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Collection } from './collection.js';
 import type { Page } from './page.js';
@@ -123,7 +123,18 @@ export function setPageHeaders(c: Context, page: Page): void {
  * ```
  */
 export function sendPage(c: Context, page: Page): Response {
+  const body = JSON.stringify(page.body);
+  // On @hono/node-server, while Hono holds no header: one plain header object (see plainResponse).
+  const headers = pageHeaders(page, c.get('collectionQuery') as CollectionQuery | undefined);
+  const own: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    Vary: headers.vary,
+  };
+  if (headers.link !== undefined) own['Link'] = headers.link;
+  if (headers.preferenceApplied !== undefined) own['Preference-Applied'] = headers.preferenceApplied;
+  const plain = plainResponse(c, body, 200, own);
+  if (plain !== undefined) return plain;
   setPageHeaders(c, page);
   c.header('Content-Type', 'application/json; charset=utf-8');
-  return c.body(JSON.stringify(page.body));
+  return c.body(body);
 }
