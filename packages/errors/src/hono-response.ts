@@ -19,10 +19,15 @@ import { joined, type NodeResponse, nodeResponse, responseParts, text } from './
 // none (nothing set through c.header(), c.res never read). Otherwise Hono's headers already cost
 // their Headers object, and ours go there too, in the order they are set, exactly as before.
 function earlyTarget(c: Context): NodeResponse | undefined {
-  const out = nodeResponse(c);
-  if (out === undefined) return undefined;
+  return bareParts(c) === undefined ? undefined : nodeResponse(c);
+}
+
+// On @hono/node-server, the [status, body, headers] of the response Hono would build now when it
+// carries no header of its own; otherwise undefined.
+function bareParts(c: Context): unknown[] | undefined {
+  if (nodeResponse(c) === undefined) return undefined;
   const parts = responseParts(c.newResponse(null));
-  return Array.isArray(parts) && parts.length === 3 && parts[2] === undefined ? out : undefined;
+  return Array.isArray(parts) && parts.length === 3 && parts[2] === undefined ? parts : undefined;
 }
 
 // What withResponseHeaders does after the handler, by what write() set where.
@@ -163,11 +168,7 @@ export function plainResponse(
   status: number,
   headers: Record<string, string>,
 ): Response | undefined {
-  if (nodeResponse(c) === undefined) return undefined;
-  const parts = responseParts(c.newResponse(null));
-  if (!Array.isArray(parts) || parts.length !== 3 || parts[2] !== undefined || parts[0] !== 200)
-    return undefined;
-  return new Response(body, { status, headers });
+  return bareParts(c)?.[0] === 200 ? new Response(body, { status, headers }) : undefined;
 }
 
 // A header of `res` without turning the server's plain header object into a Headers.

@@ -108,8 +108,11 @@ export function getCollectionQuery<F extends string>(
  * ```
  */
 export function setPageHeaders(c: Context, page: Page): void {
-  // Appended, not merged with what is set: reading `c.res` would make Hono build a Response early.
-  const headers = pageHeaders(page, c.get('collectionQuery') as CollectionQuery | undefined);
+  applyPageHeaders(c, pageHeaders(page, c.get('collectionQuery') as CollectionQuery | undefined));
+}
+
+// Appended, not merged with what is set: reading `c.res` would make Hono build a Response early.
+function applyPageHeaders(c: Context, headers: ReturnType<typeof pageHeaders>): void {
   if (headers.link !== undefined) c.header('Link', headers.link, { append: true });
   c.header('Vary', headers.vary, { append: true });
   if (headers.preferenceApplied !== undefined) c.header('Preference-Applied', headers.preferenceApplied);
@@ -134,7 +137,7 @@ export function sendPage(c: Context, page: Page): Response {
   if (headers.preferenceApplied !== undefined) own['Preference-Applied'] = headers.preferenceApplied;
   const plain = plainResponse(c, body, 200, own);
   if (plain !== undefined) return plain;
-  setPageHeaders(c, page);
+  applyPageHeaders(c, headers);
   c.header('Content-Type', 'application/json; charset=utf-8');
   return c.body(body);
 }
